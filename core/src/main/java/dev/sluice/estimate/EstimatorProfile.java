@@ -1,0 +1,41 @@
+package dev.sluice.estimate;
+
+import java.util.Objects;
+
+/**
+ * What the estimator needs to know about one model profile. Learned corrections are kept per
+ * {@code profileId}.
+ *
+ * @param profileId                          the model profile's id, non-blank
+ * @param tokenizer                          how prompts for this profile are counted
+ * @param cacheReadCountsAgainstInputLimit   {@code false} where the provider leaves cache reads
+ *                                           out of its input-token limit (most current Anthropic
+ *                                           models); {@code true} where cached tokens are part of
+ *                                           the counted prompt (OpenAI, Gemini, older Anthropic)
+ * @param defaultMaxOutputTokens             stands in for {@code max_tokens} when a request gives
+ *                                           none: the output reservation never exceeds it
+ */
+public record EstimatorProfile(String profileId, Tokenizer tokenizer, boolean cacheReadCountsAgainstInputLimit,
+        long defaultMaxOutputTokens) {
+
+    /** Output ceiling for requests without {@code max_tokens}, when the profile sets none. */
+    public static final long DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+    /** Validates the fields. */
+    public EstimatorProfile {
+        Objects.requireNonNull(profileId, "profileId");
+        if (profileId.isBlank()) {
+            throw new IllegalArgumentException("profileId: \"" + profileId + "\" (expected: non-blank)");
+        }
+        Objects.requireNonNull(tokenizer, "tokenizer");
+        if (defaultMaxOutputTokens < 1) {
+            throw new IllegalArgumentException(
+                    "defaultMaxOutputTokens: " + defaultMaxOutputTokens + " (expected: >= 1)");
+        }
+    }
+
+    /** A profile whose output ceiling is {@link #DEFAULT_MAX_OUTPUT_TOKENS}. */
+    public static EstimatorProfile of(String profileId, Tokenizer tokenizer, boolean cacheReadCountsAgainstInputLimit) {
+        return new EstimatorProfile(profileId, tokenizer, cacheReadCountsAgainstInputLimit, DEFAULT_MAX_OUTPUT_TOKENS);
+    }
+}
