@@ -1,0 +1,45 @@
+package dev.sluice.governor;
+
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+
+/** The governor's answer to {@link QuotaGovernor#admit}. */
+public sealed interface Decision permits Decision.Final, Decision.Queued {
+
+    /** An answer that will not change: admitted or rejected. */
+    sealed interface Final extends Decision permits Admitted, Rejected {}
+
+    /**
+     * Capacity is reserved on every bucket of the path. Dispatch, then settle or release.
+     *
+     * @param reservation the hold to settle with actual usage
+     * @param queuedNanos how long the request waited in its queue (0 if it did not)
+     * @param brownout the deployment is in brownout: optional work should be trimmed
+     */
+    record Admitted(Reservation reservation, long queuedNanos, boolean brownout) implements Final {
+        public Admitted {
+            Objects.requireNonNull(reservation, "reservation");
+        }
+    }
+
+    /** Refused; nothing is held. */
+    record Rejected(Rejection rejection) implements Final {
+        public Rejected {
+            Objects.requireNonNull(rejection, "rejection");
+        }
+    }
+
+    /**
+     * Waiting in the class queue. {@code outcome} completes, on whichever thread drives the governor
+     * ({@link QuotaGovernor#onTimer} or a settlement), with an admission or a rejection, at the latest
+     * by the request's deadline.
+     *
+     * @param expectedWaitNanos the wait foreseen by refill arithmetic when it was queued
+     * @param outcome completes exactly once
+     */
+    record Queued(long expectedWaitNanos, CompletionStage<Final> outcome) implements Decision {
+        public Queued {
+            Objects.requireNonNull(outcome, "outcome");
+        }
+    }
+}

@@ -1,0 +1,329 @@
+package dev.sluice.governor;
+
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Limits;
+import dev.sluice.store.BucketPlan;
+import dev.sluice.store.ReserveOutcome;
+import java.util.ArrayDeque;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * Everything queued for one provider deployment: a queue per traffic class, each served in
+ * weighted-fair order across tenants (start-time fair queueing on the deployment's dominant
+ * resource), tenants below a guaranteed minimum first. The queues are guarded by this object's
+ * monitor; the per-class counts can be read without it, which is what lets the admission fast
+ * path stay lock-free when nothing waits.
+ */
+final class Lane {
+
+    private static final TrafficClass[] CLASSES = TrafficClass.values();
+    private static final Dimension[] DIMS = Dimension.values();
+
+    final String deployment;
+    volatile DeploymentGuard guard = DeploymentGuard.open();
+    private volatile BucketPlan deploymentPlan;
+    private final AtomicIntegerArray queued = new AtomicIntegerArray(CLASSES.length);
+    private final ConcurrentHashMap<String, TenantShare> shares = new ConcurrentHashMap<>();
+
+    /** Per class: tenant -> its waiters in arrival order. */
+    private final List<Map<String, ArrayDeque<Waiter>>> flows = new java.util.ArrayList<>(CLASSES.length);
+    private final double[] virtualTime = new double[CLASSES.length];
+    private final long[] queuedCostNanos = new long[CLASSES.length];
+    private long seq;
+    private long wakeAt = Long.MAX_VALUE;
+    private long earliestGiveUp = Long.MAX_VALUE;
+    private volatile double holdNanosAverage = 1e9;
+
+    Lane(String deployment, BucketPlan deploymentPlan) {
+        this.deployment = deployment;
+        this.deploymentPlan = deploymentPlan;
+        for (int i = 0; i < CLASSES.length; i++) {
+            flows.add(new LinkedHashMap<>());
+        }
+    }
+
+    void replan(BucketPlan plan) {
+        this.deploymentPlan = plan;
+    }
+
+    BucketPlan deploymentPlan() {
+        return deploymentPlan;
+    }
+
+    TenantShare share(String tenant, ScopeSettings settings) {
+        TenantShare s = shares.get(tenant);
+        if (s == null) {
+            s = shares.computeIfAbsent(tenant, t -> new TenantShare(t, settings.weight(), settings.guaranteed()));
+        }
+        return s;
+    }
+
+    void reweigh(String tenant, ScopeSettings settings) {
+        TenantShare s = shares.get(tenant);
+        if (s != null) {
+            s.weight = settings.weight();
+            s.guaranteed = settings.guaranteed();
+        }
+    }
+
+    Iterable<TenantShare> shares() {
+        return shares.values();
+    }
+
+    /** Whether anything of {@code c} or a class served before it waits: then {@code c} may not barge in. */
+    boolean queuedAtOrAbove(TrafficClass c) {
+        for (int i = 0; i <= c.ordinal(); i++) {
+            if (queued.get(i) > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    boolean anyQueued() {
+        return queuedAtOrAbove(CLASSES[CLASSES.length - 1]);
+    }
+
+    int queuedIn(TrafficClass c) {
+        return queued.get(c.ordinal());
+    }
+
+    /** Time the queue ahead of a {@code c} request needs at the deployment's configured rate. */
+    synchronized long aheadNanos(TrafficClass c) {
+        long sum = 0;
+        for (int i = 0; i <= c.ordinal(); i++) {
+            sum += queuedCostNanos[i];
+        }
+        return sum;
+    }
+
+    /** Time {@code amounts} alone occupy the deployment: the largest share of any rate it limits. */
+    long costNanos(long[] amounts) {
+        BucketPlan p = deploymentPlan;
+        double worst = 0;
+        if (p != null) {
+            for (int d = 0; d < Dimension.COUNT; d++) {
+                if (DIMS[d].kind() == Dimension.Kind.RATE && p.limits(DIMS[d]) && amounts[d] > 0) {
+                    worst = Math.max(worst, amounts[d] / p.refillPerNano(DIMS[d]));
+                }
+            }
+        }
+        return (long) worst;
+    }
+
+    synchronized Waiter enqueue(AdmissionRequest request, long[] amounts, TenantShare share, long now, long giveUpAt) {
+        int c = request.trafficClass().ordinal();
+        long cost = costNanos(amounts);
+        double weight = share.weight;
+        double start = Math.max(virtualTime[c], share.lastFinishTag[c]);
+        // The tag advances by the request's cost over the tenant's weight: heavier tenants' tags grow slower.
+        share.lastFinishTag[c] = start + Math.max(1.0, cost) / weight;
+        Waiter w = new Waiter(request, amounts, share, now, giveUpAt, start, seq++, cost);
+        flows.get(c).computeIfAbsent(share.tenant, t -> new ArrayDeque<>()).addLast(w);
+        queued.incrementAndGet(c);
+        queuedCostNanos[c] += cost;
+        earliestGiveUp = Math.min(earliestGiveUp, giveUpAt);
+        wakeAt = Math.min(wakeAt, giveUpAt);
+        return w;
+    }
+
+    synchronized long wakeAt() {
+        return anyQueued() ? wakeAt : Long.MAX_VALUE;
+    }
+
+    void recordHold(long nanos) {
+        // Exponential average of how long admitted requests hold their slot: the retry hint for concurrency.
+        holdNanosAverage = holdNanosAverage * 0.9 + nanos * 0.1;
+    }
+
+    long holdNanosAverage() {
+        return (long) holdNanosAverage;
+    }
+
+    /**
+     * Admits what fits now, in class order and fair order within a class, and gives up on waiters
+     * past their budget. Completions are added to {@code done} to run after the monitor is released.
+     */
+    synchronized void pump(QuotaGovernor governor, long now, List<Runnable> done) {
+        if (!anyQueued()) {
+            wakeAt = Long.MAX_VALUE;
+            return;
+        }
+        if (now >= earliestGiveUp) {
+            giveUp(governor, now, done);
+        }
+        long retryAt = Long.MAX_VALUE;
+        outer:
+        for (int c = 0; c < CLASSES.length; c++) {
+            if (queued.get(c) == 0) {
+                continue;
+            }
+            Set<String> blocked = null;
+            while (true) {
+                Waiter w = pick(c, blocked, now);
+                if (w == null) {
+                    break;
+                }
+                ReserveOutcome o = governor.tryReserve(w.request, w.amounts);
+                if (o instanceof ReserveOutcome.Granted g) {
+                    remove(c, w);
+                    virtualTime[c] = Math.max(virtualTime[c], w.startTag);
+                    noteRevocations(c, w, now);
+                    Decision.Final admitted = governor.admitted(w.request, g, w.amounts, w.share, now - w.enqueuedAt, now);
+                    done.add(() -> w.outcome.complete(admitted));
+                    continue;
+                }
+                ReserveOutcome.Short s = (ReserveOutcome.Short) o;
+                w.lastShort = Optional.of(s);
+                if (s.neverFits() || s.dailyCap()) {
+                    remove(c, w);
+                    Rejection r = s.neverFits() ? Rejections.tooLarge(s) : Rejections.dailyCapSpent(s);
+                    done.add(() -> w.outcome.complete(governor.rejected(w.request, r)));
+                    continue;
+                }
+                if (s.waitKnown()) {
+                    retryAt = Math.min(retryAt, now + s.waitNanos());
+                }
+                if (s.scope().level().ownedByTenant()) {
+                    // Short on its own tenant's bucket: others in the queue must not wait behind it.
+                    if (blocked == null) {
+                        blocked = new HashSet<>();
+                    }
+                    blocked.add(w.share.tenant);
+                    continue;
+                }
+                // Short on shared capacity: whoever comes next in fair order would only take it from this one.
+                break outer;
+            }
+        }
+        wakeAt = Math.min(retryAt, earliestGiveUp);
+    }
+
+    /** The waiter to serve next in class {@code c}: below-guarantee tenants first, then by start tag, then arrival. */
+    private Waiter pick(int c, Set<String> blocked, long now) {
+        Waiter best = null;
+        boolean bestBelow = false;
+        for (ArrayDeque<Waiter> flow : flows.get(c).values()) {
+            Waiter head = flow.peekFirst();
+            if (head == null || (blocked != null && blocked.contains(head.share.tenant))) {
+                continue;
+            }
+            boolean below = head.share.belowGuarantee(now);
+            if (best == null || (below && !bestBelow)
+                    || (below == bestBelow && (head.startTag < best.startTag
+                            || (head.startTag == best.startTag && head.seq < best.seq)))) {
+                best = head;
+                bestBelow = below;
+            }
+        }
+        return best;
+    }
+
+    /** Other tenants that waited longer but were passed over for fairness were borrowing: their borrowing is revoked. */
+    private void noteRevocations(int c, Waiter served, long now) {
+        for (ArrayDeque<Waiter> flow : flows.get(c).values()) {
+            Waiter head = flow.peekFirst();
+            if (head != null && head.share != served.share && head.seq < served.seq) {
+                head.share.recordRevoked(now);
+            }
+        }
+    }
+
+    private void remove(int c, Waiter w) {
+        ArrayDeque<Waiter> flow = flows.get(c).get(w.share.tenant);
+        flow.remove(w);
+        if (flow.isEmpty()) {
+            flows.get(c).remove(w.share.tenant);
+        }
+        queued.decrementAndGet(c);
+        queuedCostNanos[c] -= w.costNanos;
+    }
+
+    private void giveUp(QuotaGovernor governor, long now, List<Runnable> done) {
+        long next = Long.MAX_VALUE;
+        for (int c = 0; c < CLASSES.length; c++) {
+            Iterator<ArrayDeque<Waiter>> flowsIt = flows.get(c).values().iterator();
+            while (flowsIt.hasNext()) {
+                ArrayDeque<Waiter> flow = flowsIt.next();
+                Iterator<Waiter> it = flow.iterator();
+                while (it.hasNext()) {
+                    Waiter w = it.next();
+                    if (w.giveUpAt > now) {
+                        next = Math.min(next, w.giveUpAt);
+                        continue;
+                    }
+                    it.remove();
+                    queued.decrementAndGet(c);
+                    queuedCostNanos[c] -= w.costNanos;
+                    long retry = w.lastShort.filter(ReserveOutcome.Short::waitKnown)
+                            .map(ReserveOutcome.Short::waitNanos).orElse(holdNanosAverage());
+                    Rejection r = Rejections.timedOut(w.request.trafficClass(), now - w.enqueuedAt, w.lastShort, retry);
+                    done.add(() -> w.outcome.complete(governor.rejected(w.request, r)));
+                }
+                if (flow.isEmpty()) {
+                    flowsIt.remove();
+                }
+            }
+        }
+        earliestGiveUp = next;
+    }
+
+    /** Guaranteed and used rates per tenant, for the snapshot. */
+    synchronized GovernorSnapshot.LaneSnapshot snapshot(long now, java.util.function.Function<String, ScopeSettings> tenantSettings) {
+        Map<TrafficClass, Integer> q = new java.util.EnumMap<>(TrafficClass.class);
+        for (TrafficClass c : CLASSES) {
+            q.put(c, queued.get(c.ordinal()));
+        }
+        BucketPlan p = deploymentPlan;
+        double activeWeight = 0;
+        for (TenantShare s : shares.values()) {
+            if (active(s, now)) {
+                activeWeight += s.weight;
+            }
+        }
+        List<GovernorSnapshot.ShareSnapshot> out = new java.util.ArrayList<>();
+        for (TenantShare s : shares.values()) {
+            Map<Dimension, Double> used = new java.util.EnumMap<>(Dimension.class);
+            Map<Dimension, Double> guaranteed = new java.util.EnumMap<>(Dimension.class);
+            Map<Dimension, Double> borrowed = new java.util.EnumMap<>(Dimension.class);
+            Limits explicit = tenantSettings.apply(s.tenant).guaranteed();
+            for (Dimension d : DIMS) {
+                if (d.kind() != Dimension.Kind.RATE || p == null || !p.limits(d)) {
+                    continue;
+                }
+                double rate = s.ratePerMinute(d, now);
+                double share = activeWeight > 0 && active(s, now) ? s.weight / activeWeight * p.amount(d) : 0;
+                double g = Math.max(share, explicit.get(d).map(l -> (double) l.amount()).orElse(0.0));
+                used.put(d, rate);
+                guaranteed.put(d, g);
+                borrowed.put(d, Math.max(0, rate - g));
+            }
+            long revoked = s.revokedAt();
+            out.add(new GovernorSnapshot.ShareSnapshot(s.tenant, s.weight, guaranteed, used, borrowed,
+                    revoked < 0 ? java.util.OptionalLong.empty() : java.util.OptionalLong.of(revoked), s.revocations(),
+                    s.admitted()));
+        }
+        out.sort(java.util.Comparator.comparing(GovernorSnapshot.ShareSnapshot::tenant));
+        return new GovernorSnapshot.LaneSnapshot(deployment, q, out);
+    }
+
+    private boolean active(TenantShare s, long now) {
+        if (s.ratePerMinute(Dimension.REQUESTS, now) > 0.5) {
+            return true;
+        }
+        for (int c = 0; c < CLASSES.length; c++) {
+            if (flows.get(c).containsKey(s.tenant)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

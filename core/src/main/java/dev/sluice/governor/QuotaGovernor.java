@@ -1,0 +1,348 @@
+package dev.sluice.governor;
+
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.store.BucketPlan;
+import dev.sluice.store.BucketState;
+import dev.sluice.store.QuotaStore;
+import dev.sluice.store.ReserveOutcome;
+import dev.sluice.store.SettleOutcome;
+import dev.sluice.time.NanoClock;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.LongConsumer;
+
+/**
+ * The quota governor: decides, before a request leaves, whether it fits every bucket on its path
+ * (organisation > tenant > team > api key > model profile > provider deployment), all or nothing;
+ * queues it in its class queue when it can be served within its wait budget and deadline; and
+ * otherwise rejects it at once with the limiter, the scope and a retry delay from refill arithmetic.
+ *
+ * <p>It has no threads and never sleeps. Queued work is admitted when whoever drives the governor
+ * calls {@link #onTimer()} at {@link #nextWakeupNanos()} (the gateway from an event-loop timer, the
+ * simulator from its virtual clock), or at once when a settlement frees capacity. Thread-safe.
+ */
+public final class QuotaGovernor {
+
+    private final QuotaStore store;
+    private final NanoClock clock;
+    private volatile GovernorConfig config;
+    private volatile long leaseTtlNanos;
+    private final ConcurrentHashMap<RequestPath, BucketPlan[]> paths = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Scope, Optional<BucketPlan>> plans = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
+    private final List<GovernorListener> listeners = new CopyOnWriteArrayList<>();
+    private volatile LongConsumer wakeupHook = t -> {};
+    private volatile long announcedWakeup = Long.MAX_VALUE;
+    private volatile long nextSweep = Long.MAX_VALUE;
+
+    public QuotaGovernor(GovernorConfig config, QuotaStore store, NanoClock clock) {
+        this.config = Objects.requireNonNull(config, "config");
+        this.store = Objects.requireNonNull(store, "store");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.leaseTtlNanos = config.leaseTtl().toNanos();
+    }
+
+    /**
+     * Asks for capacity. Answers at once with an admission or a rejection, or with a queued
+     * decision whose outcome completes later.
+     */
+    public Decision admit(AdmissionRequest request) {
+        long now = clock.nanos();
+        TrafficClass c = request.trafficClass();
+        if (request.deadlineNanos() <= now) {
+            return rejected(request, Rejections.deadlinePassed(c));
+        }
+        Lane lane = lane(request.path().deployment());
+        Optional<Rejection> screened = lane.guard.screen(c, now);
+        if (screened.isPresent()) {
+            return rejected(request, screened.get());
+        }
+        long[] amounts = request.demand().amounts();
+        ScopeSettings tenantSettings = config.settings(Scope.of(ScopeLevel.TENANT, request.path().tenant()));
+        TenantShare share = lane.share(request.path().tenant(), tenantSettings);
+        long budget = budgetNanos(request, now);
+        if (!lane.queuedAtOrAbove(c)) {
+            ReserveOutcome o = tryReserve(request, amounts);
+            if (o instanceof ReserveOutcome.Granted g) {
+                return admitted(request, g, amounts, share, 0, now);
+            }
+            ReserveOutcome.Short s = (ReserveOutcome.Short) o;
+            if (s.neverFits()) {
+                return rejected(request, Rejections.tooLarge(s));
+            }
+            if (s.dailyCap()) {
+                return rejected(request, Rejections.dailyCapSpent(s));
+            }
+            long wait = s.waitKnown() ? s.waitNanos() : lane.holdNanosAverage();
+            if (s.waitKnown() ? wait > budget : budget <= 0) {
+                return rejected(request, Rejections.waitTooLong(s, wait, budget, c));
+            }
+            return enqueue(lane, request, amounts, share, now, budget, wait);
+        }
+        long wait = lane.aheadNanos(c) + lane.costNanos(amounts);
+        if (wait > budget) {
+            return rejected(request, Rejections.queueBusy(c, wait, budget));
+        }
+        return enqueue(lane, request, amounts, share, now, budget, wait);
+    }
+
+    private Decision enqueue(Lane lane, AdmissionRequest request, long[] amounts, TenantShare share, long now,
+            long budget, long expectedWait) {
+        TrafficClass c = request.trafficClass();
+        ClassPolicy policy = config.classes().get(c);
+        if (lane.queuedIn(c) >= policy.maxQueueLength()) {
+            return rejected(request, Rejections.queueFull(c, lane.queuedIn(c), Math.max(expectedWait, lane.aheadNanos(c))));
+        }
+        List<Runnable> done = new ArrayList<>();
+        Waiter w;
+        synchronized (lane) {
+            w = lane.enqueue(request, amounts, share, now, now + budget);
+            // Capacity may have come back between the failed reservation and now: look once more.
+            lane.pump(this, now, done);
+        }
+        done.forEach(Runnable::run);
+        if (w.outcome.isDone()) {
+            return w.outcome.join();
+        }
+        announce();
+        return new Decision.Queued(expectedWait, w.outcome);
+    }
+
+    /** How long a request of this class may wait from now: its class budget, cut by its deadline. */
+    private long budgetNanos(AdmissionRequest request, long now) {
+        long classBudget = config.classes().get(request.trafficClass()).maxQueueWait().toNanos();
+        long toDeadline = request.deadlineNanos() == AdmissionRequest.NO_DEADLINE ? Long.MAX_VALUE
+                : request.deadlineNanos() - now;
+        return Math.min(classBudget, toDeadline);
+    }
+
+    ReserveOutcome tryReserve(AdmissionRequest request, long[] amounts) {
+        return store.reserve(path(request.path()), amounts, leaseTtlNanos);
+    }
+
+    Decision.Final admitted(AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts, TenantShare share,
+            long queuedNanos, long now) {
+        share.recordAdmit(amounts, now);
+        if (nextSweep == Long.MAX_VALUE) {
+            nextSweep = now + config.leaseSweepInterval().toNanos();
+            announce();
+        }
+        Lane lane = lane(request.path().deployment());
+        Decision.Final d = new Decision.Admitted(new Reservation(this, g.lease(), request, now), queuedNanos,
+                lane.guard.brownout(now));
+        for (GovernorListener l : listeners) {
+            l.onDecision(request, d);
+        }
+        return d;
+    }
+
+    Decision.Final rejected(AdmissionRequest request, Rejection r) {
+        Decision.Final d = new Decision.Rejected(r);
+        for (GovernorListener l : listeners) {
+            l.onDecision(request, d);
+        }
+        return d;
+    }
+
+    SettleOutcome settle(Reservation r, Usage actual) {
+        SettleOutcome o = store.settle(r.lease(), actual.amounts());
+        return ended(r, actual, o);
+    }
+
+    SettleOutcome release(Reservation r) {
+        SettleOutcome o = store.release(r.lease());
+        return ended(r, new Usage(0, 0), o);
+    }
+
+    private SettleOutcome ended(Reservation r, Usage actual, SettleOutcome o) {
+        if (o == SettleOutcome.ALREADY_CLOSED) {
+            return o;
+        }
+        long now = clock.nanos();
+        Lane lane = lane(r.request().path().deployment());
+        lane.recordHold(now - r.admittedAtNanos());
+        for (GovernorListener l : listeners) {
+            l.onSettled(r, actual, o);
+        }
+        pumpQueued(now);
+        return o;
+    }
+
+    /** The time at which {@link #onTimer()} has work to do; {@link Long#MAX_VALUE} if none. */
+    public long nextWakeupNanos() {
+        long next = store.openLeases() > 0 ? nextSweep : Long.MAX_VALUE;
+        for (Lane lane : lanes.values()) {
+            next = Math.min(next, lane.wakeAt());
+        }
+        return next;
+    }
+
+    /**
+     * Does what is due: expires leases, gives up on waiters past their budget, admits what now
+     * fits. Calling it early or often is harmless.
+     */
+    public void onTimer() {
+        long now = clock.nanos();
+        announcedWakeup = Long.MAX_VALUE;
+        if (now >= nextSweep) {
+            int expired = store.expireLeases();
+            nextSweep = store.openLeases() > 0 ? now + config.leaseSweepInterval().toNanos() : Long.MAX_VALUE;
+            if (expired > 0) {
+                for (GovernorListener l : listeners) {
+                    l.onLeasesExpired(expired);
+                }
+            }
+        }
+        pumpQueued(now);
+        announce();
+    }
+
+    private void pumpQueued(long now) {
+        List<Runnable> done = null;
+        for (Lane lane : lanes.values()) {
+            if (lane.anyQueued()) {
+                if (done == null) {
+                    done = new ArrayList<>();
+                }
+                lane.pump(this, now, done);
+            }
+        }
+        if (done != null) {
+            done.forEach(Runnable::run);
+            announce();
+        }
+    }
+
+    /** Tells the wake-up hook when the next wake-up moved earlier than what it was last told. */
+    private void announce() {
+        long next = nextWakeupNanos();
+        if (next < announcedWakeup) {
+            announcedWakeup = next;
+            wakeupHook.accept(next);
+        }
+    }
+
+    /**
+     * Sets who is told (with an absolute time on the governor's clock) when {@link #onTimer()}
+     * should next run. Called whenever that time moves earlier; the driver may be woken early.
+     */
+    public void onWakeup(LongConsumer hook) {
+        this.wakeupHook = Objects.requireNonNull(hook, "hook");
+        announcedWakeup = Long.MAX_VALUE;
+        announce();
+    }
+
+    public void addListener(GovernorListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Installs the adaptive controller's view of a deployment's mode. */
+    public void guard(String deployment, DeploymentGuard guard) {
+        lane(deployment).guard = Objects.requireNonNull(guard, "guard");
+    }
+
+    /**
+     * Adaptive control of a deployment's bucket: refill scaled by {@code rateFactor} in (0, 1] and
+     * admission paused for {@code pauseNanos} (0 lifts it).
+     */
+    public void control(String deployment, Dimension dimension, double rateFactor, long pauseNanos) {
+        plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment))
+                .ifPresent(p -> store.control(p, dimension, rateFactor, pauseNanos));
+        pumpQueued(clock.nanos());
+        announce();
+    }
+
+    /** The provider says less is left than we believe: lower the deployment's bucket to {@code remaining}. */
+    public void syncDown(String deployment, Dimension dimension, long remaining) {
+        plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment))
+                .filter(p -> p.limits(dimension))
+                .ifPresent(p -> store.syncDown(p, dimension, remaining));
+        announce();
+    }
+
+    /** Swaps the configuration; leases in flight keep what they hold and settle against the same buckets. */
+    public void reconfigure(GovernorConfig next) {
+        this.config = Objects.requireNonNull(next, "config");
+        this.leaseTtlNanos = next.leaseTtl().toNanos();
+        plans.clear();
+        paths.clear();
+        for (Lane lane : lanes.values()) {
+            lane.replan(plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, lane.deployment)).orElse(null));
+            for (TenantShare s : lane.shares()) {
+                lane.reweigh(s.tenant, next.settings(Scope.of(ScopeLevel.TENANT, s.tenant)));
+            }
+        }
+        pumpQueued(clock.nanos());
+    }
+
+    public GovernorConfig config() {
+        return config;
+    }
+
+    public NanoClock clock() {
+        return clock;
+    }
+
+    public QuotaStore store() {
+        return store;
+    }
+
+    /** The state of one scope's bucket, if it has limits. */
+    public Optional<BucketState> bucket(Scope scope) {
+        return plan(scope).map(store::state);
+    }
+
+    public GovernorSnapshot snapshot() {
+        long now = clock.nanos();
+        List<BucketState> buckets = new ArrayList<>();
+        for (Scope s : config.scopes().keySet()) {
+            plan(s).ifPresent(p -> buckets.add(store.state(p)));
+        }
+        buckets.sort(java.util.Comparator.comparing(BucketState::key));
+        List<GovernorSnapshot.LaneSnapshot> laneSnapshots = new ArrayList<>();
+        for (Lane lane : lanes.values()) {
+            laneSnapshots.add(lane.snapshot(now, t -> config.settings(Scope.of(ScopeLevel.TENANT, t))));
+        }
+        laneSnapshots.sort(java.util.Comparator.comparing(GovernorSnapshot.LaneSnapshot::deployment));
+        return new GovernorSnapshot(now, buckets, laneSnapshots);
+    }
+
+    private Lane lane(String deployment) {
+        Lane lane = lanes.get(deployment);
+        if (lane == null) {
+            lane = lanes.computeIfAbsent(deployment,
+                    d -> new Lane(d, plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, d)).orElse(null)));
+        }
+        return lane;
+    }
+
+    private BucketPlan[] path(RequestPath p) {
+        BucketPlan[] plansOnPath = paths.get(p);
+        if (plansOnPath == null) {
+            List<BucketPlan> list = new ArrayList<>(6);
+            for (Scope s : p.scopes()) {
+                plan(s).ifPresent(list::add);
+            }
+            plansOnPath = list.toArray(BucketPlan[]::new);
+            paths.put(p, plansOnPath);
+        }
+        return plansOnPath;
+    }
+
+    private Optional<BucketPlan> plan(Scope scope) {
+        Optional<BucketPlan> p = plans.get(scope);
+        if (p == null) {
+            p = plans.computeIfAbsent(scope, s -> {
+                ScopeSettings settings = config.settings(s);
+                return settings.limits().isEmpty() ? Optional.empty() : Optional.of(BucketPlan.of(s, settings.limits()));
+            });
+        }
+        return p;
+    }
+}

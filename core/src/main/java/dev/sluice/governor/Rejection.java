@@ -1,0 +1,40 @@
+package dev.sluice.governor;
+
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Scope;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything needed to explain a refusal later and to tell the caller whether and when to retry.
+ *
+ * @param decision the {@code gateway_decision}
+ * @param code machine-readable cause, e.g. {@code tenant_input_tpm_exhausted}
+ * @param limiter the dimension that bound, when one did
+ * @param scope the bucket that bound, when one did
+ * @param retryAfterMillis when capacity is expected back, from refill arithmetic; at least 1
+ * @param retryable false where retrying cannot help (too large, daily cap spent, paused)
+ * @param message one human sentence
+ */
+public record Rejection(GatewayDecision decision, String code, Optional<Dimension> limiter, Optional<Scope> scope,
+        long retryAfterMillis, boolean retryable, String message) {
+
+    public Rejection {
+        Objects.requireNonNull(decision, "decision");
+        Objects.requireNonNull(code, "code");
+        Objects.requireNonNull(limiter, "limiter");
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(message, "message");
+        retryAfterMillis = Math.max(1, retryAfterMillis);
+    }
+
+    /** The {@code limiter} field of the error: {@code input_tpm}, or {@code none}. */
+    public String limiterName() {
+        return limiter.map(Dimension::limiterName).orElse("none");
+    }
+
+    /** The {@code scope} field of the error: {@code tenant:acme}, or {@code gateway}. */
+    public String scopeName() {
+        return scope.map(Scope::key).orElse("gateway");
+    }
+}

@@ -1,0 +1,57 @@
+package dev.sluice.governor;
+
+import dev.sluice.store.LeaseHandle;
+import dev.sluice.store.SettleOutcome;
+
+/**
+ * Capacity held for one admitted request: a lease with a time to live. End it with
+ * {@link #settle} once the provider has answered (also for errors and broken streams, with
+ * whatever was produced), or {@link #release} if it was never sent. Either is idempotent; a lease
+ * that is never ended expires and gives its concurrency back.
+ */
+public final class Reservation {
+
+    private final QuotaGovernor governor;
+    private final LeaseHandle lease;
+    private final AdmissionRequest request;
+    private final long admittedAtNanos;
+
+    Reservation(QuotaGovernor governor, LeaseHandle lease, AdmissionRequest request, long admittedAtNanos) {
+        this.governor = governor;
+        this.lease = lease;
+        this.request = request;
+        this.admittedAtNanos = admittedAtNanos;
+    }
+
+    /** The store's lease id. */
+    public String id() {
+        return lease.id();
+    }
+
+    public AdmissionRequest request() {
+        return request;
+    }
+
+    public long admittedAtNanos() {
+        return admittedAtNanos;
+    }
+
+    /** Replaces the estimate by {@code actual}: refunds what was unused, carries overage as debt. */
+    public SettleOutcome settle(Usage actual) {
+        return governor.settle(this, actual);
+    }
+
+    /** Gives everything back: the request never reached the provider. */
+    public SettleOutcome release() {
+        return governor.release(this);
+    }
+
+    LeaseHandle lease() {
+        return lease;
+    }
+
+    @Override
+    public String toString() {
+        return "Reservation[" + lease.id() + " " + request.requestId() + "]";
+    }
+}

@@ -1,0 +1,34 @@
+package dev.sluice.governor;
+
+import dev.sluice.store.ReserveOutcome;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/** A queued request. Lives in one {@link Lane}; guarded by the lane's monitor. */
+final class Waiter {
+
+    final AdmissionRequest request;
+    final long[] amounts;
+    final TenantShare share;
+    final long enqueuedAt;
+    /** The earlier of the caller's deadline and the class's wait budget. */
+    final long giveUpAt;
+    final double startTag;
+    final long seq;
+    /** Time this request alone occupies the deployment at its configured rate. */
+    final long costNanos;
+    final CompletableFuture<Decision.Final> outcome = new CompletableFuture<>();
+    Optional<ReserveOutcome.Short> lastShort = Optional.empty();
+
+    Waiter(AdmissionRequest request, long[] amounts, TenantShare share, long enqueuedAt, long giveUpAt,
+            double startTag, long seq, long costNanos) {
+        this.request = request;
+        this.amounts = amounts;
+        this.share = share;
+        this.enqueuedAt = enqueuedAt;
+        this.giveUpAt = giveUpAt;
+        this.startTag = startTag;
+        this.seq = seq;
+        this.costNanos = costNanos;
+    }
+}

@@ -1,0 +1,64 @@
+package dev.sluice.limits;
+
+/**
+ * A quantity a provider or an operator limits. Every bucket tracks any subset of these.
+ *
+ * <p>Rates are per minute and refill continuously; gauges count what is in flight and are given
+ * back when a request ends; daily caps count up and reset at midnight in the configured zone.
+ */
+public enum Dimension {
+    REQUESTS("rpm", Kind.RATE),
+    INPUT_TOKENS("input_tpm", Kind.RATE),
+    OUTPUT_TOKENS("output_tpm", Kind.RATE),
+    TOTAL_TOKENS("tpm", Kind.RATE),
+    CONCURRENT_REQUESTS("concurrency", Kind.GAUGE),
+    CONCURRENT_STREAMS("streams", Kind.GAUGE),
+    DAILY_REQUESTS("daily_requests", Kind.DAILY),
+    DAILY_TOKENS("daily_tokens", Kind.DAILY);
+
+    /** How a dimension's capacity comes back. */
+    public enum Kind {
+        /** Refills continuously at amount per minute. */
+        RATE,
+        /** Held while the request runs, released when it ends. */
+        GAUGE,
+        /** Counts up during a calendar day. */
+        DAILY
+    }
+
+    private static final Dimension[] VALUES = values();
+
+    /** Number of dimensions; amount vectors are indexed by {@link #ordinal()}. */
+    public static final int COUNT = VALUES.length;
+
+    private final String limiterName;
+    private final Kind kind;
+
+    Dimension(String limiterName, Kind kind) {
+        this.limiterName = limiterName;
+        this.kind = kind;
+    }
+
+    /** The name used in configuration files and in the {@code limiter} field of errors. */
+    public String limiterName() {
+        return limiterName;
+    }
+
+    public Kind kind() {
+        return kind;
+    }
+
+    public static Dimension byOrdinal(int ordinal) {
+        return VALUES[ordinal];
+    }
+
+    /** Looks a dimension up by its limiter name ({@code rpm}, {@code input_tpm}, ...). */
+    public static java.util.Optional<Dimension> byLimiterName(String name) {
+        for (Dimension d : VALUES) {
+            if (d.limiterName.equals(name)) {
+                return java.util.Optional.of(d);
+            }
+        }
+        return java.util.Optional.empty();
+    }
+}

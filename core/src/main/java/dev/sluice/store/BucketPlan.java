@@ -1,0 +1,88 @@
+package dev.sluice.store;
+
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Limit;
+import dev.sluice.limits.Limits;
+import dev.sluice.limits.Scope;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * The resolved, immutable shape of one bucket: its scope and, per dimension, the configured amount,
+ * the capacity and the refill rate. Built once per configuration; the state (levels, debts,
+ * leases) lives in a {@link QuotaStore} under {@link #key()} and survives a reload.
+ */
+public final class BucketPlan {
+
+    private final Scope scope;
+    private final String key;
+    private final long[] amount = new long[Dimension.COUNT];
+    private final long[] capacity = new long[Dimension.COUNT];
+    private final double[] refillPerNano = new double[Dimension.COUNT];
+    private final int[] dimensions;
+
+    private BucketPlan(Scope scope, Limits limits) {
+        this.scope = Objects.requireNonNull(scope, "scope");
+        this.key = scope.key();
+        int n = 0;
+        int[] dims = new int[Dimension.COUNT];
+        for (Limit l : limits.all()) {
+            int d = l.dimension().ordinal();
+            amount[d] = l.amount();
+            capacity[d] = l.capacityAt(scope.level());
+            refillPerNano[d] = l.refillPerNano();
+            dims[n++] = d;
+        }
+        Arrays.sort(dims, 0, n);
+        this.dimensions = Arrays.copyOf(dims, n);
+    }
+
+    /** A plan for {@code scope} with {@code limits}, bursts resolved for the scope's level. */
+    public static BucketPlan of(Scope scope, Limits limits) {
+        return new BucketPlan(scope, limits);
+    }
+
+    public Scope scope() {
+        return scope;
+    }
+
+    /** The store key, {@code tenant:acme}. */
+    public String key() {
+        return key;
+    }
+
+    /** Whether this bucket limits {@code d}. */
+    public boolean limits(Dimension d) {
+        return capacity[d.ordinal()] > 0;
+    }
+
+    /** The configured amount (per minute, in flight, or per day); 0 when not limited. */
+    public long amount(Dimension d) {
+        return amount[d.ordinal()];
+    }
+
+    /** The most the bucket holds at once; 0 when not limited. */
+    public long capacity(Dimension d) {
+        return capacity[d.ordinal()];
+    }
+
+    /** Configured refill per nanosecond of a rate, before any adaptive factor. */
+    public double refillPerNano(Dimension d) {
+        return refillPerNano[d.ordinal()];
+    }
+
+    /** Ordinals of the limited dimensions, ascending. The array must not be modified. */
+    int[] dimensionOrdinals() {
+        return dimensions;
+    }
+
+    /** Ordinals of the limited dimensions, ascending, as a fresh array. */
+    public int[] limitedDimensions() {
+        return dimensions.clone();
+    }
+
+    @Override
+    public String toString() {
+        return key;
+    }
+}
