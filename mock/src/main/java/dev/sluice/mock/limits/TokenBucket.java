@@ -1,0 +1,86 @@
+package dev.sluice.mock.limits;
+
+/**
+ * A per-minute token limit: holds one minute's worth and refills continuously at {@code capacity}
+ * per minute. What it tracks is the amount used; completions that report more than was reserved
+ * push it past the capacity, a debt that refills like anything else.
+ */
+final class TokenBucket {
+
+    static final long MINUTE_NANOS = 60_000_000_000L;
+
+    /** Absorbs floating-point dust so whole-token arithmetic stays whole. */
+    private static final double EPSILON = 1e-6;
+
+    private long capacity;
+    private double used;
+    private long lastNanos;
+
+    /** @param nowNanos creation time, or {@code Long.MIN_VALUE} to start at the first refill */
+    TokenBucket(long capacity, long nowNanos) {
+        this.capacity = capacity;
+        this.lastNanos = nowNanos;
+    }
+
+    long capacity() {
+        return capacity;
+    }
+
+    /** Changes the size; what was used stays used. */
+    void resize(long newCapacity, long nowNanos) {
+        refill(nowNanos);
+        this.capacity = newCapacity;
+    }
+
+    void refill(long nowNanos) {
+        if (lastNanos == Long.MIN_VALUE) {
+            lastNanos = nowNanos;
+            return;
+        }
+        long elapsed = nowNanos - lastNanos;
+        if (elapsed <= 0) {
+            return;
+        }
+        lastNanos = nowNanos;
+        used = Math.max(0, used - (double) elapsed * capacity / MINUTE_NANOS);
+        if (used < EPSILON) {
+            used = 0;
+        }
+    }
+
+    /** Whole tokens left, never negative. */
+    long remaining() {
+        return Math.max(0, (long) Math.floor(capacity - used + EPSILON));
+    }
+
+    /** Whether {@code amount} fits now; a zero amount still needs one token left. */
+    boolean fits(long amount) {
+        return used + Math.max(amount, 1) <= capacity + EPSILON;
+    }
+
+    /** Time until {@code amount} fits, if nothing else is charged meanwhile. */
+    long nanosUntilFits(long amount) {
+        double excess = used + Math.max(amount, 1) - capacity;
+        if (excess <= EPSILON) {
+            return 0;
+        }
+        return (long) Math.ceil(excess * MINUTE_NANOS / capacity - EPSILON);
+    }
+
+    /** Time until nothing is used. */
+    long nanosUntilFull() {
+        if (used <= EPSILON) {
+            return 0;
+        }
+        return (long) Math.ceil(used * MINUTE_NANOS / capacity - EPSILON);
+    }
+
+    /** Charges (positive) or refunds (negative); a refund never makes the bucket more than full. */
+    void charge(long amount) {
+        used = Math.max(0, used + amount);
+    }
+
+    Gauge gauge() {
+        return new Gauge(capacity, remaining(), nanosUntilFull());
+    }
+}
