@@ -13,10 +13,38 @@ final class TextCounter {
     static long count(Tokenizer tokenizer, String text) {
         return switch (tokenizer) {
             // "Ordinary": a prompt that contains "<|endoftext|>" is text to count, not an error.
-            case O200K_BASE -> O200k.ENCODING.countTokensOrdinary(text);
-            case CL100K_BASE -> Cl100k.ENCODING.countTokensOrdinary(text);
+            case O200K_BASE -> O200k.ENCODING.countTokensOrdinary(wellFormed(text));
+            case CL100K_BASE -> Cl100k.ENCODING.countTokensOrdinary(wellFormed(text));
             case CALIBRATED -> heuristic(text);
         };
+    }
+
+    /**
+     * The text with every unpaired surrogate replaced by U+FFFD. jtokkit asserts that its input
+     * encodes to valid UTF-8, so with assertions enabled a broken client's prompt would otherwise
+     * throw. Returns {@code text} itself, uncopied, in the usual case.
+     */
+    static String wellFormed(String text) {
+        StringBuilder fixed = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean pairedHigh = Character.isHighSurrogate(c) && i + 1 < text.length()
+                    && Character.isLowSurrogate(text.charAt(i + 1));
+            if (pairedHigh) {
+                if (fixed != null) {
+                    fixed.append(c).append(text.charAt(i + 1));
+                }
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                if (fixed == null) {
+                    fixed = new StringBuilder(text.length()).append(text, 0, i);
+                }
+                fixed.append('\uFFFD');
+            } else if (fixed != null) {
+                fixed.append(c);
+            }
+        }
+        return fixed == null ? text : fixed.toString();
     }
 
     /**

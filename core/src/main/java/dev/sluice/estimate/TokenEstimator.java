@@ -57,6 +57,7 @@ public final class TokenEstimator {
      * @param route any key that groups requests with similar answers, e.g. profile and traffic class
      */
     public TokenEstimate estimate(EstimatorProfile profile, String route, PromptShape prompt) {
+        Objects.requireNonNull(route, "route");
         Objects.requireNonNull(prompt, "prompt");
         long base = PromptCounter.baseTokens(profile.tokenizer(), prompt, config);
         long promptTokens = scaleUp(base, calibration.ratio(profile.profileId(), profile.tokenizer()));

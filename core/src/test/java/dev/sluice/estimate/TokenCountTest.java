@@ -3,6 +3,7 @@ package dev.sluice.estimate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.time.FakeClock;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -32,5 +33,14 @@ class TokenCountTest {
     @CsvSource({"O200K_BASE, 7", "CL100K_BASE, 7"})
     void specialTokenTextInAPromptIsCountedAsOrdinaryText(Tokenizer tokenizer, long expected) {
         assertThat(estimator.countTokens(tokenizer, "<|endoftext|>")).isEqualTo(expected);
+    }
+
+    @Test
+    void aLoneSurrogateFromABrokenClientIsCountedNotRejected() {
+        // Counted as U+FFFD; jtokkit would fail its UTF-8 assertion on the raw string.
+        String broken = "\uD800abc";
+        assertThat(estimator.countTokens(Tokenizer.O200K_BASE, broken)).isEqualTo(2);
+        assertThat(estimator.countTokens(Tokenizer.CL100K_BASE, broken)).isEqualTo(2);
+        assertThat(estimator.countTokens(Tokenizer.CALIBRATED, broken)).isEqualTo(2);
     }
 }
