@@ -33,8 +33,8 @@ public record TokenEstimate(long inputTokens, long outputTokens, long expectedCa
                     + " (expected: >= 0 and <= promptTokens " + promptTokens + ")");
         }
         if (inputTokens < promptTokens - expectedCacheReadTokens || inputTokens > promptTokens) {
-            throw new IllegalArgumentException("inputTokens: " + inputTokens + " (expected: "
-                    + (promptTokens - expectedCacheReadTokens) + " or " + promptTokens + ")");
+            throw new IllegalArgumentException("inputTokens: " + inputTokens + " (expected: >= "
+                    + (promptTokens - expectedCacheReadTokens) + " and <= " + promptTokens + ")");
         }
     }
 

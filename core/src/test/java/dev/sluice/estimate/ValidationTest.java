@@ -45,4 +45,10 @@ class ValidationTest {
         assertThatThrownBy(() -> new ActualTokens(100, 5, 101))
                 .hasMessage("cacheReadTokens: 101 (expected: >= 0 and <= inputTokens 100)");
     }
+
+    @Test
+    void anEstimateChargesAtMostThePromptAndAtLeastThePromptLessItsCacheReads() {
+        assertThatThrownBy(() -> new TokenEstimate(50, 10, 40, 100, 100, Tokenizer.O200K_BASE))
+                .hasMessage("inputTokens: 50 (expected: >= 60 and <= 100)");
+    }
 }
