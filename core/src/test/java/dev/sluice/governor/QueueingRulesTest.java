@@ -1,0 +1,220 @@
+package dev.sluice.governor;
+
+import static dev.sluice.governor.GovernorFixture.config;
+import static dev.sluice.governor.GovernorFixture.deployment;
+import static dev.sluice.governor.GovernorFixture.limits;
+import static dev.sluice.governor.GovernorFixture.tenant;
+import static dev.sluice.limits.Dimension.CONCURRENT_REQUESTS;
+import static dev.sluice.limits.Dimension.INPUT_TOKENS;
+import static dev.sluice.limits.Dimension.REQUESTS;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** When a request waits, for how long, and in which order waiting requests are served. */
+class QueueingRulesTest {
+
+    /** 60 requests per minute at the deployment, all of them used: one more every second. */
+    private static GovernorFixture saturatedDeployment() {
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(deployment(), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(REQUESTS, 60, 1))).build());
+        assertThat(f.admit("warmup", 0, 0)).isInstanceOf(Decision.Admitted.class);
+        return f;
+    }
+
+    @Test
+    void aRequestThatCanBeServedWithinItsClassBudgetWaitsAndIsAdmittedWhenCapacityReturns() {
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(deployment(), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(REQUESTS, 600, 1))).build());
+        f.admit("warmup", 0, 0);
+
+        Decision d = f.governor.admit(f.request("acme", 0, 0, TrafficClass.INTERACTIVE));
+
+        Decision.Queued q = (Decision.Queued) d;
+        assertThat(q.expectedWaitNanos()).isEqualTo(Duration.ofMillis(100).toNanos());
+        assertThat(f.governor.nextWakeupNanos()).isEqualTo(Duration.ofMillis(100).toNanos());
+        f.clock.advanceMillis(100);
+        f.governor.onTimer();
+        Decision.Final done = q.outcome().toCompletableFuture().join();
+        assertThat(done).isInstanceOf(Decision.Admitted.class);
+        assertThat(((Decision.Admitted) done).queuedNanos()).isEqualTo(Duration.ofMillis(100).toNanos());
+    }
+
+    @Test
+    void anInteractiveRequestThatWouldWaitLongerThan300MsIsRejectedAtOnce() {
+        GovernorFixture f = saturatedDeployment();
+
+        Decision d = f.governor.admit(f.request("acme", 0, 0, TrafficClass.INTERACTIVE));
+
+        Rejection r = ((Decision.Rejected) d).rejection();
+        assertThat(r.decision()).isEqualTo(GatewayDecision.REJECTED_LOCALLY);
+        assertThat(r.retryAfterMillis()).isEqualTo(1_000);
+    }
+
+    @Test
+    void aBatchRequestWaitsMinutesButNotPastItsDeadline() {
+        GovernorFixture f = saturatedDeployment();
+        AdmissionRequest withDeadline = new AdmissionRequest("d", GovernorFixture.path("acme"),
+                new Demand(0, 0, false), TrafficClass.BATCH, f.clock.nanos() + Duration.ofMillis(500).toNanos());
+
+        assertThat(f.governor.admit(f.request("acme", 0, 0, TrafficClass.BATCH))).isInstanceOf(Decision.Queued.class);
+        Decision tooSoon = f.governor.admit(withDeadline);
+
+        assertThat(tooSoon).isInstanceOf(Decision.Rejected.class);
+    }
+
+    @Test
+    void aQueuedRequestThatRunsOutOfBudgetEndsAsQueuedThenTimedOut() {
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(tenant("acme"), limits(CONCURRENT_REQUESTS, 1)).build());
+        f.admit("acme", 0, 0);
+        Decision.Queued q = (Decision.Queued) f.governor.admit(f.request("acme", 0, 0, TrafficClass.INTERACTIVE));
+
+        f.clock.advanceMillis(300);
+        f.governor.onTimer();
+
+        Rejection r = ((Decision.Rejected) q.outcome().toCompletableFuture().join()).rejection();
+        assertThat(r.decision()).isEqualTo(GatewayDecision.QUEUED_THEN_TIMED_OUT);
+        assertThat(r.limiterName()).isEqualTo("concurrency");
+    }
+
+    @Test
+    void freedConcurrencyAdmitsTheNextWaiterAtOnce() {
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(tenant("acme"), limits(CONCURRENT_REQUESTS, 1)).build());
+        Reservation first = ((Decision.Admitted) f.admit("acme", 0, 0)).reservation();
+        Decision.Queued q = (Decision.Queued) f.governor.admit(f.request("acme", 0, 0, TrafficClass.INTERACTIVE));
+
+        first.settle(new Usage(0, 0));
+
+        assertThat(q.outcome().toCompletableFuture().getNow(null)).isInstanceOf(Decision.Admitted.class);
+    }
+
+    @Test
+    void newArrivalsDoNotBargePastWaitingRequests() {
+        GovernorFixture f = saturatedDeployment();
+        Decision.Queued first = (Decision.Queued) f.governor.admit(f.request("a", 0, 0, TrafficClass.BATCH));
+
+        f.clock.advanceMillis(1_000);
+        Decision second = f.governor.admit(f.request("b", 0, 0, TrafficClass.BATCH));
+
+        assertThat(first.outcome().toCompletableFuture().getNow(null)).isInstanceOf(Decision.Admitted.class);
+        assertThat(second).isInstanceOf(Decision.Queued.class);
+    }
+
+    @Test
+    void waitingCriticalWorkIsServedBeforeWaitingBatchWork() {
+        GovernorFixture f = saturatedDeployment();
+        Decision.Queued batch = (Decision.Queued) f.governor.admit(f.request("a", 0, 0, TrafficClass.BATCH));
+        Decision.Queued critical = (Decision.Queued) f.governor.admit(f.request("b", 0, 0, TrafficClass.CRITICAL));
+
+        f.clock.advanceMillis(1_000);
+        f.governor.onTimer();
+
+        assertThat(critical.outcome().toCompletableFuture().getNow(null)).isInstanceOf(Decision.Admitted.class);
+        assertThat(batch.outcome().toCompletableFuture().isDone()).isFalse();
+    }
+
+    @Test
+    void aTenantShortOnItsOwnBucketDoesNotHoldUpOtherTenants() {
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(tenant("a"), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(REQUESTS, 1, 1)))
+                .scope(deployment(), limits(REQUESTS, 6_000)).build());
+        f.admit("a", 0, 0);
+        Decision.Queued a = (Decision.Queued) f.governor.admit(f.request("a", 0, 0, TrafficClass.BATCH));
+
+        Decision b = f.governor.admit(f.request("b", 0, 0, TrafficClass.BATCH));
+
+        assertThat(b).isInstanceOf(Decision.Admitted.class);
+        assertThat(a.outcome().toCompletableFuture().isDone()).isFalse();
+    }
+
+    @Test
+    void aFullQueueRejectsAtOnce() {
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(deployment(), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(REQUESTS, 60, 1)))
+                .classPolicy(TrafficClass.BATCH, new ClassPolicy(Duration.ofMinutes(20), 2)).build());
+        f.admit("w", 0, 0);
+        f.admit("a", 0, 0);
+        f.admit("a", 0, 0);
+
+        Rejection r = ((Decision.Rejected) f.admit("a", 0, 0)).rejection();
+
+        assertThat(r.code()).isEqualTo("batch_queue_full");
+    }
+
+    @Test
+    void tenantsAreServedInProportionToTheirWeightUnderContention() {
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(tenant("light"), ScopeSettings.weighted(dev.sluice.limits.Limits.none(), 1))
+                .scope(tenant("heavy"), ScopeSettings.weighted(dev.sluice.limits.Limits.none(), 3))
+                .scope(deployment(), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(REQUESTS, 60, 1))).build());
+        f.admit("warmup", 0, 0);
+        AtomicLong light = new AtomicLong();
+        AtomicLong heavy = new AtomicLong();
+        for (int i = 0; i < 40; i++) {
+            count(f.governor.admit(f.request("light", 0, 0)), light);
+            count(f.governor.admit(f.request("heavy", 0, 0)), heavy);
+        }
+
+        for (int s = 0; s < 40; s++) {
+            f.clock.advanceMillis(1_000);
+            f.governor.onTimer();
+        }
+
+        assertThat(heavy.get()).isEqualTo(30);
+        assertThat(light.get()).isEqualTo(10);
+    }
+
+    @Test
+    void aTenantBelowItsGuaranteedMinimumIsServedBeforeBorrowersAndTheRevocationIsRecorded() {
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(tenant("guaranteed"), new ScopeSettings(dev.sluice.limits.Limits.none(), 1,
+                        limits(REQUESTS, 30)))
+                .scope(deployment(), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(REQUESTS, 60, 1))).build());
+        f.admit("borrower", 0, 0);
+        for (int i = 0; i < 5; i++) {
+            f.governor.admit(f.request("borrower", 0, 0));
+        }
+        Decision.Queued g = (Decision.Queued) f.governor.admit(f.request("guaranteed", 0, 0));
+
+        f.clock.advanceMillis(1_000);
+        f.governor.onTimer();
+
+        assertThat(g.outcome().toCompletableFuture().getNow(null)).isInstanceOf(Decision.Admitted.class);
+        GovernorSnapshot.ShareSnapshot borrower = f.governor.snapshot().lanes().getFirst().shares().stream()
+                .filter(s -> s.tenant().equals("borrower")).findFirst().orElseThrow();
+        assertThat(borrower.lastRevokedAtNanos()).hasValue(f.clock.nanos());
+        assertThat(borrower.revocations()).isEqualTo(1);
+    }
+
+    @Test
+    void theQueueWaitForeseenIncludesWorkAlreadyWaiting() {
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(deployment(), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(INPUT_TOKENS, 6_000, 1_000)))
+                .build());
+        f.admit("w", 1_000, 0);
+        f.governor.admit(f.request("a", 1_000, 0));
+
+        Decision.Queued second = (Decision.Queued) f.governor.admit(f.request("b", 1_000, 0));
+
+        // Two requests of 1,000 tokens at 100 tokens per second each.
+        assertThat(second.expectedWaitNanos()).isEqualTo(Duration.ofSeconds(20).toNanos());
+    }
+
+    private static void count(Decision d, AtomicLong admitted) {
+        if (d instanceof Decision.Admitted) {
+            admitted.incrementAndGet();
+        } else if (d instanceof Decision.Queued q) {
+            CompletableFuture<Decision.Final> f = q.outcome().toCompletableFuture();
+            f.thenAccept(x -> {
+                if (x instanceof Decision.Admitted) {
+                    admitted.incrementAndGet();
+                }
+            });
+        }
+    }
+}
