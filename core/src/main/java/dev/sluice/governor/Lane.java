@@ -58,9 +58,10 @@ final class Lane {
         return deploymentPlan;
     }
 
-    TenantShare share(String tenant, ScopeSettings settings) {
+    TenantShare share(String tenant, QuotaGovernor governor) {
         TenantShare s = shares.get(tenant);
         if (s == null) {
+            ScopeSettings settings = governor.tenantSettings(tenant);
             s = shares.computeIfAbsent(tenant, t -> new TenantShare(t, settings.weight(), settings.guaranteed()));
         }
         return s;
@@ -177,7 +178,7 @@ final class Lane {
                     remove(c, w);
                     virtualTime[c] = Math.max(virtualTime[c], w.startTag);
                     noteRevocations(c, w, now);
-                    Decision.Final admitted = governor.admitted(w.request, g, w.amounts, w.share, now - w.enqueuedAt, now);
+                    Decision.Final admitted = governor.admitted(this, w.request, g, w.amounts, w.share, now - w.enqueuedAt, now);
                     done.add(() -> w.outcome.complete(admitted));
                     continue;
                 }

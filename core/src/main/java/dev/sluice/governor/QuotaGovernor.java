@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.LongConsumer;
 
 /**
@@ -36,7 +35,9 @@ public final class QuotaGovernor {
     private final ConcurrentHashMap<RequestPath, BucketPlan[]> paths = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<Scope, Optional<BucketPlan>> plans = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
-    private final List<GovernorListener> listeners = new CopyOnWriteArrayList<>();
+    /** Read on every decision: an array, so iterating it allocates nothing. */
+    private volatile GovernorListener[] listeners = new GovernorListener[0];
+    private volatile Lane[] laneArray = new Lane[0];
     private volatile LongConsumer wakeupHook = t -> {};
     private volatile long announcedWakeup = Long.MAX_VALUE;
     private volatile long nextSweep = Long.MAX_VALUE;
@@ -64,13 +65,11 @@ public final class QuotaGovernor {
             return rejected(request, screened.get());
         }
         long[] amounts = request.demand().amounts();
-        ScopeSettings tenantSettings = config.settings(Scope.of(ScopeLevel.TENANT, request.path().tenant()));
-        TenantShare share = lane.share(request.path().tenant(), tenantSettings);
-        long budget = budgetNanos(request, now);
+        TenantShare share = lane.share(request.path().tenant(), this);
         if (!lane.queuedAtOrAbove(c)) {
             ReserveOutcome o = tryReserve(request, amounts);
             if (o instanceof ReserveOutcome.Granted g) {
-                return admitted(request, g, amounts, share, 0, now);
+                return admitted(lane, request, g, amounts, share, 0, now);
             }
             ReserveOutcome.Short s = (ReserveOutcome.Short) o;
             if (s.neverFits()) {
@@ -79,12 +78,14 @@ public final class QuotaGovernor {
             if (s.dailyCap()) {
                 return rejected(request, Rejections.dailyCapSpent(s));
             }
+            long budget = budgetNanos(request, now);
             long wait = s.waitKnown() ? s.waitNanos() : lane.holdNanosAverage();
             if (s.waitKnown() ? wait > budget : budget <= 0) {
                 return rejected(request, Rejections.waitTooLong(s, wait, budget, c));
             }
             return enqueue(lane, request, amounts, share, now, budget, wait);
         }
+        long budget = budgetNanos(request, now);
         long wait = lane.aheadNanos(c) + lane.costNanos(amounts);
         if (wait > budget) {
             return rejected(request, Rejections.queueBusy(c, wait, budget));
@@ -126,15 +127,14 @@ public final class QuotaGovernor {
         return store.reserve(path(request.path()), amounts, leaseTtlNanos);
     }
 
-    Decision.Final admitted(AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts, TenantShare share,
-            long queuedNanos, long now) {
+    Decision.Final admitted(Lane lane, AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts,
+            TenantShare share, long queuedNanos, long now) {
         share.recordAdmit(amounts, now);
         if (nextSweep == Long.MAX_VALUE) {
             nextSweep = now + config.leaseSweepInterval().toNanos();
             announce();
         }
-        Lane lane = lane(request.path().deployment());
-        Decision.Final d = new Decision.Admitted(new Reservation(this, g.lease(), request, now), queuedNanos,
+        Decision.Final d = new Decision.Admitted(new Reservation(this, lane, g.lease(), request, now), queuedNanos,
                 lane.guard.brownout(now));
         for (GovernorListener l : listeners) {
             l.onDecision(request, d);
@@ -165,8 +165,7 @@ public final class QuotaGovernor {
             return o;
         }
         long now = clock.nanos();
-        Lane lane = lane(r.request().path().deployment());
-        lane.recordHold(now - r.admittedAtNanos());
+        r.lane().recordHold(now - r.admittedAtNanos());
         for (GovernorListener l : listeners) {
             l.onSettled(r, actual, o);
         }
@@ -205,7 +204,7 @@ public final class QuotaGovernor {
 
     private void pumpQueued(long now) {
         List<Runnable> done = null;
-        for (Lane lane : lanes.values()) {
+        for (Lane lane : laneArray) {
             if (lane.anyQueued()) {
                 if (done == null) {
                     done = new ArrayList<>();
@@ -238,8 +237,16 @@ public final class QuotaGovernor {
         announce();
     }
 
-    public void addListener(GovernorListener listener) {
-        listeners.add(Objects.requireNonNull(listener, "listener"));
+    public synchronized void addListener(GovernorListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        GovernorListener[] next = java.util.Arrays.copyOf(listeners, listeners.length + 1);
+        next[next.length - 1] = listener;
+        listeners = next;
+    }
+
+    /** Tenant settings, for a lane meeting a tenant for the first time. */
+    ScopeSettings tenantSettings(String tenant) {
+        return config.settings(Scope.of(ScopeLevel.TENANT, tenant));
     }
 
     /** Installs the adaptive controller's view of a deployment's mode. */
@@ -316,8 +323,11 @@ public final class QuotaGovernor {
     private Lane lane(String deployment) {
         Lane lane = lanes.get(deployment);
         if (lane == null) {
-            lane = lanes.computeIfAbsent(deployment,
-                    d -> new Lane(d, plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, d)).orElse(null)));
+            synchronized (this) {
+                lane = lanes.computeIfAbsent(deployment,
+                        d -> new Lane(d, plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, d)).orElse(null)));
+                laneArray = lanes.values().toArray(Lane[]::new);
+            }
         }
         return lane;
     }

@@ -12,12 +12,14 @@ import dev.sluice.store.SettleOutcome;
 public final class Reservation {
 
     private final QuotaGovernor governor;
+    private final Lane lane;
     private final LeaseHandle lease;
     private final AdmissionRequest request;
     private final long admittedAtNanos;
 
-    Reservation(QuotaGovernor governor, LeaseHandle lease, AdmissionRequest request, long admittedAtNanos) {
+    Reservation(QuotaGovernor governor, Lane lane, LeaseHandle lease, AdmissionRequest request, long admittedAtNanos) {
         this.governor = governor;
+        this.lane = lane;
         this.lease = lease;
         this.request = request;
         this.admittedAtNanos = admittedAtNanos;
@@ -44,6 +46,10 @@ public final class Reservation {
     /** Gives everything back: the request never reached the provider. */
     public SettleOutcome release() {
         return governor.release(this);
+    }
+
+    Lane lane() {
+        return lane;
     }
 
     LeaseHandle lease() {

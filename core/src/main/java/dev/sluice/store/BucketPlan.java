@@ -20,6 +20,7 @@ public final class BucketPlan {
     private final long[] capacity = new long[Dimension.COUNT];
     private final double[] refillPerNano = new double[Dimension.COUNT];
     private final int[] dimensions;
+    private final boolean hasDailyCap;
 
     private BucketPlan(Scope scope, Limits limits) {
         this.scope = Objects.requireNonNull(scope, "scope");
@@ -35,6 +36,16 @@ public final class BucketPlan {
         }
         Arrays.sort(dims, 0, n);
         this.dimensions = Arrays.copyOf(dims, n);
+        boolean daily = false;
+        for (int d : dimensions) {
+            daily |= Dimension.byOrdinal(d).kind() == Dimension.Kind.DAILY;
+        }
+        this.hasDailyCap = daily;
+    }
+
+    /** Whether any dimension is a daily cap (then the calendar matters). */
+    boolean hasDailyCap() {
+        return hasDailyCap;
     }
 
     /** A plan for {@code scope} with {@code limits}, bursts resolved for the scope's level. */

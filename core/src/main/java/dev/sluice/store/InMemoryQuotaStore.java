@@ -6,12 +6,16 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The default store: quota state in this process. Thread-safe; a reservation locks only the
  * buckets on its own path (outermost first), so tenants that share no bucket never contend.
+ *
+ * <p>The amount vectors given to {@link #reserve} are kept by the lease; callers must not change
+ * them afterwards.
  */
 public final class InMemoryQuotaStore implements QuotaStore {
 
@@ -20,8 +24,11 @@ public final class InMemoryQuotaStore implements QuotaStore {
     private final NanoClock clock;
     private final ZoneId dailyResetZone;
     private final ConcurrentHashMap<String, MemoryBucket> buckets = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, MemoryLease> leases = new ConcurrentHashMap<>();
+    /** Bucket arrays per path array; callers reuse their path arrays, so this is an identity lookup. */
+    private final ConcurrentHashMap<PathKey, MemoryBucket[]> pathBuckets = new ConcurrentHashMap<>();
+    private final Set<MemoryLease> leases = ConcurrentHashMap.newKeySet();
     private final AtomicLong nextLeaseId = new AtomicLong();
+    private volatile CachedDay cachedDay;
 
     /**
      * @param clock the store's time
@@ -34,30 +41,24 @@ public final class InMemoryQuotaStore implements QuotaStore {
 
     @Override
     public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
-        MemoryBucket[] held = new MemoryBucket[path.length];
-        for (int i = 0; i < path.length; i++) {
-            held[i] = bucket(path[i]);
-        }
+        MemoryBucket[] held = buckets(path);
         int locked = 0;
         try {
             for (; locked < held.length; locked++) {
                 held[locked].lock.lock();
             }
             long now = clock.nanos();
-            Calendar cal = null;
             ReserveOutcome.Short binding = null;
             for (int i = 0; i < path.length; i++) {
                 BucketPlan plan = path[i];
-                if (cal == null) {
-                    cal = calendar(now);
-                }
-                held[i].refill(plan, now, cal.day);
+                MemoryBucket b = held[i];
+                b.refill(plan, now, plan.hasDailyCap() ? today() : 0);
                 for (int d : plan.dimensionOrdinals()) {
                     long need = amounts[d];
                     if (need <= 0) {
                         continue;
                     }
-                    ReserveOutcome.Short s = held[i].check(plan, i, d, need, now, cal.nanosToMidnight);
+                    ReserveOutcome.Short s = b.check(plan, i, d, need, now, this);
                     if (s != null && binds(s, binding)) {
                         binding = s;
                     }
@@ -66,8 +67,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
             if (binding != null) {
                 return binding;
             }
-            MemoryLease lease = new MemoryLease("m" + nextLeaseId.incrementAndGet(), path, held, amounts.clone(),
-                    now + leaseTtlNanos);
             for (int i = 0; i < path.length; i++) {
                 for (int d : path[i].dimensionOrdinals()) {
                     if (amounts[d] > 0) {
@@ -75,7 +74,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
                     }
                 }
             }
-            leases.put(lease.id(), lease);
+            MemoryLease lease = new MemoryLease(nextLeaseId.incrementAndGet(), path, held, amounts, now + leaseTtlNanos);
+            leases.add(lease);
             return new ReserveOutcome.Granted(lease);
         } finally {
             for (int i = locked - 1; i >= 0; i--) {
@@ -102,50 +102,55 @@ public final class InMemoryQuotaStore implements QuotaStore {
 
     @Override
     public SettleOutcome settle(LeaseHandle handle, long[] actual) {
-        return end(lease(handle), actual, SettleOutcome.SETTLED);
+        return end(lease(handle), actual, false);
     }
 
     @Override
     public SettleOutcome release(LeaseHandle handle) {
-        return end(lease(handle), new long[Dimension.COUNT], SettleOutcome.RELEASED);
+        return end(lease(handle), null, true);
     }
 
-    private SettleOutcome end(MemoryLease lease, long[] actual, SettleOutcome outcome) {
+    private SettleOutcome end(MemoryLease lease, long[] actual, boolean release) {
         if (!lease.close()) {
             return SettleOutcome.ALREADY_CLOSED;
         }
-        leases.remove(lease.id());
+        leases.remove(lease);
         long now = clock.nanos();
-        long today = calendar(now).day;
         lockAll(lease.buckets);
         try {
             for (int i = 0; i < lease.buckets.length; i++) {
                 MemoryBucket b = lease.buckets[i];
-                b.refill(lease.plans[i], now, today);
-                for (int d : lease.plans[i].dimensionOrdinals()) {
+                BucketPlan plan = lease.plans[i];
+                b.refill(plan, now, plan.hasDailyCap() ? today() : 0);
+                for (int d : plan.dimensionOrdinals()) {
                     long r = lease.amounts[d];
                     if (r <= 0) {
                         continue;
                     }
-                    long a = DIMS[d].kind() == Dimension.Kind.GAUGE ? r : Math.max(0, actual[d]);
-                    b.settle(d, r, outcome == SettleOutcome.RELEASED && DIMS[d].kind() != Dimension.Kind.GAUGE ? 0 : a);
+                    long a;
+                    if (DIMS[d].kind() == Dimension.Kind.GAUGE) {
+                        a = r;
+                    } else {
+                        a = release ? 0 : Math.max(0, actual[d]);
+                    }
+                    b.settle(d, r, a);
                 }
             }
         } finally {
             unlockAll(lease.buckets);
         }
-        return outcome;
+        return release ? SettleOutcome.RELEASED : SettleOutcome.SETTLED;
     }
 
     @Override
     public int expireLeases() {
         long now = clock.nanos();
         int ended = 0;
-        for (MemoryLease lease : leases.values()) {
+        for (MemoryLease lease : leases) {
             if (lease.expiresAt > now || !lease.close()) {
                 continue;
             }
-            leases.remove(lease.id());
+            leases.remove(lease);
             lockAll(lease.buckets);
             try {
                 for (int i = 0; i < lease.buckets.length; i++) {
@@ -177,7 +182,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
         b.lock.lock();
         try {
             long now = clock.nanos();
-            b.refill(plan, now, calendar(now).day);
+            b.refill(plan, now, today());
             b.control(dimension.ordinal(), rateFactor, pauseNanos, now);
         } finally {
             b.lock.unlock();
@@ -189,8 +194,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
         MemoryBucket b = bucket(plan);
         b.lock.lock();
         try {
-            long now = clock.nanos();
-            b.refill(plan, now, calendar(now).day);
+            b.refill(plan, clock.nanos(), today());
             b.syncDown(dimension.ordinal(), remaining);
         } finally {
             b.lock.unlock();
@@ -203,11 +207,24 @@ public final class InMemoryQuotaStore implements QuotaStore {
         b.lock.lock();
         try {
             long now = clock.nanos();
-            b.refill(plan, now, calendar(now).day);
+            b.refill(plan, now, today());
             return b.state(plan, now);
         } finally {
             b.lock.unlock();
         }
+    }
+
+    private MemoryBucket[] buckets(BucketPlan[] path) {
+        PathKey key = new PathKey(path);
+        MemoryBucket[] held = pathBuckets.get(key);
+        if (held == null) {
+            held = new MemoryBucket[path.length];
+            for (int i = 0; i < path.length; i++) {
+                held[i] = bucket(path[i]);
+            }
+            pathBuckets.put(key, held);
+        }
+        return held;
     }
 
     private MemoryBucket bucket(BucketPlan plan) {
@@ -234,22 +251,41 @@ public final class InMemoryQuotaStore implements QuotaStore {
         }
     }
 
-    /** Today's number in the reset zone and the time left until its midnight, cached per second. */
-    private record Calendar(long day, long nanosToMidnight) {}
+    /** A path array compared by identity: the governor hands the same array for the same path. */
+    private record PathKey(BucketPlan[] path) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PathKey k && k.path == path;
+        }
 
-    private volatile CachedDay cachedDay;
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(path);
+        }
+    }
 
     private record CachedDay(long fromMillis, long untilMillis, long day, long midnightMillis) {}
 
-    private Calendar calendar(long nowNanos) {
+    private CachedDay day() {
         long millis = clock.epochMillis();
         CachedDay c = cachedDay;
         if (c == null || millis < c.fromMillis || millis >= c.untilMillis) {
             LocalDate date = Instant.ofEpochMilli(millis).atZone(dailyResetZone).toLocalDate();
             long midnight = date.plusDays(1).atStartOfDay(dailyResetZone).toInstant().toEpochMilli();
-            c = new CachedDay(millis, Math.min(midnight, millis + 1000), date.toEpochDay(), midnight);
+            long dayStart = date.atStartOfDay(dailyResetZone).toInstant().toEpochMilli();
+            c = new CachedDay(dayStart, midnight, date.toEpochDay(), midnight);
             cachedDay = c;
         }
-        return new Calendar(c.day, (c.midnightMillis - millis) * 1_000_000L);
+        return c;
+    }
+
+    /** Today's number in the reset zone. */
+    long today() {
+        return day().day;
+    }
+
+    /** Time left until midnight in the reset zone. */
+    long nanosToMidnight() {
+        return (day().midnightMillis - clock.epochMillis()) * 1_000_000L;
     }
 }

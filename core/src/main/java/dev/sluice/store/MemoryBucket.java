@@ -37,7 +37,10 @@ final class MemoryBucket {
         java.util.Arrays.fill(factor, 1.0);
     }
 
-    /** Brings rates up to {@code now} and rolls daily caps over; call with the lock held. */
+    /**
+     * Brings rates up to {@code now} and rolls daily caps over to {@code today} (ignored when the
+     * plan has no daily cap); call with the lock held.
+     */
     void refill(BucketPlan plan, long now, long today) {
         if (!initialised) {
             // A new bucket starts full: nothing has been used yet.
@@ -65,7 +68,7 @@ final class MemoryBucket {
             }
             lastRefill = now;
         }
-        if (today != day) {
+        if (plan.hasDailyCap() && today != day) {
             for (int d : plan.dimensionOrdinals()) {
                 if (DIMS[d].kind() == Dimension.Kind.DAILY) {
                     level[d] = 0;
@@ -79,7 +82,7 @@ final class MemoryBucket {
      * Whether {@code need} fits on dimension {@code d} now; if not, the shortfall. Call after
      * {@link #refill}, with the lock held.
      */
-    ReserveOutcome.Short check(BucketPlan plan, int pathIndex, int d, long need, long now, long nanosToMidnight) {
+    ReserveOutcome.Short check(BucketPlan plan, int pathIndex, int d, long need, long now, InMemoryQuotaStore store) {
         Dimension dim = DIMS[d];
         long cap = plan.capacity(dim);
         switch (dim.kind()) {
@@ -109,12 +112,12 @@ final class MemoryBucket {
             }
             case DAILY -> {
                 if (need > cap) {
-                    return shortOf(plan, pathIndex, dim, nanosToMidnight, true, true, need);
+                    return shortOf(plan, pathIndex, dim, store.nanosToMidnight(), true, true, need);
                 }
                 if (level[d] + need <= cap) {
                     return null;
                 }
-                return shortOf(plan, pathIndex, dim, nanosToMidnight, false, true, need);
+                return shortOf(plan, pathIndex, dim, store.nanosToMidnight(), false, true, need);
             }
             default -> throw new IllegalStateException(dim.name());
         }

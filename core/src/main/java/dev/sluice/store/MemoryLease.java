@@ -5,15 +5,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /** A reservation held in the in-memory store. Ends exactly once: settled, released or expired. */
 final class MemoryLease implements LeaseHandle {
 
-    private final String id;
+    private final long serial;
     final BucketPlan[] plans;
     final MemoryBucket[] buckets;
     final long[] amounts;
     final long expiresAt;
     private final AtomicBoolean open = new AtomicBoolean(true);
 
-    MemoryLease(String id, BucketPlan[] plans, MemoryBucket[] buckets, long[] amounts, long expiresAt) {
-        this.id = id;
+    MemoryLease(long serial, BucketPlan[] plans, MemoryBucket[] buckets, long[] amounts, long expiresAt) {
+        this.serial = serial;
         this.plans = plans;
         this.buckets = buckets;
         this.amounts = amounts;
@@ -22,7 +22,7 @@ final class MemoryLease implements LeaseHandle {
 
     @Override
     public String id() {
-        return id;
+        return "m" + serial;
     }
 
     /** Marks the lease ended; true for the one caller that ended it. */
@@ -32,6 +32,6 @@ final class MemoryLease implements LeaseHandle {
 
     @Override
     public String toString() {
-        return id;
+        return id();
     }
 }
