@@ -1,0 +1,475 @@
+package dev.sluice.gateway.config;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.sluice.config.ConfigException;
+import dev.sluice.estimate.Tokenizer;
+import dev.sluice.estimate.TokenizerChoice;
+import dev.sluice.governor.ClassPolicy;
+import dev.sluice.governor.GovernorConfig;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Limit;
+import dev.sluice.limits.Limits;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.DateTimeException;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Reads one YAML configuration file into a validated {@link SluiceConfig}. Every problem is a
+ * {@link ConfigException} naming the dotted path of the field, what was expected and what was
+ * found. Credentials are read from environment variables only; client key secrets are hashed
+ * (SHA-256) as they are read and never kept.
+ */
+public final class ConfigLoader {
+
+    private static final ObjectMapper YAML = new ObjectMapper(
+            new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
+
+    private static final Set<String> TOP = Set.of("server", "store", "daily_reset_zone", "governor", "classes",
+            "deployments", "profiles", "orgs");
+    private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
+            "upstream_timeout");
+    private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
+    private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
+    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length");
+    private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
+            "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy");
+    private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
+    private static final Set<String> RAMP = Set.of("enabled", "stages");
+    private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
+            "cache_read_counts_against_input_limit", "default_max_output_tokens", "limits");
+    private static final Set<String> ORG = Set.of("limits", "tenants");
+    private static final Set<String> TENANT = Set.of("weight", "guaranteed", "limits", "teams");
+    private static final Set<String> TEAM = Set.of("limits", "keys");
+    private static final Set<String> KEY = Set.of("secret_env", "key_sha256", "secret", "profiles", "class",
+            "max_class", "deadline", "limits", "paused");
+    private static final Set<String> LIMIT = Set.of("amount", "burst");
+
+    private final String sourceName;
+    private final Function<String, String> env;
+
+    private ConfigLoader(String sourceName, Function<String, String> env) {
+        this.sourceName = sourceName;
+        this.env = env;
+    }
+
+    /** Reads and validates {@code file}; environment variables from this process. */
+    public static SluiceConfig load(Path file) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new ConfigException("", "a readable YAML file", file + " (" + e.getClass().getSimpleName() + ")");
+        }
+        return parse(text, file.toString());
+    }
+
+    /** Validates {@code yaml}; environment variables from this process. */
+    public static SluiceConfig parse(String yaml, String sourceName) {
+        return parse(yaml, sourceName, System::getenv);
+    }
+
+    /**
+     * Validates {@code yaml}, reading environment variables through {@code env} (which returns null
+     * for an unset variable).
+     */
+    public static SluiceConfig parse(String yaml, String sourceName, Function<String, String> env) {
+        JsonNode root;
+        try {
+            root = YAML.readTree(yaml);
+        } catch (JsonProcessingException e) {
+            String where = e.getLocation() == null ? "" : " at line " + e.getLocation().getLineNr() + ", column "
+                    + e.getLocation().getColumnNr();
+            throw new ConfigException("", "valid YAML", e.getOriginalMessage() + where);
+        }
+        Node top = new Node(root, "");
+        if (!top.present()) {
+            throw new ConfigException("", "a mapping with deployments and profiles", "an empty document");
+        }
+        return new ConfigLoader(sourceName, env).config(top.allowOnly(TOP));
+    }
+
+    private SluiceConfig config(Node top) {
+        ServerSettings server = server(top.get("server"));
+        StoreSettings store = store(top.get("store"));
+        ZoneId zone = zone(top.get("daily_reset_zone"));
+        Node gov = top.get("governor").allowOnly(GOVERNOR);
+        Duration leaseTtl = positive(gov.get("lease_ttl"), GovernorConfig.DEFAULT_LEASE_TTL);
+        Duration sweep = positive(gov.get("lease_sweep_interval"), GovernorConfig.DEFAULT_LEASE_SWEEP);
+        Map<TrafficClass, ClassPolicy> classes = classes(top.get("classes"));
+
+        Node deps = top.get("deployments");
+        if (!deps.present() || deps.entries().isEmpty()) {
+            throw new ConfigException("deployments", "at least one deployment", "none");
+        }
+        Map<String, DeploymentConfig> deployments = new LinkedHashMap<>();
+        deps.entries().forEach((id, n) -> deployments.put(id, deployment(id, n)));
+
+        Node profs = top.get("profiles");
+        if (!profs.present() || profs.entries().isEmpty()) {
+            throw new ConfigException("profiles", "at least one model profile", "none");
+        }
+        Map<String, ProfileConfig> profiles = new LinkedHashMap<>();
+        profs.entries().forEach((id, n) -> profiles.put(id, profile(id, n, deployments)));
+
+        Map<String, OrgConfig> orgs = new LinkedHashMap<>();
+        Tree tree = new Tree(profiles);
+        top.get("orgs").entries().forEach((id, n) -> orgs.put(id, tree.org(id, n)));
+        return new SluiceConfig(sourceName, server, store, zone, leaseTtl, sweep, classes, deployments, profiles, orgs);
+    }
+
+    private static ServerSettings server(Node n) {
+        n.allowOnly(SERVER);
+        ServerSettings d = ServerSettings.defaults();
+        String host = n.get("host").text(d.host());
+        int port = n.get("port").intValue(d.port());
+        long body = n.get("max_body_bytes").longValue(d.maxBodyBytes());
+        int header = n.get("max_header_bytes").intValue(d.maxHeaderBytes());
+        Duration timeout = n.get("upstream_timeout").duration(d.upstreamTimeout());
+        return build(n.path, () -> new ServerSettings(host, port, body, header, timeout));
+    }
+
+    private static StoreSettings store(Node n) {
+        n.allowOnly(STORE);
+        StoreSettings d = StoreSettings.defaults();
+        StoreSettings.Kind kind = choice(n.get("kind"), StoreSettings.Kind.values(), d.kind());
+        StoreSettings.FailurePolicy policy = choice(n.get("failure_policy"), StoreSettings.FailurePolicy.values(),
+                d.failurePolicy());
+        String uri = n.get("redis_uri").text(d.redisUri());
+        int replicas = n.get("replicas").intValue(d.replicas());
+        return build(n.path, () -> new StoreSettings(kind, uri, policy, replicas));
+    }
+
+    private static ZoneId zone(Node n) {
+        String z = n.text("UTC");
+        try {
+            return ZoneId.of(z);
+        } catch (DateTimeException e) {
+            throw new ConfigException(n.path, "a time zone id such as UTC or America/Los_Angeles", "\"" + z + "\"");
+        }
+    }
+
+    private static Map<TrafficClass, ClassPolicy> classes(Node n) {
+        Map<TrafficClass, ClassPolicy> out = new EnumMap<>(ClassPolicy.defaults());
+        n.entries().forEach((name, c) -> {
+            TrafficClass tc = TrafficClass.byWireName(name).orElseThrow(() -> new ConfigException(c.path,
+                    "a traffic class, one of " + classNames(), "an unknown class"));
+            c.allowOnly(CLASS);
+            ClassPolicy def = out.get(tc);
+            Duration wait = c.get("max_queue_wait").duration(def.maxQueueWait());
+            int length = c.get("max_queue_length").intValue(def.maxQueueLength());
+            out.put(tc, build(c.path, () -> new ClassPolicy(wait, length)));
+        });
+        return out;
+    }
+
+    private DeploymentConfig deployment(String id, Node n) {
+        n.requireObject();
+        n.allowOnly(DEPLOYMENT);
+        Node kindNode = n.get("kind");
+        String kindName = kindNode.text();
+        DeploymentKind kind = DeploymentKind.byWireName(kindName).orElseThrow(() -> new ConfigException(kindNode.path,
+                "one of " + Arrays.stream(DeploymentKind.values()).map(DeploymentKind::wireName).toList(),
+                "\"" + kindName + "\""));
+        URI base = baseUrl(n.get("base_url"));
+        Optional<String> keyEnv = n.get("api_key_env").optText();
+        keyEnv.ifPresent(v -> ConfigException.require(v.matches("[A-Za-z_][A-Za-z0-9_]*"), n.get("api_key_env").path,
+                "an environment variable name", "\"" + v + "\""));
+        Optional<Secret> key = keyEnv.map(env).filter(v -> !v.isBlank()).map(Secret::new);
+        Map<String, String> scope = new LinkedHashMap<>();
+        n.get("scope").entries().forEach((k, v) -> scope.put(k, v.text()));
+        Optional<String> azureDeployment = n.get("azure_deployment").optText();
+        Optional<String> apiVersion = n.get("api_version").optText();
+        if (kind == DeploymentKind.AZURE_OPENAI) {
+            ConfigException.require(azureDeployment.isPresent(), n.get("azure_deployment").path,
+                    "the Azure deployment name (required for kind azure-openai)", "nothing");
+        } else {
+            ConfigException.require(azureDeployment.isEmpty(), n.get("azure_deployment").path,
+                    "nothing (only for kind azure-openai)", "\"" + azureDeployment.orElse("") + "\"");
+            ConfigException.require(apiVersion.isEmpty(), n.get("api_version").path,
+                    "nothing (only for kind azure-openai)", "\"" + apiVersion.orElse("") + "\"");
+        }
+        if (kind == DeploymentKind.AZURE_OPENAI && apiVersion.isEmpty()) {
+            apiVersion = Optional.of(DeploymentConfig.DEFAULT_AZURE_API_VERSION);
+        }
+        Limits limits = limits(n.get("limits"));
+        AdaptiveSettings adaptive = adaptive(n.get("adaptive"));
+        RampSettings ramp = ramp(n.get("ramp"));
+        Optional<StoreSettings.FailurePolicy> policy = n.get("failure_policy").present()
+                ? Optional.of(choice(n.get("failure_policy"), StoreSettings.FailurePolicy.values(), null))
+                : Optional.empty();
+        Optional<String> av = apiVersion;
+        return build(n.path, () -> new DeploymentConfig(id, kind, base, keyEnv, key, scope, azureDeployment, av, limits,
+                adaptive, ramp, policy));
+    }
+
+    private static URI baseUrl(Node n) {
+        String s = n.text();
+        try {
+            URI u = new URI(s);
+            ConfigException.require(("http".equals(u.getScheme()) || "https".equals(u.getScheme()))
+                    && u.getHost() != null && u.getQuery() == null && u.getFragment() == null && u.getUserInfo() == null,
+                    n.path, "an http:// or https:// URL with a host and no query", "\"" + s + "\"");
+            return u;
+        } catch (java.net.URISyntaxException e) {
+            throw new ConfigException(n.path, "an http:// or https:// URL", "\"" + s + "\"");
+        }
+    }
+
+    private static AdaptiveSettings adaptive(Node n) {
+        n.allowOnly(ADAPTIVE);
+        AdaptiveSettings d = AdaptiveSettings.defaults();
+        boolean enabled = n.get("enabled").bool(d.enabled());
+        double decrease = n.get("decrease_factor").doubleValue(d.decreaseFactor());
+        double increase = n.get("increase_step").doubleValue(d.increaseStep());
+        double floor = n.get("floor").doubleValue(d.floor());
+        return build(n.path, () -> new AdaptiveSettings(enabled, decrease, increase, floor));
+    }
+
+    private static RampSettings ramp(Node n) {
+        n.allowOnly(RAMP);
+        RampSettings d = RampSettings.defaults();
+        List<Double> stages = n.get("stages").present()
+                ? n.get("stages").items().stream().map(s -> s.doubleValue(0)).toList()
+                : d.stages();
+        // Writing a ramp section without 'enabled' means wanting a ramp.
+        boolean enabled = n.get("enabled").bool(n.present());
+        return build(n.path, () -> new RampSettings(enabled, stages));
+    }
+
+    private static ProfileConfig profile(String id, Node n, Map<String, DeploymentConfig> deployments) {
+        n.requireObject();
+        n.allowOnly(PROFILE);
+        Node depNode = n.get("deployment");
+        String dep = depNode.text();
+        DeploymentConfig d = deployments.get(dep);
+        ConfigException.require(d != null, depNode.path, "one of the deployments " + deployments.keySet(),
+                "\"" + dep + "\"");
+        String model = n.get("model").text();
+        Node tokNode = n.get("tokenizer");
+        Tokenizer tokenizer = tokNode.present() ? tokenizer(tokNode) : TokenizerChoice.defaultFor(model);
+        // Current Anthropic models leave cache reads out of the input-token limit; the others count them.
+        boolean cacheCounts = n.get("cache_read_counts_against_input_limit").bool(d.kind() != DeploymentKind.ANTHROPIC);
+        long maxOut = n.get("default_max_output_tokens").longValue(dev.sluice.estimate.EstimatorProfile.DEFAULT_MAX_OUTPUT_TOKENS);
+        Limits limits = limits(n.get("limits"));
+        return build(n.path, () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, limits));
+    }
+
+    private static Tokenizer tokenizer(Node n) {
+        String name = n.text();
+        for (Tokenizer t : Tokenizer.values()) {
+            if (t.configName().equals(name)) {
+                return t;
+            }
+        }
+        throw new ConfigException(n.path, "one of " + Arrays.stream(Tokenizer.values()).map(Tokenizer::configName)
+                .toList(), "\"" + name + "\"");
+    }
+
+    /** Builds the key tree, checking ids that must be unique across the whole file. */
+    private final class Tree {
+        private final Map<String, ProfileConfig> profiles;
+        private final Map<String, String> tenantPaths = new HashMap<>();
+        private final Map<String, String> keyPaths = new HashMap<>();
+        private final Map<String, String> secretPaths = new HashMap<>();
+
+        Tree(Map<String, ProfileConfig> profiles) {
+            this.profiles = profiles;
+        }
+
+        OrgConfig org(String id, Node n) {
+            n.requireObject();
+            n.allowOnly(ORG);
+            Limits limits = limits(n.get("limits"));
+            Map<String, TenantConfig> tenants = new LinkedHashMap<>();
+            n.get("tenants").entries().forEach((t, tn) -> tenants.put(t, tenant(id, t, tn)));
+            return new OrgConfig(id, limits, tenants);
+        }
+
+        TenantConfig tenant(String org, String id, Node n) {
+            n.requireObject();
+            n.allowOnly(TENANT);
+            String other = tenantPaths.putIfAbsent(id, n.path);
+            ConfigException.require(other == null, n.path, "a tenant id unique across organisations",
+                    "\"" + id + "\" also at " + other);
+            ConfigException.require(!id.contains("/"), n.path, "a tenant id without '/'", "\"" + id + "\"");
+            Limits limits = limits(n.get("limits"));
+            Limits guaranteed = limits(n.get("guaranteed"));
+            double weight = n.get("weight").doubleValue(dev.sluice.governor.ScopeSettings.DEFAULT_WEIGHT);
+            // Validate weight and guarantees here, where the path is known.
+            build(n.path, () -> new dev.sluice.governor.ScopeSettings(limits, weight, guaranteed));
+            Map<String, TeamConfig> teams = new LinkedHashMap<>();
+            n.get("teams").entries().forEach((t, tn) -> teams.put(t, team(org, id, t, tn)));
+            return new TenantConfig(id, weight, guaranteed, limits, teams);
+        }
+
+        TeamConfig team(String org, String tenant, String name, Node n) {
+            n.requireObject();
+            n.allowOnly(TEAM);
+            Limits limits = limits(n.get("limits"));
+            String scopeId = tenant + "/" + name;
+            Map<String, KeyConfig> keys = new LinkedHashMap<>();
+            n.get("keys").entries().forEach((k, kn) -> keys.put(k, key(org, tenant, scopeId, k, kn)));
+            return new TeamConfig(name, scopeId, limits, keys);
+        }
+
+        KeyConfig key(String org, String tenant, String team, String id, Node n) {
+            n.requireObject();
+            n.allowOnly(KEY);
+            String other = keyPaths.putIfAbsent(id, n.path);
+            ConfigException.require(other == null, n.path, "a key id unique across the file",
+                    "\"" + id + "\" also at " + other);
+            Node envNode = n.get("secret_env");
+            Node hashNode = n.get("key_sha256");
+            Node litNode = n.get("secret");
+            int given = (envNode.present() ? 1 : 0) + (hashNode.present() ? 1 : 0) + (litNode.present() ? 1 : 0);
+            ConfigException.require(given == 1, n.path, "exactly one of secret_env, key_sha256, secret",
+                    given + " of them");
+            Optional<byte[]> hash;
+            String source;
+            if (envNode.present()) {
+                String var = envNode.text();
+                source = "secret_env " + var;
+                String value = env.apply(var);
+                hash = value == null || value.isBlank() ? Optional.empty() : Optional.of(sha256(value));
+            } else if (hashNode.present()) {
+                String hex = hashNode.text().toLowerCase(java.util.Locale.ROOT);
+                ConfigException.require(hex.matches("[0-9a-f]{64}"), hashNode.path, "64 hexadecimal digits",
+                        hex.length() + " characters");
+                source = "key_sha256";
+                hash = Optional.of(HexFormat.of().parseHex(hex));
+            } else {
+                // The literal is hashed at once; only the hash is kept, and it is never echoed.
+                source = "secret";
+                hash = Optional.of(sha256(litNode.text()));
+            }
+            hash.ifPresent(h -> {
+                String prior = secretPaths.putIfAbsent(HexFormat.of().formatHex(h), n.path);
+                ConfigException.require(prior == null, n.path, "a secret no other key uses",
+                        "the same secret as " + prior);
+            });
+            List<String> keyProfiles = new ArrayList<>();
+            Node pn = n.get("profiles");
+            if (pn.present()) {
+                for (Node p : pn.items()) {
+                    String name = p.text();
+                    ConfigException.require(profiles.containsKey(name), p.path, "one of the profiles "
+                            + profiles.keySet(), "\"" + name + "\"");
+                    keyProfiles.add(name);
+                }
+            } else {
+                keyProfiles.addAll(profiles.keySet());
+            }
+            TrafficClass cls = trafficClass(n.get("class"), TrafficClass.INTERACTIVE);
+            TrafficClass max = trafficClass(n.get("max_class"), cls);
+            ConfigException.require(!cls.outranks(max), n.get("class").path,
+                    "a class no higher than max_class " + max.wireName(), cls.wireName());
+            Optional<Duration> deadline = n.get("deadline").optDuration();
+            deadline.ifPresent(d -> ConfigException.require(d.isPositive(), n.get("deadline").path, "> 0", d));
+            Limits limits = limits(n.get("limits"));
+            boolean paused = n.get("paused").bool(false);
+            return new KeyConfig(id, org, tenant, team, hash, source, keyProfiles, cls, max, deadline, limits, paused);
+        }
+    }
+
+    private static TrafficClass trafficClass(Node n, TrafficClass fallback) {
+        if (!n.present()) {
+            return fallback;
+        }
+        String s = n.text();
+        return TrafficClass.byWireName(s).orElseThrow(() -> new ConfigException(n.path, "one of " + classNames(),
+                "\"" + s + "\""));
+    }
+
+    private static String classNames() {
+        return Arrays.stream(TrafficClass.values()).map(TrafficClass::wireName).toList().toString();
+    }
+
+    /** A limits mapping: {@code rpm: 500} or {@code rpm: {amount: 500, burst: 50}} per dimension. */
+    static Limits limits(Node n) {
+        if (!n.present()) {
+            return Limits.none();
+        }
+        Limits.Builder b = Limits.builder();
+        n.entries().forEach((name, v) -> {
+            Dimension d = Dimension.byLimiterName(name).orElseThrow(() -> new ConfigException(v.path,
+                    "a limiter name, one of " + Arrays.stream(Dimension.values()).map(Dimension::limiterName)
+                            .collect(Collectors.toList()), "an unknown key"));
+            Limit limit;
+            if (v.json.isObject()) {
+                v.allowOnly(LIMIT);
+                long amount = v.get("amount").requiredLong();
+                Node burstNode = v.get("burst");
+                boolean hasBurst = burstNode.present();
+                long burst = burstNode.longValue(0);
+                limit = build(n.path, () -> hasBurst ? Limit.of(d, amount, burst) : Limit.of(d, amount));
+            } else {
+                long amount = v.longValue(0);
+                limit = build(n.path, () -> Limit.of(d, amount));
+            }
+            b.add(limit);
+        });
+        return b.build();
+    }
+
+    private static Duration positive(Node n, Duration fallback) {
+        Duration d = n.duration(fallback);
+        ConfigException.require(d.isPositive(), n.path, "> 0", d);
+        return d;
+    }
+
+    private static <E extends Enum<E>> E choice(Node n, E[] values, E fallback) {
+        if (!n.present()) {
+            return fallback;
+        }
+        String s = n.text();
+        for (E e : values) {
+            if (e.name().equalsIgnoreCase(s.replace('-', '_'))) {
+                return e;
+            }
+        }
+        throw new ConfigException(n.path, "one of " + Arrays.stream(values)
+                .map(e -> e.name().toLowerCase(java.util.Locale.ROOT)).toList(), "\"" + s + "\"");
+    }
+
+    /** Runs a record constructor, prefixing the path of any problem it reports. */
+    private static <T> T build(String path, java.util.function.Supplier<T> constructor) {
+        try {
+            return constructor.get();
+        } catch (ConfigException e) {
+            throw e.under(path);
+        }
+    }
+
+    /** SHA-256 of a client key secret, as stored and compared. */
+    public static byte[] sha256(String secret) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package dev.sluice.gateway.config;
+
+import dev.sluice.limits.Limits;
+import java.net.URI;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One provider deployment: where requests go, with which credential, under which limits.
+ *
+ * @param id the configured name; also its bucket scope {@code deployment:id}
+ * @param kind the provider dialect
+ * @param baseUrl the provider's base URL (scheme, host, port and an optional path prefix)
+ * @param apiKeyEnv the environment variable holding the credential, if one is needed
+ * @param apiKey the credential, when {@code apiKeyEnv} is set and the variable exists
+ * @param scope free-form provider scope (organisation, project, region ...), for explanations
+ * @param azureDeployment Azure only: the deployment name in the URL
+ * @param apiVersion Azure only: the {@code api-version} query parameter
+ * @param limits the provider's limits for this deployment
+ * @param adaptive adaptive control settings
+ * @param ramp ramp-up settings
+ * @param failurePolicy overrides the store's failure policy for this deployment
+ */
+public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Optional<String> apiKeyEnv,
+        Optional<Secret> apiKey, Map<String, String> scope, Optional<String> azureDeployment,
+        Optional<String> apiVersion, Limits limits, AdaptiveSettings adaptive, RampSettings ramp,
+        Optional<StoreSettings.FailurePolicy> failurePolicy) {
+
+    /** The Azure OpenAI API version used when a deployment names none. */
+    public static final String DEFAULT_AZURE_API_VERSION = "2024-10-21";
+
+    public DeploymentConfig {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(kind, "kind");
+        Objects.requireNonNull(baseUrl, "baseUrl");
+        Objects.requireNonNull(apiKeyEnv, "apiKeyEnv");
+        Objects.requireNonNull(apiKey, "apiKey");
+        scope = Map.copyOf(scope);
+        Objects.requireNonNull(azureDeployment, "azureDeployment");
+        Objects.requireNonNull(apiVersion, "apiVersion");
+        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(adaptive, "adaptive");
+        Objects.requireNonNull(ramp, "ramp");
+        Objects.requireNonNull(failurePolicy, "failurePolicy");
+    }
+
+    /** Whether a credential is configured but its environment variable is not set. */
+    public boolean credentialMissing() {
+        return apiKeyEnv.isPresent() && apiKey.isEmpty();
+    }
+}

@@ -1,0 +1,32 @@
+package dev.sluice.gateway.config;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/** The wire dialect of a provider deployment. */
+public enum DeploymentKind {
+    OPENAI,
+    AZURE_OPENAI,
+    ANTHROPIC,
+    GEMINI,
+    OPENAI_COMPATIBLE;
+
+    /** The name in configuration: {@code azure-openai}. */
+    public String wireName() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** Whether it speaks the OpenAI request and response formats. */
+    public boolean openAiFamily() {
+        return this == OPENAI || this == AZURE_OPENAI || this == OPENAI_COMPATIBLE;
+    }
+
+    public static Optional<DeploymentKind> byWireName(String name) {
+        for (DeploymentKind k : values()) {
+            if (k.wireName().equals(name)) {
+                return Optional.of(k);
+            }
+        }
+        return Optional.empty();
+    }
+}

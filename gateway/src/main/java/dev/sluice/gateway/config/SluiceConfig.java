@@ -1,0 +1,139 @@
+package dev.sluice.gateway.config;
+
+import dev.sluice.governor.ClassPolicy;
+import dev.sluice.governor.GovernorConfig;
+import dev.sluice.governor.ScopeSettings;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.limits.Limits;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One validated configuration file: server, store, class policies, deployments, model profiles
+ * and the organisation > tenant > team > key tree. Built by {@link ConfigLoader}; immutable.
+ *
+ * @param sourceName where it was read from, for messages
+ * @param server listener settings
+ * @param store quota-state settings
+ * @param dailyResetZone daily caps reset at midnight here
+ * @param leaseTtl how long a reservation may stay unsettled
+ * @param leaseSweepInterval how often expired leases are looked for
+ * @param classes queue policy for every traffic class
+ * @param deployments provider deployments by id, in file order
+ * @param profiles model profiles by id, in file order
+ * @param orgs the key tree by organisation id, in file order
+ */
+public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, ZoneId dailyResetZone,
+        Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
+        Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs) {
+
+    public SluiceConfig {
+        Objects.requireNonNull(sourceName, "sourceName");
+        Objects.requireNonNull(server, "server");
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(dailyResetZone, "dailyResetZone");
+        Objects.requireNonNull(leaseTtl, "leaseTtl");
+        Objects.requireNonNull(leaseSweepInterval, "leaseSweepInterval");
+        classes = Collections.unmodifiableMap(new java.util.EnumMap<>(classes));
+        deployments = Collections.unmodifiableMap(new LinkedHashMap<>(deployments));
+        profiles = Collections.unmodifiableMap(new LinkedHashMap<>(profiles));
+        orgs = Collections.unmodifiableMap(new LinkedHashMap<>(orgs));
+    }
+
+    /** The governor's configuration: limits, weights and guarantees per scope, class policies, lease times. */
+    public GovernorConfig governorConfig() {
+        GovernorConfig.Builder b = GovernorConfig.builder().leaseTtl(leaseTtl).leaseSweepInterval(leaseSweepInterval);
+        classes.forEach(b::classPolicy);
+        deployments.values().forEach(d -> addIfLimited(b, Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, d.id()), d.limits()));
+        profiles.values().forEach(p -> addIfLimited(b, Scope.of(ScopeLevel.MODEL_PROFILE, p.id()), p.limits()));
+        for (OrgConfig o : orgs.values()) {
+            addIfLimited(b, Scope.of(ScopeLevel.ORGANISATION, o.id()), o.limits());
+            for (TenantConfig t : o.tenants().values()) {
+                // Tenants always get settings: their weight matters even without limits of their own.
+                b.scope(Scope.of(ScopeLevel.TENANT, t.id()), new ScopeSettings(t.limits(), t.weight(), t.guaranteed()));
+                for (TeamConfig team : t.teams().values()) {
+                    addIfLimited(b, Scope.of(ScopeLevel.TEAM, team.scopeId()), team.limits());
+                    for (KeyConfig k : team.keys().values()) {
+                        addIfLimited(b, Scope.of(ScopeLevel.API_KEY, k.id()), k.limits());
+                    }
+                }
+            }
+        }
+        return b.build();
+    }
+
+    private static void addIfLimited(GovernorConfig.Builder b, Scope scope, Limits limits) {
+        if (!limits.isEmpty()) {
+            b.scope(scope, ScopeSettings.of(limits));
+        }
+    }
+
+    /** Every API key of the tree, in file order. */
+    public List<KeyConfig> keys() {
+        List<KeyConfig> out = new ArrayList<>();
+        for (OrgConfig o : orgs.values()) {
+            for (TenantConfig t : o.tenants().values()) {
+                for (TeamConfig team : t.teams().values()) {
+                    out.addAll(team.keys().values());
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Every tenant of the tree, in file order. */
+    public List<TenantConfig> tenants() {
+        List<TenantConfig> out = new ArrayList<>();
+        orgs.values().forEach(o -> out.addAll(o.tenants().values()));
+        return out;
+    }
+
+    public Optional<DeploymentConfig> deployment(String id) {
+        return Optional.ofNullable(deployments.get(id));
+    }
+
+    public Optional<ProfileConfig> profile(String id) {
+        return Optional.ofNullable(profiles.get(id));
+    }
+
+    /**
+     * What the environment lacks for this configuration to serve: one line per credential or key
+     * secret whose variable is not set (names of variables only, never values). Empty when ready.
+     */
+    public List<String> missingEnvironment() {
+        List<String> out = new ArrayList<>();
+        for (DeploymentConfig d : deployments.values()) {
+            if (d.credentialMissing()) {
+                out.add("deployments." + d.id() + ".api_key_env: environment variable " + d.apiKeyEnv().orElseThrow()
+                        + " is not set");
+            }
+        }
+        for (KeyConfig k : keys()) {
+            if (k.secretSha256().isEmpty()) {
+                out.add("key " + k.id() + ": " + k.secretSource() + " is not set");
+            }
+        }
+        return out;
+    }
+
+    /** A copy with other server settings (a test or the demo picking its port). */
+    public SluiceConfig withServer(ServerSettings next) {
+        return new SluiceConfig(sourceName, next, store, dailyResetZone, leaseTtl, leaseSweepInterval, classes,
+                deployments, profiles, orgs);
+    }
+
+    /** A copy with other deployments (the demo pointing them at its mock provider). */
+    public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
+        return new SluiceConfig(sourceName, server, store, dailyResetZone, leaseTtl, leaseSweepInterval, classes,
+                next, profiles, orgs);
+    }
+}

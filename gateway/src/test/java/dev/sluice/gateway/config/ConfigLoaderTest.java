@@ -1,0 +1,289 @@
+package dev.sluice.gateway.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.config.ConfigException;
+import dev.sluice.estimate.Tokenizer;
+import dev.sluice.governor.GovernorConfig;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ConfigLoaderTest {
+
+    static final String FULL = """
+            server: { host: 127.0.0.1, port: 9090, max_body_bytes: 1000000, max_header_bytes: 8192, upstream_timeout: 30s }
+            store: { kind: memory, failure_policy: fail_open_local, replicas: 2 }
+            daily_reset_zone: America/Los_Angeles
+            governor: { lease_ttl: 5m }
+            classes:
+              interactive: { max_queue_wait: 250ms }
+              batch: { max_queue_wait: 10m, max_queue_length: 500 }
+            deployments:
+              openai-main:
+                kind: openai
+                base_url: https://api.openai.com
+                api_key_env: TEST_OPENAI_KEY
+                scope: { organization: org-1, project: prod }
+                limits: { rpm: 500, input_tpm: { amount: 200000, burst: 50000 }, concurrency: 50 }
+                adaptive: { enabled: false }
+              azure-east:
+                kind: azure-openai
+                base_url: https://east.example.com
+                azure_deployment: chat-large-01
+                limits: { tpm: 100000 }
+            profiles:
+              fast-chat:
+                deployment: openai-main
+                model: gpt-4o-mini
+                limits: { rpm: 300 }
+              big:
+                deployment: azure-east
+                model: my-azure-model
+                tokenizer: cl100k_base
+                default_max_output_tokens: 2048
+            orgs:
+              acme-corp:
+                limits: { input_tpm: 400000 }
+                tenants:
+                  acme:
+                    weight: 2
+                    guaranteed: { input_tpm: 50000 }
+                    limits: { input_tpm: 100000, daily_tokens: 5000000 }
+                    teams:
+                      search:
+                        limits: { rpm: 200 }
+                        keys:
+                          key_456:
+                            secret_env: TEST_ACME_KEY
+                            profiles: [fast-chat]
+                            class: interactive
+                            max_class: critical
+                            deadline: 30s
+                            limits: { rpm: 60, concurrency: 10 }
+                  globex:
+                    teams:
+                      search:
+                        keys:
+                          key_789: { secret: "demo-secret", class: batch, paused: true }
+            """;
+
+    static final Map<String, String> ENV = Map.of("TEST_OPENAI_KEY", "sk-upstream", "TEST_ACME_KEY", "sk-client-456");
+
+    static SluiceConfig full() {
+        return ConfigLoader.parse(FULL, "full.yaml", ENV::get);
+    }
+
+    @Test
+    void readsServerStoreAndClasses() {
+        SluiceConfig c = full();
+        assertThat(c.server()).isEqualTo(new ServerSettings("127.0.0.1", 9090, 1_000_000, 8192, Duration.ofSeconds(30)));
+        assertThat(c.store().failurePolicy()).isEqualTo(StoreSettings.FailurePolicy.FAIL_OPEN_LOCAL);
+        assertThat(c.store().replicas()).isEqualTo(2);
+        assertThat(c.dailyResetZone().getId()).isEqualTo("America/Los_Angeles");
+        assertThat(c.leaseTtl()).isEqualTo(Duration.ofMinutes(5));
+        assertThat(c.classes().get(TrafficClass.INTERACTIVE).maxQueueWait()).isEqualTo(Duration.ofMillis(250));
+        assertThat(c.classes().get(TrafficClass.INTERACTIVE).maxQueueLength()).isEqualTo(1000);
+        assertThat(c.classes().get(TrafficClass.BATCH).maxQueueLength()).isEqualTo(500);
+    }
+
+    @Test
+    void readsDeploymentsWithCredentialsFromTheEnvironment() {
+        SluiceConfig c = full();
+        DeploymentConfig d = c.deployments().get("openai-main");
+        assertThat(d.kind()).isEqualTo(DeploymentKind.OPENAI);
+        assertThat(d.apiKey().orElseThrow().reveal()).isEqualTo("sk-upstream");
+        assertThat(d.apiKey().orElseThrow().toString()).isEqualTo("***");
+        assertThat(d.limits().get(Dimension.INPUT_TOKENS).orElseThrow().burst().getAsLong()).isEqualTo(50_000);
+        assertThat(d.adaptive().enabled()).isFalse();
+        assertThat(d.scope()).containsEntry("project", "prod");
+        DeploymentConfig az = c.deployments().get("azure-east");
+        assertThat(az.apiVersion()).contains(DeploymentConfig.DEFAULT_AZURE_API_VERSION);
+        assertThat(c.missingEnvironment()).isEmpty();
+    }
+
+    @Test
+    void profilesSuggestATokenizerFromTheModelName() {
+        SluiceConfig c = full();
+        assertThat(c.profiles().get("fast-chat").tokenizer()).isEqualTo(Tokenizer.O200K_BASE);
+        assertThat(c.profiles().get("big").tokenizer()).isEqualTo(Tokenizer.CL100K_BASE);
+        assertThat(c.profiles().get("big").defaultMaxOutputTokens()).isEqualTo(2048);
+    }
+
+    @Test
+    void keysKeepOnlyTheHashOfTheirSecret() {
+        SluiceConfig c = full();
+        KeyConfig k = c.keys().get(0);
+        assertThat(k.id()).isEqualTo("key_456");
+        assertThat(k.team()).isEqualTo("acme/search");
+        assertThat(HexFormat.of().formatHex(k.secretSha256().orElseThrow()))
+                .isEqualTo(HexFormat.of().formatHex(ConfigLoader.sha256("sk-client-456")));
+        assertThat(k.maxClass()).isEqualTo(TrafficClass.CRITICAL);
+        assertThat(k.deadline()).contains(Duration.ofSeconds(30));
+        KeyConfig other = c.keys().get(1);
+        assertThat(other.profiles()).containsExactly("fast-chat", "big");
+        assertThat(other.trafficClass()).isEqualTo(TrafficClass.BATCH);
+        assertThat(other.maxClass()).isEqualTo(TrafficClass.BATCH);
+        assertThat(other.paused()).isTrue();
+        assertThat(other.toString()).doesNotContain("demo-secret");
+    }
+
+    @Test
+    void equallyNamedTeamsOfTwoTenantsGetTwoBuckets() {
+        SluiceConfig c = full();
+        assertThat(c.keys()).extracting(KeyConfig::team).containsExactly("acme/search", "globex/search");
+    }
+
+    @Test
+    void governorConfigCarriesEveryLevel() {
+        GovernorConfig g = full().governorConfig();
+        assertThat(g.settings(Scope.of(ScopeLevel.ORGANISATION, "acme-corp")).limits().has(Dimension.INPUT_TOKENS)).isTrue();
+        assertThat(g.settings(Scope.of(ScopeLevel.TENANT, "acme")).weight()).isEqualTo(2.0);
+        assertThat(g.settings(Scope.of(ScopeLevel.TENANT, "acme")).guaranteed().has(Dimension.INPUT_TOKENS)).isTrue();
+        assertThat(g.settings(Scope.of(ScopeLevel.TEAM, "acme/search")).limits().has(Dimension.REQUESTS)).isTrue();
+        assertThat(g.settings(Scope.of(ScopeLevel.API_KEY, "key_456")).limits().has(Dimension.CONCURRENT_REQUESTS)).isTrue();
+        assertThat(g.settings(Scope.of(ScopeLevel.MODEL_PROFILE, "fast-chat")).limits().has(Dimension.REQUESTS)).isTrue();
+        assertThat(g.settings(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "openai-main")).limits().has(Dimension.REQUESTS)).isTrue();
+        assertThat(g.leaseTtl()).isEqualTo(Duration.ofMinutes(5));
+    }
+
+    @Test
+    void aMissingEnvironmentVariableIsReportedNotThrown() {
+        SluiceConfig c = ConfigLoader.parse(FULL, "full.yaml", v -> null);
+        assertThat(c.missingEnvironment()).containsExactly(
+                "deployments.openai-main.api_key_env: environment variable TEST_OPENAI_KEY is not set",
+                "key key_456: secret_env TEST_ACME_KEY is not set");
+    }
+
+    static ConfigException error(String yaml) {
+        try {
+            ConfigLoader.parse(yaml, "bad.yaml", ENV::get);
+        } catch (ConfigException e) {
+            return e;
+        }
+        throw new AssertionError("expected a ConfigException");
+    }
+
+    static final String MINI = """
+            deployments:
+              d: { kind: openai, base_url: "http://127.0.0.1:1" }
+            profiles:
+              p: { deployment: d, model: m }
+            """;
+
+    @Test
+    void unknownKeyNamesItsPath() {
+        ConfigException e = error(MINI + "orgs:\n  o:\n    tenants:\n      t:\n        wieght: 2\n");
+        assertThat(e.path()).isEqualTo("orgs.o.tenants.t.wieght");
+        assertThat(e.found()).isEqualTo("an unknown key");
+    }
+
+    @Test
+    void negativeLimitNamesTheLimitPath() {
+        ConfigException e = error(MINI.replace("model: m }", "model: m, limits: { rpm: -5 } }"));
+        assertThat(e.getMessage()).isEqualTo("profiles.p.limits.rpm: -5 (expected: > 0)");
+    }
+
+    @Test
+    void burstOnAGaugeIsRefused() {
+        ConfigException e = error(MINI.replace("model: m }", "model: m, limits: { concurrency: { amount: 5, burst: 9 } } }"));
+        assertThat(e.path()).isEqualTo("profiles.p.limits.concurrency.burst");
+    }
+
+    @Test
+    void unknownLimiterNameIsRefused() {
+        ConfigException e = error(MINI.replace("model: m }", "model: m, limits: { rps: 5 } }"));
+        assertThat(e.path()).isEqualTo("profiles.p.limits.rps");
+        assertThat(e.expected()).contains("input_tpm");
+    }
+
+    @Test
+    void profileMustNameAnExistingDeployment() {
+        ConfigException e = error(MINI.replace("deployment: d,", "deployment: nope,"));
+        assertThat(e.getMessage()).isEqualTo("profiles.p.deployment: \"nope\" (expected: one of the deployments [d])");
+    }
+
+    @Test
+    void badDurationIsRefused() {
+        ConfigException e = error(MINI + "server: { upstream_timeout: 5 minutes }\n");
+        assertThat(e.path()).isEqualTo("server.upstream_timeout");
+        assertThat(e.expected()).startsWith("a duration");
+    }
+
+    @Test
+    void badKindListsTheKinds() {
+        ConfigException e = error(MINI.replace("kind: openai", "kind: bedrock"));
+        assertThat(e.getMessage()).isEqualTo("deployments.d.kind: \"bedrock\" (expected: one of [openai, azure-openai, "
+                + "anthropic, gemini, openai-compatible])");
+    }
+
+    @Test
+    void azureNeedsItsDeploymentName() {
+        ConfigException e = error(MINI.replace("kind: openai", "kind: azure-openai"));
+        assertThat(e.path()).isEqualTo("deployments.d.azure_deployment");
+    }
+
+    @Test
+    void keyNeedsExactlyOneSecretSource() {
+        String yaml = MINI + "orgs:\n  o:\n    tenants:\n      t:\n        teams:\n          x:\n            keys:\n"
+                + "              k: { secret: a, key_sha256: " + "0".repeat(64) + " }\n";
+        ConfigException e = error(yaml);
+        assertThat(e.getMessage()).isEqualTo("orgs.o.tenants.t.teams.x.keys.k: 2 of them (expected: exactly one of "
+                + "secret_env, key_sha256, secret)");
+        assertThat(e.getMessage()).doesNotContain("a,");
+    }
+
+    @Test
+    void keyIdsAreUniqueAcrossTheFile() {
+        String yaml = MINI + "orgs:\n  o:\n    tenants:\n      t:\n        teams:\n          x:\n            keys:\n"
+                + "              k: { secret: a }\n          y:\n            keys:\n              k: { secret: b }\n";
+        assertThat(error(yaml).path()).isEqualTo("orgs.o.tenants.t.teams.y.keys.k");
+    }
+
+    @Test
+    void twoKeysWithOneSecretAreRefusedWithoutShowingIt() {
+        String yaml = MINI + "orgs:\n  o:\n    tenants:\n      t:\n        teams:\n          x:\n            keys:\n"
+                + "              k1: { secret: same-secret }\n              k2: { secret: same-secret }\n";
+        ConfigException e = error(yaml);
+        assertThat(e.path()).isEqualTo("orgs.o.tenants.t.teams.x.keys.k2");
+        assertThat(e.getMessage()).doesNotContain("same-secret");
+    }
+
+    @Test
+    void classAboveMaxClassIsRefused() {
+        String yaml = MINI + "orgs:\n  o:\n    tenants:\n      t:\n        teams:\n          x:\n            keys:\n"
+                + "              k: { secret: a, class: critical, max_class: batch }\n";
+        assertThat(error(yaml).getMessage()).isEqualTo(
+                "orgs.o.tenants.t.teams.x.keys.k.class: critical (expected: a class no higher than max_class batch)");
+    }
+
+    @Test
+    void guaranteeAboveTheLimitIsRefused() {
+        String yaml = MINI + "orgs:\n  o:\n    tenants:\n      t:\n        limits: { rpm: 10 }\n"
+                + "        guaranteed: { rpm: 20 }\n";
+        assertThat(error(yaml).getMessage()).isEqualTo("orgs.o.tenants.t.guaranteed.rpm: 20 (expected: <= the limit 10)");
+    }
+
+    @Test
+    void duplicateYamlKeysAreRefused() {
+        assertThat(error(MINI + "server: { port: 1 }\nserver: { port: 2 }\n").expected()).isEqualTo("valid YAML");
+    }
+
+    @Test
+    void emptyDocumentIsRefused() {
+        assertThatThrownBy(() -> ConfigLoader.parse("", "empty.yaml")).isInstanceOf(ConfigException.class)
+                .hasMessageContaining("an empty document");
+    }
+
+    @Test
+    void missingFileIsAConfigException() {
+        assertThatThrownBy(() -> ConfigLoader.load(java.nio.file.Path.of("/nonexistent/sluice.yaml")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("a readable YAML file");
+    }
+}
