@@ -51,8 +51,7 @@ final class ErrorBody {
         if (parsed.isPresent()) {
             return reader.fromJson(parsed.get());
         }
-        String start = body.stripLeading();
-        if (start.startsWith("{") || start.startsWith("[")) {
+        if (looksLikeJson(body)) {
             malformed.add(); // JSON that is truncated, too deep, too long or otherwise broken
         }
         // Plain text, HTML, or the readable part of broken JSON may still say how long to wait.
@@ -195,6 +194,17 @@ final class ErrorBody {
         } else if (retryDelay.isEmpty()) {
             retryDelay = millis;
         }
+    }
+
+    /** Whether the first non-blank character opens a JSON object or array (no copy of a huge body). */
+    private static boolean looksLikeJson(String body) {
+        for (int i = 0; i < body.length(); i++) {
+            char c = body.charAt(i);
+            if (!Character.isWhitespace(c)) {
+                return c == '{' || c == '[';
+            }
+        }
+        return false;
     }
 
     private static List<JsonValue> limited(List<JsonValue> items) {
