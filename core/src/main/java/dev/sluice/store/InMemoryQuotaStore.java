@@ -11,8 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The default store: quota state in this process. Thread-safe; a reservation locks only the
- * buckets on its own path (outermost first), so tenants that share no bucket never contend.
+ * The default store: quota state in this process. Thread-safe; no call holds more than one
+ * bucket's lock at a time, so tenants contend only on the buckets they share, and only briefly.
  *
  * <p>The amount vectors given to {@link #reserve} are kept by the lease; callers must not change
  * them afterwards.
@@ -42,46 +42,61 @@ public final class InMemoryQuotaStore implements QuotaStore {
     @Override
     public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
         MemoryBucket[] held = buckets(path);
-        int locked = 0;
-        try {
-            for (; locked < held.length; locked++) {
-                held[locked].lock.lock();
-            }
-            long now = clock.nanos();
-            ReserveOutcome.Short binding = null;
-            for (int i = 0; i < path.length; i++) {
-                BucketPlan plan = path[i];
-                MemoryBucket b = held[i];
+        long now = clock.nanos();
+        // Check and take bucket by bucket, outermost first, holding one lock at a time. If a bucket
+        // is short, the ones already taken are given back and the rest are only checked, so the
+        // answer names the bucket that binds longest and nothing stays held anywhere.
+        int taken = 0;
+        ReserveOutcome.Short binding = null;
+        for (int i = 0; i < path.length; i++) {
+            BucketPlan plan = path[i];
+            MemoryBucket b = held[i];
+            b.lock.lock();
+            try {
                 b.refill(plan, now, plan.hasDailyCap() ? today() : 0);
+                ReserveOutcome.Short shortHere = null;
                 for (int d : plan.dimensionOrdinals()) {
                     long need = amounts[d];
-                    if (need <= 0) {
-                        continue;
-                    }
-                    ReserveOutcome.Short s = b.check(plan, i, d, need, now, this);
-                    if (s != null && binds(s, binding)) {
-                        binding = s;
-                    }
-                }
-            }
-            if (binding != null) {
-                return binding;
-            }
-            for (int i = 0; i < path.length; i++) {
-                for (int d : path[i].dimensionOrdinals()) {
-                    if (amounts[d] > 0) {
-                        held[i].take(d, amounts[d]);
+                    if (need > 0) {
+                        ReserveOutcome.Short s = b.check(plan, i, d, need, now, this);
+                        if (s != null && binds(s, shortHere)) {
+                            shortHere = s;
+                        }
                     }
                 }
-            }
-            MemoryLease lease = new MemoryLease(nextLeaseId.incrementAndGet(), path, held, amounts, now + leaseTtlNanos);
-            leases.add(lease);
-            return new ReserveOutcome.Granted(lease);
-        } finally {
-            for (int i = locked - 1; i >= 0; i--) {
-                held[i].lock.unlock();
+                if (shortHere == null && binding == null) {
+                    for (int d : plan.dimensionOrdinals()) {
+                        if (amounts[d] > 0) {
+                            b.take(d, amounts[d]);
+                        }
+                    }
+                    taken = i + 1;
+                } else if (shortHere != null && binds(shortHere, binding)) {
+                    binding = shortHere;
+                }
+            } finally {
+                b.lock.unlock();
             }
         }
+        if (binding != null) {
+            for (int i = 0; i < taken; i++) {
+                MemoryBucket b = held[i];
+                b.lock.lock();
+                try {
+                    for (int d : path[i].dimensionOrdinals()) {
+                        if (amounts[d] > 0) {
+                            b.untake(path[i], d, amounts[d]);
+                        }
+                    }
+                } finally {
+                    b.lock.unlock();
+                }
+            }
+            return binding;
+        }
+        MemoryLease lease = new MemoryLease(nextLeaseId.incrementAndGet(), path, held, amounts, now + leaseTtlNanos);
+        leases.add(lease);
+        return new ReserveOutcome.Granted(lease);
     }
 
     /** The shortfall that explains the rejection best: one that never fits, else the longest wait. */
@@ -116,11 +131,11 @@ public final class InMemoryQuotaStore implements QuotaStore {
         }
         leases.remove(lease);
         long now = clock.nanos();
-        lockAll(lease.buckets);
-        try {
-            for (int i = 0; i < lease.buckets.length; i++) {
-                MemoryBucket b = lease.buckets[i];
-                BucketPlan plan = lease.plans[i];
+        for (int i = 0; i < lease.buckets.length; i++) {
+            MemoryBucket b = lease.buckets[i];
+            BucketPlan plan = lease.plans[i];
+            b.lock.lock();
+            try {
                 b.refill(plan, now, plan.hasDailyCap() ? today() : 0);
                 for (int d : plan.dimensionOrdinals()) {
                     long r = lease.amounts[d];
@@ -135,9 +150,9 @@ public final class InMemoryQuotaStore implements QuotaStore {
                     }
                     b.settle(d, r, a);
                 }
+            } finally {
+                b.lock.unlock();
             }
-        } finally {
-            unlockAll(lease.buckets);
         }
         return release ? SettleOutcome.RELEASED : SettleOutcome.SETTLED;
     }
@@ -151,17 +166,18 @@ public final class InMemoryQuotaStore implements QuotaStore {
                 continue;
             }
             leases.remove(lease);
-            lockAll(lease.buckets);
-            try {
-                for (int i = 0; i < lease.buckets.length; i++) {
+            for (int i = 0; i < lease.buckets.length; i++) {
+                MemoryBucket b = lease.buckets[i];
+                b.lock.lock();
+                try {
                     for (int d : lease.plans[i].dimensionOrdinals()) {
                         if (lease.amounts[d] > 0) {
-                            lease.buckets[i].expire(d, lease.amounts[d]);
+                            b.expire(d, lease.amounts[d]);
                         }
                     }
+                } finally {
+                    b.lock.unlock();
                 }
-            } finally {
-                unlockAll(lease.buckets);
             }
             ended++;
         }
@@ -237,18 +253,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
             return m;
         }
         throw new IllegalArgumentException("lease: " + handle.getClass().getName() + " (expected: a lease of this store)");
-    }
-
-    private static void lockAll(MemoryBucket[] bs) {
-        for (MemoryBucket b : bs) {
-            b.lock.lock();
-        }
-    }
-
-    private static void unlockAll(MemoryBucket[] bs) {
-        for (int i = bs.length - 1; i >= 0; i--) {
-            bs[i].lock.unlock();
-        }
     }
 
     /** A path array compared by identity: the governor hands the same array for the same path. */

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The state of one bucket in the in-memory store. Every field is guarded by {@link #lock}; a
- * reservation locks the buckets of its path outermost first, so two reservations never wait on
- * each other in a cycle, and requests of unrelated tenants share no lock below the shared levels.
+ * The state of one bucket in the in-memory store. Every field is guarded by {@link #lock}, and no
+ * caller ever holds two buckets' locks at once: requests of unrelated tenants meet only for the
+ * few instructions it takes to check and take on a bucket they share.
  */
 final class MemoryBucket {
 
@@ -138,6 +138,20 @@ final class MemoryBucket {
         }
         reserved[d] += amount;
         open[d] += amount;
+    }
+
+    /**
+     * Undoes {@link #take} for a reservation that failed on another bucket of its path, as if it
+     * had never been made. A rate never ends above its capacity.
+     */
+    void untake(BucketPlan plan, int d, long amount) {
+        if (DIMS[d].kind() == Dimension.Kind.RATE) {
+            level[d] = Math.min(plan.capacity(DIMS[d]) * factor[d], level[d] + amount);
+        } else {
+            level[d] -= amount;
+        }
+        reserved[d] -= amount;
+        open[d] -= amount;
     }
 
     /** Ends a lease's hold on {@code d}: {@code reservedAmount} becomes {@code actual} (rates, daily caps). */

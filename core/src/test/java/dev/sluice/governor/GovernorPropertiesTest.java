@@ -194,10 +194,17 @@ class GovernorPropertiesTest {
             f.governor.onTimer();
         }
 
+        /** Every bucket's state, with levels rounded to a millionth of a token (a give-back is float arithmetic). */
         Map<String, BucketState> states() {
             Map<String, BucketState> m = new HashMap<>();
             for (BucketState s : f.governor.snapshot().buckets()) {
-                m.put(s.key(), s);
+                List<BucketState.DimensionState> dims = new ArrayList<>();
+                for (BucketState.DimensionState d : s.dimensions()) {
+                    dims.add(new BucketState.DimensionState(d.dimension(), Math.round(d.available() * 1e6) / 1e6,
+                            d.capacity(), d.rateFactor(), d.pausedForNanos(), d.reserved(), d.settled(), d.refunded(),
+                            d.expired(), d.open(), d.overage()));
+                }
+                m.put(s.key(), new BucketState(s.key(), dims));
             }
             return m;
         }
