@@ -1,0 +1,506 @@
+package dev.sluice.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Limit;
+import dev.sluice.limits.Limits;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.time.FakeClock;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link QuotaStore} must do, with exact numbers. A store passes by subclassing this
+ * and building a fresh, empty store on the given manual clock; the in-memory store and the Redis
+ * store both run it. Time moves only through {@link #clock}.
+ */
+public abstract class QuotaStoreContract {
+
+    private static final long SECOND = 1_000_000_000L;
+    private static final long TTL = 60 * SECOND;
+
+    /** Starts at 2026-01-01T00:00:00Z. */
+    protected final FakeClock clock = new FakeClock();
+    private final List<QuotaStore> opened = new ArrayList<>();
+
+    /** A new store with no state, on {@code clock}, resetting daily caps at midnight in {@code zone}. */
+    protected abstract QuotaStore createStore(FakeClock clock, ZoneId zone);
+
+    private QuotaStore store(ZoneId zone) {
+        QuotaStore s = createStore(clock, zone);
+        opened.add(s);
+        return s;
+    }
+
+    private QuotaStore store() {
+        return store(ZoneOffset.UTC);
+    }
+
+    @AfterEach
+    void closeStores() {
+        opened.forEach(QuotaStore::close);
+    }
+
+    // ---- fixtures -------------------------------------------------------------------------
+
+    private static BucketPlan plan(ScopeLevel level, String id, Limit... limits) {
+        return BucketPlan.of(Scope.of(level, id), Limits.of(limits));
+    }
+
+    private static BucketPlan tenant(Limit... limits) {
+        return plan(ScopeLevel.TENANT, "acme", limits);
+    }
+
+    private static long[] need(Object... dimensionAmountPairs) {
+        long[] a = new long[Dimension.COUNT];
+        for (int i = 0; i < dimensionAmountPairs.length; i += 2) {
+            a[((Dimension) dimensionAmountPairs[i]).ordinal()] = ((Number) dimensionAmountPairs[i + 1]).longValue();
+        }
+        return a;
+    }
+
+    private static long[] tokens(long n) {
+        return need(Dimension.TOTAL_TOKENS, n);
+    }
+
+    private static LeaseHandle granted(ReserveOutcome o) {
+        assertThat(o).isInstanceOf(ReserveOutcome.Granted.class);
+        return ((ReserveOutcome.Granted) o).lease();
+    }
+
+    private static ReserveOutcome.Short shortOf(ReserveOutcome o) {
+        assertThat(o).isInstanceOf(ReserveOutcome.Short.class);
+        return (ReserveOutcome.Short) o;
+    }
+
+    private static BucketState.DimensionState dim(QuotaStore s, BucketPlan p, Dimension d) {
+        return s.state(p).of(d).orElseThrow();
+    }
+
+    private static ReserveOutcome reserve(QuotaStore s, BucketPlan p, long[] amounts) {
+        return s.reserve(new BucketPlan[] {p}, amounts, TTL);
+    }
+
+    // ---- rates ----------------------------------------------------------------------------
+
+    @Test
+    void aNewBucketStartsFull() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(reserve(s, p, tokens(600)));
+        BucketState.DimensionState d = dim(s, p, Dimension.TOTAL_TOKENS);
+        assertThat(d.available()).isEqualTo(0.0);
+        assertThat(d.capacity()).isEqualTo(600);
+        assertThat(d.reserved()).isEqualTo(600);
+        assertThat(d.open()).isEqualTo(600);
+        assertThat(d.rateFactor()).isEqualTo(1.0);
+    }
+
+    @Test
+    void aShortfallWaitsForTheDeficitAtTheRefillRate() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(reserve(s, p, tokens(570)));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(50)));
+        // 20 tokens short at 10 tokens a second.
+        assertThat(sh.waitNanos()).isEqualTo(2 * SECOND);
+        assertThat(sh.available()).isEqualTo(30);
+        assertThat(sh.needed()).isEqualTo(50);
+        assertThat(sh.capacity()).isEqualTo(600);
+        assertThat(sh.dimension()).isEqualTo(Dimension.TOTAL_TOKENS);
+        assertThat(sh.scope()).isEqualTo(p.scope());
+        assertThat(sh.pathIndex()).isZero();
+        assertThat(sh.neverFits()).isFalse();
+        assertThat(sh.dailyCap()).isFalse();
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).reserved()).isEqualTo(570);
+    }
+
+    @Test
+    void aBucketRefillsContinuouslyUpToItsCapacity() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(reserve(s, p, tokens(600)));
+        clock.advance(Duration.ofMillis(2_500));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(25.0);
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(600.0);
+    }
+
+    @Test
+    void aRequestLargerThanTheCapacityNeverFits() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(601)));
+        assertThat(sh.neverFits()).isTrue();
+        assertThat(sh.waitKnown()).isFalse();
+        assertThat(sh.available()).isEqualTo(600);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).reserved()).isZero();
+    }
+
+    @Test
+    void aDeploymentLetsTenSecondsOfRequestsGoAtOnce() {
+        QuotaStore s = store();
+        BucketPlan p = plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", Limit.of(Dimension.REQUESTS, 600));
+        for (int i = 0; i < 100; i++) {
+            granted(reserve(s, p, need(Dimension.REQUESTS, 1)));
+        }
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, need(Dimension.REQUESTS, 1)));
+        assertThat(sh.capacity()).isEqualTo(100);
+        assertThat(sh.waitNanos()).isEqualTo(100_000_000L);
+    }
+
+    // ---- paths ----------------------------------------------------------------------------
+
+    @Test
+    void aPathIsReservedAllOrNothing() {
+        QuotaStore s = store();
+        BucketPlan t = tenant(Limit.of(Dimension.TOTAL_TOKENS, 1_000));
+        BucketPlan dep = plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", Limit.of(Dimension.TOTAL_TOKENS, 300));
+        BucketPlan[] path = {t, dep};
+        granted(s.reserve(path, tokens(250), TTL));
+        ReserveOutcome.Short sh = shortOf(s.reserve(path, tokens(100), TTL));
+        assertThat(sh.pathIndex()).isEqualTo(1);
+        assertThat(sh.scope()).isEqualTo(dep.scope());
+        assertThat(dim(s, t, Dimension.TOTAL_TOKENS).reserved()).isEqualTo(250);
+        assertThat(dim(s, t, Dimension.TOTAL_TOKENS).available()).isEqualTo(750.0);
+        assertThat(s.openLeases()).isEqualTo(1);
+    }
+
+    @Test
+    void theBindingShortfallIsTheOneWithTheLongestWait() {
+        QuotaStore s = store();
+        BucketPlan team = plan(ScopeLevel.TEAM, "ml", Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan key = plan(ScopeLevel.API_KEY, "k1", Limit.of(Dimension.TOTAL_TOKENS, 60));
+        BucketPlan[] path = {team, key};
+        granted(s.reserve(path, tokens(60), TTL));
+        // team: 540 left, fits 30; now empty it to 0 on its own.
+        granted(s.reserve(new BucketPlan[] {team}, tokens(540), TTL));
+        ReserveOutcome.Short sh = shortOf(s.reserve(path, tokens(30), TTL));
+        // team needs 30 at 10/s (3 s), key needs 30 at 1/s (30 s): the key binds.
+        assertThat(sh.pathIndex()).isEqualTo(1);
+        assertThat(sh.waitNanos()).isEqualTo(30 * SECOND);
+    }
+
+    @Test
+    void aRequestThatNeverFitsBindsBeforeAnyWait() {
+        QuotaStore s = store();
+        BucketPlan t = tenant(Limit.of(Dimension.TOTAL_TOKENS, 6_000));
+        BucketPlan key = plan(ScopeLevel.API_KEY, "k1", Limit.of(Dimension.TOTAL_TOKENS, 100));
+        granted(s.reserve(new BucketPlan[] {t}, tokens(6_000), TTL));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {t, key}, tokens(200), TTL));
+        assertThat(sh.pathIndex()).isEqualTo(1);
+        assertThat(sh.neverFits()).isTrue();
+    }
+
+    @Test
+    void aSpentDailyCapBindsBeforeARateWait() {
+        QuotaStore s = store();
+        BucketPlan t = tenant(Limit.of(Dimension.REQUESTS, 60));
+        BucketPlan key = plan(ScopeLevel.API_KEY, "k1", Limit.of(Dimension.DAILY_REQUESTS, 1));
+        long[] one = need(Dimension.REQUESTS, 60, Dimension.DAILY_REQUESTS, 1);
+        granted(s.reserve(new BucketPlan[] {t, key}, one, TTL));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {t, key}, one, TTL));
+        assertThat(sh.pathIndex()).isEqualTo(1);
+        assertThat(sh.dailyCap()).isTrue();
+    }
+
+    // ---- settlement -----------------------------------------------------------------------
+
+    @Test
+    void settlingRefundsWhatWasNotUsed() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        LeaseHandle l = granted(reserve(s, p, tokens(100)));
+        assertThat(s.settle(l, tokens(40))).isEqualTo(SettleOutcome.SETTLED);
+        BucketState.DimensionState d = dim(s, p, Dimension.TOTAL_TOKENS);
+        assertThat(d.available()).isEqualTo(560.0);
+        assertThat(d.settled()).isEqualTo(40);
+        assertThat(d.refunded()).isEqualTo(60);
+        assertThat(d.open()).isZero();
+        assertThat(d.conserved()).isTrue();
+    }
+
+    @Test
+    void usageAboveTheReservationBecomesDebt() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        LeaseHandle l = granted(reserve(s, p, tokens(100)));
+        s.settle(l, tokens(700));
+        BucketState.DimensionState d = dim(s, p, Dimension.TOTAL_TOKENS);
+        assertThat(d.available()).isEqualTo(-100.0);
+        assertThat(d.settled()).isEqualTo(100);
+        assertThat(d.overage()).isEqualTo(600);
+        assertThat(d.conserved()).isTrue();
+        // Debt is paid back by refill before anything else fits: 100 of debt plus 10 wanted.
+        assertThat(shortOf(reserve(s, p, tokens(10))).waitNanos()).isEqualTo(11 * SECOND);
+    }
+
+    @Test
+    void aLeaseEndsOnce() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600), Limit.of(Dimension.CONCURRENT_REQUESTS, 2));
+        LeaseHandle l = granted(reserve(s, p, need(Dimension.TOTAL_TOKENS, 100, Dimension.CONCURRENT_REQUESTS, 1)));
+        assertThat(s.settle(l, tokens(50))).isEqualTo(SettleOutcome.SETTLED);
+        assertThat(s.settle(l, tokens(500))).isEqualTo(SettleOutcome.ALREADY_CLOSED);
+        assertThat(s.release(l)).isEqualTo(SettleOutcome.ALREADY_CLOSED);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(550.0);
+        assertThat(dim(s, p, Dimension.CONCURRENT_REQUESTS).available()).isEqualTo(2.0);
+        assertThat(s.openLeases()).isZero();
+    }
+
+    @Test
+    void releasingGivesEverythingBack() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600), Limit.of(Dimension.CONCURRENT_REQUESTS, 2),
+                Limit.of(Dimension.DAILY_TOKENS, 1_000));
+        LeaseHandle l = granted(reserve(s, p, need(Dimension.TOTAL_TOKENS, 100, Dimension.CONCURRENT_REQUESTS, 1,
+                Dimension.DAILY_TOKENS, 100)));
+        assertThat(s.release(l)).isEqualTo(SettleOutcome.RELEASED);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(600.0);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).refunded()).isEqualTo(100);
+        assertThat(dim(s, p, Dimension.CONCURRENT_REQUESTS).available()).isEqualTo(2.0);
+        assertThat(dim(s, p, Dimension.DAILY_TOKENS).available()).isEqualTo(1_000.0);
+        assertThat(s.state(p).dimensions()).allMatch(BucketState.DimensionState::conserved);
+    }
+
+    // ---- concurrency ----------------------------------------------------------------------
+
+    @Test
+    void aGaugeHoldsASlotUntilTheRequestEnds() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.CONCURRENT_REQUESTS, 2));
+        long[] one = need(Dimension.CONCURRENT_REQUESTS, 1);
+        LeaseHandle first = granted(reserve(s, p, one));
+        granted(reserve(s, p, one));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, one));
+        assertThat(sh.waitKnown()).isFalse();
+        assertThat(sh.neverFits()).isFalse();
+        assertThat(sh.available()).isZero();
+        s.settle(first, tokens(0));
+        granted(reserve(s, p, one));
+        assertThat(dim(s, p, Dimension.CONCURRENT_REQUESTS).settled()).isEqualTo(1);
+    }
+
+    // ---- leases ---------------------------------------------------------------------------
+
+    @Test
+    void anExpiredLeaseFreesItsSlotButKeepsItsEstimate() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600), Limit.of(Dimension.CONCURRENT_REQUESTS, 1));
+        LeaseHandle l = granted(s.reserve(new BucketPlan[] {p},
+                need(Dimension.TOTAL_TOKENS, 100, Dimension.CONCURRENT_REQUESTS, 1), SECOND));
+        clock.advance(Duration.ofMillis(999));
+        assertThat(s.expireLeases()).isZero();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(s.expireLeases()).isEqualTo(1);
+        assertThat(s.openLeases()).isZero();
+        BucketState.DimensionState tok = dim(s, p, Dimension.TOTAL_TOKENS);
+        assertThat(tok.available()).isEqualTo(510.0);
+        assertThat(tok.expired()).isEqualTo(100);
+        assertThat(tok.conserved()).isTrue();
+        assertThat(dim(s, p, Dimension.CONCURRENT_REQUESTS).available()).isEqualTo(1.0);
+        assertThat(s.settle(l, tokens(10))).isEqualTo(SettleOutcome.ALREADY_CLOSED);
+        assertThat(s.expireLeases()).isZero();
+    }
+
+    @Test
+    void openLeasesCountsWhatIsNotEnded() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        LeaseHandle a = granted(reserve(s, p, tokens(1)));
+        granted(reserve(s, p, tokens(1)));
+        LeaseHandle c = granted(reserve(s, p, tokens(1)));
+        s.settle(a, tokens(1));
+        s.release(c);
+        assertThat(s.openLeases()).isEqualTo(1);
+    }
+
+    // ---- adaptive control -----------------------------------------------------------------
+
+    @Test
+    void aRateFactorScalesRefillAndCapacity() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(reserve(s, p, tokens(600)));
+        s.control(p, Dimension.TOTAL_TOKENS, 0.5, 0);
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(50.0);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).rateFactor()).isEqualTo(0.5);
+        clock.advance(Duration.ofMinutes(5));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(300.0);
+    }
+
+    @Test
+    void aRequestLargerThanTheAdaptedCapacityGoesWhenFullAndLeavesDebt() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        s.control(p, Dimension.TOTAL_TOKENS, 0.5, 0);
+        clock.advanceNanos(1);
+        granted(reserve(s, p, tokens(400)));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(-100.0);
+    }
+
+    @Test
+    void aPauseDelaysAdmissionAndStopsRefill() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(reserve(s, p, tokens(600)));
+        s.control(p, Dimension.TOTAL_TOKENS, 1.0, 5 * SECOND);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(5 * SECOND);
+        // Paused 5 s, then 10 tokens at 10/s.
+        assertThat(shortOf(reserve(s, p, tokens(10))).waitNanos()).isEqualTo(6 * SECOND);
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(0.0);
+        clock.advance(Duration.ofSeconds(1));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(10.0);
+        granted(reserve(s, p, tokens(10)));
+    }
+
+    @Test
+    void aZeroPauseLiftsAPause() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        s.control(p, Dimension.TOTAL_TOKENS, 1.0, 60 * SECOND);
+        assertThat(shortOf(reserve(s, p, tokens(1))).waitNanos()).isEqualTo(60 * SECOND);
+        s.control(p, Dimension.TOTAL_TOKENS, 1.0, 0);
+        granted(reserve(s, p, tokens(1)));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).pausedForNanos()).isZero();
+    }
+
+    @Test
+    void syncDownLowersButNeverRaises() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        s.syncDown(p, Dimension.TOTAL_TOKENS, 200);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(200.0);
+        s.syncDown(p, Dimension.TOTAL_TOKENS, 500);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(200.0);
+    }
+
+    // ---- daily caps -----------------------------------------------------------------------
+
+    @Test
+    void aSpentDailyCapWaitsForMidnightInTheResetZone() {
+        // 2026-01-01T00:00Z is 01:00 in Berlin: the cap resets 23 hours later.
+        QuotaStore s = store(ZoneId.of("Europe/Berlin"));
+        BucketPlan p = tenant(Limit.of(Dimension.DAILY_REQUESTS, 2));
+        long[] one = need(Dimension.DAILY_REQUESTS, 1);
+        granted(reserve(s, p, one));
+        granted(reserve(s, p, one));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, one));
+        assertThat(sh.dailyCap()).isTrue();
+        assertThat(sh.neverFits()).isFalse();
+        assertThat(sh.waitNanos()).isEqualTo(Duration.ofHours(23).toNanos());
+        clock.advance(Duration.ofHours(23).minusMillis(1));
+        assertThat(shortOf(reserve(s, p, one)).waitNanos()).isEqualTo(1_000_000L);
+        clock.advance(Duration.ofMillis(1));
+        granted(reserve(s, p, one));
+        assertThat(dim(s, p, Dimension.DAILY_REQUESTS).available()).isEqualTo(1.0);
+    }
+
+    @Test
+    void aDailyCapSettlesToActualUsage() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.DAILY_TOKENS, 1_000));
+        LeaseHandle l = granted(reserve(s, p, need(Dimension.DAILY_TOKENS, 300)));
+        s.settle(l, need(Dimension.DAILY_TOKENS, 120));
+        assertThat(dim(s, p, Dimension.DAILY_TOKENS).available()).isEqualTo(880.0);
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, need(Dimension.DAILY_TOKENS, 1_001)));
+        assertThat(sh.neverFits()).isTrue();
+        assertThat(sh.dailyCap()).isTrue();
+        assertThat(sh.waitNanos()).isEqualTo(Duration.ofHours(24).toNanos());
+    }
+
+    // ---- invariants -----------------------------------------------------------------------
+
+    @Test
+    void countersBalanceAfterARandomRun() {
+        QuotaStore s = store();
+        BucketPlan t = tenant(Limit.of(Dimension.TOTAL_TOKENS, 5_000), Limit.of(Dimension.CONCURRENT_REQUESTS, 4),
+                Limit.of(Dimension.DAILY_TOKENS, 200_000));
+        BucketPlan dep = plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", Limit.of(Dimension.REQUESTS, 600),
+                Limit.of(Dimension.TOTAL_TOKENS, 3_000));
+        BucketPlan[] path = {t, dep};
+        SplittableRandom rnd = new SplittableRandom(42);
+        List<LeaseHandle> open = new ArrayList<>();
+        for (int i = 0; i < 400; i++) {
+            clock.advanceNanos(rnd.nextLong(200_000_000L));
+            int op = rnd.nextInt(10);
+            if (op < 5 || open.isEmpty()) {
+                long tok = 1 + rnd.nextInt(400);
+                ReserveOutcome o = s.reserve(path, need(Dimension.REQUESTS, 1, Dimension.TOTAL_TOKENS, tok,
+                        Dimension.CONCURRENT_REQUESTS, 1, Dimension.DAILY_TOKENS, tok), 3 * SECOND);
+                if (o instanceof ReserveOutcome.Granted g) {
+                    open.add(g.lease());
+                }
+            } else if (op < 8) {
+                s.settle(open.remove(rnd.nextInt(open.size())), tokens(rnd.nextInt(600)));
+            } else if (op < 9) {
+                s.release(open.remove(rnd.nextInt(open.size())));
+            } else {
+                s.expireLeases();
+            }
+        }
+        clock.advance(Duration.ofSeconds(3));
+        s.expireLeases();
+        assertThat(s.openLeases()).isZero();
+        for (BucketPlan p : path) {
+            for (BucketState.DimensionState d : s.state(p).dimensions()) {
+                assertThat(d.conserved()).as(p + " " + d.dimension()).isTrue();
+                assertThat(d.open()).isZero();
+            }
+        }
+        assertThat(dim(s, t, Dimension.CONCURRENT_REQUESTS).available()).isEqualTo(4.0);
+    }
+
+    @Test
+    void concurrentCallersNeverOverfillAGauge() throws Exception {
+        QuotaStore s = store();
+        BucketPlan t = tenant(Limit.of(Dimension.CONCURRENT_REQUESTS, 3), Limit.of(Dimension.TOTAL_TOKENS, 1_000_000));
+        BucketPlan[] path = {t};
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                int seed = w;
+                results.add(pool.submit(() -> {
+                    SplittableRandom rnd = new SplittableRandom(seed);
+                    int admitted = 0;
+                    for (int i = 0; i < 250; i++) {
+                        ReserveOutcome o = s.reserve(path, need(Dimension.CONCURRENT_REQUESTS, 1,
+                                Dimension.TOTAL_TOKENS, 10), TTL);
+                        if (o instanceof ReserveOutcome.Granted g) {
+                            admitted++;
+                            assertThat(dim(s, t, Dimension.CONCURRENT_REQUESTS).available()).isGreaterThanOrEqualTo(0.0);
+                            s.settle(g.lease(), tokens(rnd.nextInt(20)));
+                        }
+                    }
+                    return admitted;
+                }));
+            }
+            int admitted = 0;
+            for (Future<Integer> f : results) {
+                admitted += f.get();
+            }
+            assertThat(admitted).isPositive();
+            BucketState.DimensionState g = dim(s, t, Dimension.CONCURRENT_REQUESTS);
+            assertThat(g.available()).isEqualTo(3.0);
+            assertThat(g.reserved()).isEqualTo(admitted);
+            assertThat(g.conserved()).isTrue();
+            assertThat(dim(s, t, Dimension.TOTAL_TOKENS).conserved()).isTrue();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}
