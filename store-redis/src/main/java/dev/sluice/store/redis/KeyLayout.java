@@ -1,0 +1,64 @@
+package dev.sluice.store.redis;
+
+import dev.sluice.limits.Scope;
+import dev.sluice.store.BucketPlan;
+
+/**
+ * Key names. Every key is {@code <namespace>:{<tag>}:<kind>:<name>}; the part in braces is the
+ * Redis Cluster hash tag, so keys with the same tag share a slot. Scope ids may hold any
+ * character: they come after the tag, where braces no longer matter.
+ */
+final class KeyLayout {
+
+    final String namespace;
+    private final SlotGrouping grouping;
+
+    KeyLayout(String namespace, SlotGrouping grouping) {
+        this.namespace = namespace;
+        this.grouping = grouping;
+    }
+
+    /** The tag of a bucket; braces in a configured tag would end the tag early, so they are replaced. */
+    String tagOf(Scope scope) {
+        String t = grouping.tag(scope);
+        return t.isEmpty() ? namespace : t.replace('{', '(').replace('}', ')');
+    }
+
+    String slot(String tag) {
+        return namespace + ":{" + tag + "}:";
+    }
+
+    String bucket(String tag, BucketPlan plan) {
+        return slot(tag) + "b:" + plan.key();
+    }
+
+    String leaseSet(String tag) {
+        return slot(tag) + "leases";
+    }
+
+    String leasePrefix(String tag) {
+        return slot(tag) + "l:";
+    }
+
+    String share(String tag, BucketPlan plan) {
+        return slot(tag) + "share:" + plan.key();
+    }
+
+    /** Format version of the namespace. */
+    String meta() {
+        return slot(namespace) + "meta";
+    }
+
+    /** Every tag that has held leases, so a sweep finds all of them. */
+    String groups() {
+        return slot(namespace) + "groups";
+    }
+
+    String replicas() {
+        return slot(namespace) + "replicas";
+    }
+
+    String ramp() {
+        return slot(namespace) + "ramp";
+    }
+}
