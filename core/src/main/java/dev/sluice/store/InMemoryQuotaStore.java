@@ -148,7 +148,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
                     } else {
                         a = release ? 0 : Math.max(0, actual[d]);
                     }
-                    b.settle(d, r, a);
+                    b.settle(plan, d, r, a);
                 }
             } finally {
                 b.lock.unlock();

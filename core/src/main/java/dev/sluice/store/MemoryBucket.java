@@ -155,7 +155,7 @@ final class MemoryBucket {
     }
 
     /** Ends a lease's hold on {@code d}: {@code reservedAmount} becomes {@code actual} (rates, daily caps). */
-    void settle(int d, long reservedAmount, long actual) {
+    void settle(BucketPlan plan, int d, long reservedAmount, long actual) {
         open[d] -= reservedAmount;
         long kept = Math.min(actual, reservedAmount);
         long back = reservedAmount - kept;
@@ -164,7 +164,8 @@ final class MemoryBucket {
         refunded[d] += back;
         overage[d] += extra;
         switch (DIMS[d].kind()) {
-            case RATE -> level[d] += reservedAmount - actual;
+            // A refund never lifts a bucket above its capacity: unused tokens do not add burst.
+            case RATE -> level[d] = Math.min(plan.capacity(DIMS[d]) * factor[d], level[d] + reservedAmount - actual);
             case GAUGE -> level[d] -= reservedAmount;
             case DAILY -> level[d] = Math.max(0, level[d] + actual - reservedAmount);
         }

@@ -124,6 +124,17 @@ class AdmissionRulesTest {
     }
 
     @Test
+    void aRefundNeverLiftsABucketAboveItsCapacity() {
+        GovernorFixture f = new GovernorFixture(config().scope(tenant("acme"), limits(INPUT_TOKENS, 600)).build());
+        Reservation r = ((Decision.Admitted) f.admit("acme", 100, 0)).reservation();
+        f.clock.advanceMillis(10_000);
+
+        r.settle(new Usage(0, 0));
+
+        assertThat(f.state(tenant("acme"), INPUT_TOKENS).available()).isEqualTo(600);
+    }
+
+    @Test
     void overageBecomesDebtThatDelaysTheNextRefill() {
         // 600 per minute = 10 per second.
         GovernorFixture f = new GovernorFixture(config().scope(tenant("acme"), limits(INPUT_TOKENS, 600)).build());
