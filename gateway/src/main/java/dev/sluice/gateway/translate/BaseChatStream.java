@@ -1,0 +1,119 @@
+package dev.sluice.gateway.translate;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/** The shared life cycle of a stream converter: parse, hand events over, close exactly once. */
+abstract class BaseChatStream implements ChatStreamConverter {
+
+    private final SseParser parser = new SseParser();
+    private final StreamUsageTracker tracker;
+    private boolean closed;
+    private boolean completed;
+
+    BaseChatStream(WireFormat format) {
+        this.tracker = StreamUsageTracker.of(format);
+    }
+
+    /** Handles one upstream event whose data is JSON; may call {@link #complete} or {@link #abort}. */
+    abstract void onEvent(SseEvent event, JsonNode data, List<String> out);
+
+    /** Handles an event whose data is not JSON (OpenAI's [DONE]); default: the upstream is broken. */
+    void onRawEvent(SseEvent event, List<String> out) {
+        abort(out, ProviderErrors.error("upstream sent malformed stream data", "upstream_error"));
+    }
+
+    /** The upstream ended while the converter was still open. */
+    abstract void onEnd(List<String> out);
+
+    @Override
+    public final List<String> feed(byte[] chunk) {
+        Objects.requireNonNull(chunk, "chunk");
+        if (closed) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        try {
+            handle(parser.feed(chunk), out);
+        } catch (UpstreamFormatException e) {
+            abort(out, ProviderErrors.error(e.getMessage(), "upstream_error"));
+        }
+        return out;
+    }
+
+    @Override
+    public final List<String> finish() {
+        if (closed) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        try {
+            handle(parser.finish(), out);
+        } catch (UpstreamFormatException e) {
+            abort(out, ProviderErrors.error(e.getMessage(), "upstream_error"));
+        }
+        if (!closed) {
+            onEnd(out);
+        }
+        return out;
+    }
+
+    @Override
+    public final List<String> fail(String message) {
+        Objects.requireNonNull(message, "message");
+        if (closed) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>(2);
+        abort(out, ProviderErrors.error(message, "upstream_error"));
+        return out;
+    }
+
+    @Override
+    public final boolean completed() {
+        return completed;
+    }
+
+    @Override
+    public final boolean closed() {
+        return closed;
+    }
+
+    @Override
+    public final StreamUsageTracker usage() {
+        return tracker;
+    }
+
+    /** The answer is complete: write {@code [DONE]} and close. */
+    final void complete(List<String> out) {
+        completed = true;
+        closed = true;
+        out.add(ChatChunks.DONE);
+    }
+
+    /** The answer is broken: write the error event and {@code [DONE]}, and close. */
+    final void abort(List<String> out, ObjectNode errorBody) {
+        closed = true;
+        out.add(ChatChunks.error(errorBody));
+        out.add(ChatChunks.DONE);
+    }
+
+    private void handle(List<SseEvent> events, List<String> out) {
+        for (SseEvent event : events) {
+            if (closed) {
+                return;
+            }
+            Optional<JsonNode> data = event.isDone() ? Optional.empty() : Json.parse(event.data());
+            if (data.isPresent()) {
+                tracker.observe(event.event(), data.get());
+                onEvent(event, data.get(), out);
+            } else {
+                onRawEvent(event, out);
+            }
+        }
+    }
+}

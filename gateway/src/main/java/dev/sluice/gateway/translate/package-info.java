@@ -1,0 +1,24 @@
+/**
+ * Pure translation between the OpenAI chat format (Sluice's unified API) and the Anthropic Messages
+ * and Gemini generateContent wire formats, plus usage extraction for every provider.
+ *
+ * <p>Nothing here does I/O or knows about the HTTP server: inputs and outputs are Jackson trees,
+ * byte arrays and strings, so the gateway and the simulator can share it.
+ *
+ * <ul>
+ *   <li>Requests: {@link dev.sluice.gateway.translate.AnthropicRequests},
+ *       {@link dev.sluice.gateway.translate.GeminiRequests}.</li>
+ *   <li>Non-streaming responses: {@link dev.sluice.gateway.translate.AnthropicResponses},
+ *       {@link dev.sluice.gateway.translate.GeminiResponses},
+ *       {@link dev.sluice.gateway.translate.ProviderErrors}.</li>
+ *   <li>Streams: {@link dev.sluice.gateway.translate.ChatStreams} builds a
+ *       {@link dev.sluice.gateway.translate.ChatStreamConverter} that turns upstream SSE bytes into
+ *       OpenAI {@code chat.completion.chunk} events incrementally.</li>
+ *   <li>Usage: {@link dev.sluice.gateway.translate.UsageExtractor} for whole bodies,
+ *       {@link dev.sluice.gateway.translate.StreamUsageTracker} for streams, both producing
+ *       {@link dev.sluice.gateway.translate.ObservedUsage}.</li>
+ *   <li>{@link dev.sluice.gateway.translate.SseParser}: the incremental server-sent-events parser
+ *       underneath.</li>
+ * </ul>
+ */
+package dev.sluice.gateway.translate;
