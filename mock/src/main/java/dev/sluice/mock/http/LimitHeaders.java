@@ -51,12 +51,13 @@ final class LimitHeaders {
         }
     }
 
-    /** The request gauge against {@code rpm}, reporting 0 while the current sub-window is full. */
+    /**
+     * Requests over the trailing minute against {@code rpm}. Like the providers' own headers this can
+     * show requests left while the current sub-window is full: bursts are refused below the
+     * per-minute figure.
+     */
     private static Optional<Gauge> requestsPerMinute(LimitSnapshot s) {
-        Optional<Gauge> window = s.gauge(LimitKind.REQUESTS);
-        return s.requestsPerMinute().map(minute -> window.filter(w -> w.remaining() == 0)
-                .map(w -> new Gauge(minute.limit(), 0, Math.max(minute.resetNanos(), w.resetNanos())))
-                .orElse(minute));
+        return s.requestsPerMinute();
     }
 
     /** The one token limit OpenAI-style headers report: total, else input, else output. */

@@ -7,9 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.function.Consumer;
-import java.util.function.Predicate;
-import java.util.function.Supplier;
 
 /**
  * A provider's rate limits as a pure state machine: no threads, no I/O, no clock. Every call takes
@@ -284,29 +281,26 @@ public final class ProviderLimitModel {
         long now = advance(nowNanos);
         ProviderLimits old = this.limits;
         this.limits = newLimits;
-        windows = keepOrBuild(windows, newLimits.rpm(),
-                w -> w.windowNanos() == newLimits.requestWindow().toNanos(), w -> w.setRpm(newLimits.rpm()),
-                () -> new RequestWindows(newLimits.rpm(), newLimits.requestWindow().toNanos()));
-        daily = keepOrBuild(daily, newLimits.rpd(), d -> true, d -> d.setLimit(newLimits.rpd()),
-                () -> new DailyCounter(newLimits.rpd(), dayOriginNanos));
+        if (!ProviderLimits.isLimited(newLimits.rpm())) {
+            windows = null;
+        } else {
+            long window = newLimits.requestWindow().toNanos();
+            windows = windows == null ? new RequestWindows(newLimits.rpm(), window)
+                    : windows.withLimits(newLimits.rpm(), window);
+        }
+        if (!ProviderLimits.isLimited(newLimits.rpd())) {
+            daily = null;
+        } else if (daily == null) {
+            daily = new DailyCounter(newLimits.rpd(), dayOriginNanos);
+        } else {
+            daily.setLimit(newLimits.rpd());
+        }
         if (!newLimits.acceleration().equals(old.acceleration())) {
             acceleration = newLimits.acceleration().enabled() ? new AccelerationTracker(newLimits.acceleration()) : null;
         }
         input = resize(input, newLimits.inputTpm(), now);
         output = resize(output, newLimits.outputTpm(), now);
         total = resize(total, newLimits.tpm(), now);
-    }
-
-    private static <T> T keepOrBuild(T current, long limit, Predicate<T> compatible, Consumer<T> update,
-            Supplier<T> build) {
-        if (!ProviderLimits.isLimited(limit)) {
-            return null;
-        }
-        if (current != null && compatible.test(current)) {
-            update.accept(current);
-            return current;
-        }
-        return build.get();
     }
 
     private static TokenBucket resize(TokenBucket bucket, long limit, long now) {

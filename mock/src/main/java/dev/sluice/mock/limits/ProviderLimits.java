@@ -9,9 +9,10 @@ import java.util.Objects;
  * concurrency) means unlimited.
  *
  * <p>Token limits are per minute and refill continuously; a bucket holds at most one minute's
- * worth. Requests are counted in fixed sub-windows of {@code requestWindow}: each window admits
- * {@code max(1, floor(rpm x requestWindow / 60 s))} requests (Azure checks 10 s windows, OpenAI
- * may quantise to 1 s).
+ * worth. Requests are counted in fixed sub-windows of about {@code requestWindow}: each window
+ * admits {@code max(1, round(rpm x requestWindow / 60 s))} requests, and its length is adjusted so
+ * that this is exactly {@code rpm} per minute (Azure checks 10 s windows, OpenAI may quantise to
+ * 1 s; 50 RPM on 1 s windows becomes one request per 1.2 s).
  *
  * @param rpm requests per minute
  * @param inputTpm input tokens per minute

@@ -10,26 +10,39 @@ final class RequestWindows {
 
     private record Slot(long index, long count) {}
 
+    private final long rpm;
     private final long windowNanos;
-    private long rpm;
-    private long allowance;
+    private final long allowance;
     /** Past windows still inside the trailing minute; the current window is kept apart. */
     private final ArrayDeque<Slot> past = new ArrayDeque<>();
     private long currentIndex = Long.MIN_VALUE;
     private long currentCount;
 
-    RequestWindows(long rpm, long windowNanos) {
+    /**
+     * @param rpm requests per minute, positive
+     * @param configuredWindowNanos the window asked for; the one used admits a whole number of
+     *     requests at exactly {@code rpm}, see {@link #allowance(long, long)}
+     */
+    RequestWindows(long rpm, long configuredWindowNanos) {
         this.rpm = rpm;
-        this.windowNanos = windowNanos;
-        this.allowance = allowance(rpm, windowNanos);
+        this.allowance = allowance(rpm, configuredWindowNanos);
+        this.windowNanos = windowFor(rpm, allowance);
     }
 
-    /** {@code max(1, floor(rpm x window / 60 s))}. */
+    /**
+     * {@code max(1, round(rpm x window / 60 s))}: the window is then stretched or shrunk a little to
+     * hold exactly that many requests at {@code rpm}, so the per-minute rate stays exact (50 RPM on
+     * 1 s windows becomes 1 request per 1.2 s).
+     */
     static long allowance(long rpm, long windowNanos) {
-        long perWindow = rpm <= Long.MAX_VALUE / windowNanos
-                ? rpm * windowNanos / TokenBucket.MINUTE_NANOS
-                : (long) ((double) rpm * windowNanos / TokenBucket.MINUTE_NANOS);
-        return Math.max(1, perWindow);
+        double perWindow = (double) rpm * windowNanos / TokenBucket.MINUTE_NANOS;
+        return Math.max(1, Math.round(perWindow));
+    }
+
+    private static long windowFor(long rpm, long allowance) {
+        return allowance <= Long.MAX_VALUE / TokenBucket.MINUTE_NANOS
+                ? allowance * TokenBucket.MINUTE_NANOS / rpm
+                : (long) ((double) allowance * TokenBucket.MINUTE_NANOS / rpm);
     }
 
     long allowance() {
@@ -40,10 +53,18 @@ final class RequestWindows {
         return windowNanos;
     }
 
-    /** Changes the per-minute rate; counts so far stay. */
-    void setRpm(long newRpm) {
-        this.rpm = newRpm;
-        this.allowance = allowance(newRpm, windowNanos);
+    /**
+     * The windows for new limits: when the window length stays the same, the counts so far are
+     * carried over.
+     */
+    RequestWindows withLimits(long newRpm, long configuredWindowNanos) {
+        RequestWindows next = new RequestWindows(newRpm, configuredWindowNanos);
+        if (next.windowNanos == windowNanos) {
+            next.past.addAll(past);
+            next.currentIndex = currentIndex;
+            next.currentCount = currentCount;
+        }
+        return next;
     }
 
     private void advance(long nowNanos) {

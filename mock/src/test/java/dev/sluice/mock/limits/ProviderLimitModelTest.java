@@ -54,10 +54,20 @@ class ProviderLimitModelTest {
         }
 
         @Test
-        void allowanceIsAtLeastOneRequestPerWindow() {
+        void aWindowTooShortForOneRequestIsStretchedToHoldOne() {
             var m = new ProviderLimitModel(ProviderLimits.builder().rpm(3).requestWindow(Duration.ofSeconds(10)).build());
             accepted(send(m, 1, 0, 0));
-            assertThat(limited(send(m, 1, 0, 1 * S)).limit()).isEqualTo(1);
+            assertThat(send(m, 1, 0, 1 * S)).isEqualTo(new Limited(LimitKind.REQUESTS, 19_000, 1, 0, 1));
+            accepted(send(m, 1, 0, 20 * S));
+        }
+
+        @Test
+        void windowsAreAdjustedSoTheRateIsExactlyRpm() {
+            // 50 RPM on 1 s windows: round(0.83) = 1 request per 1.2 s window.
+            var m = new ProviderLimitModel(ProviderLimits.builder().rpm(50).requestWindow(Duration.ofSeconds(1)).build());
+            accepted(send(m, 1, 0, 0));
+            assertThat(limited(send(m, 1, 0, 1_100 * MS)).retryAfterMillis()).isEqualTo(100);
+            accepted(send(m, 1, 0, 1_200 * MS));
         }
 
         @Test
