@@ -137,7 +137,7 @@ local function available(b, pl, d)
 end
 
 -- Ends a lease's hold on one dimension (MemoryBucket.settle).
-local function settle_dim(b, d, r, actual)
+local function settle_dim(b, pl, d, r, actual)
   put(b, FO[d], get(b, FO[d], 0) - r)
   local kept = math.min(actual, r)
   put(b, FS[d], get(b, FS[d], 0) + kept)
@@ -145,7 +145,8 @@ local function settle_dim(b, d, r, actual)
   put(b, FV[d], get(b, FV[d], 0) + (actual - kept))
   local k = kind(d)
   if k == 'R' then
-    put(b, FL[d], get(b, FL[d], 0) + (r - actual))
+    -- A refund never lifts a bucket above its capacity: unused tokens do not add burst.
+    put(b, FL[d], math.min(pl.cap[d] * get(b, FF[d], 1), get(b, FL[d], 0) + r - actual))
   elseif k == 'G' then
     put(b, FL[d], get(b, FL[d], 0) - r)
   else

@@ -33,7 +33,7 @@ for i = 3, #KEYS do
       else
         a = math.max(0, tonumber(ARGV[A + 2 + d]))
       end
-      settle_dim(b, d, r, a)
+      settle_dim(b, pl, d, r, a)
     end
   end
   save(b)
