@@ -1,0 +1,191 @@
+package dev.sluice.gateway;
+
+import dev.sluice.estimate.EstimatorConfig;
+import dev.sluice.estimate.TokenEstimator;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.StoreSettings;
+import dev.sluice.gateway.proxy.GatewayCore;
+import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.store.InMemoryQuotaStore;
+import dev.sluice.store.QuotaStore;
+import dev.sluice.time.NanoClock;
+import io.vertx.core.DeploymentOptions;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * The Sluice HTTP gateway: OpenAI-, Anthropic- and Gemini-compatible endpoints in front of the
+ * quota governor. Start one with {@code Gateway.builder(config).start()}; it listens on
+ * {@link #port()} until {@link #stop()}.
+ */
+public final class Gateway {
+
+    private final Vertx vertx;
+    private final boolean ownsVertx;
+    private final SluiceConfig config;
+    private final QuotaGovernor governor;
+    private final TokenEstimator estimator;
+    private final RequestLedger ledger;
+    private final GatewayCore core;
+    private final WakeupDriver wakeups;
+    private final List<String> deployments = new ArrayList<>();
+    private int port;
+
+    private Gateway(Builder b, Vertx vertx, QuotaStore store) {
+        this.vertx = vertx;
+        this.ownsVertx = b.vertx == null;
+        this.config = b.config;
+        this.governor = new QuotaGovernor(config.governorConfig(), store, b.clock);
+        this.estimator = new TokenEstimator(b.estimatorConfig, b.clock);
+        this.ledger = new RequestLedger();
+        this.core = new GatewayCore(vertx, config, governor, estimator, b.feedback, ledger, b.clock);
+        this.wakeups = new WakeupDriver(vertx, governor, b.clock);
+        governor.onWakeup(wakeups::request);
+    }
+
+    /** A builder for a gateway serving {@code config}. */
+    public static Builder builder(SluiceConfig config) {
+        return new Builder(config);
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return port;
+    }
+
+    /** {@code http://host:port}, the base URL to give SDKs (OpenAI SDKs: add {@code /v1}). */
+    public String baseUrl() {
+        return "http://" + config.server().host() + ":" + port;
+    }
+
+    public SluiceConfig config() {
+        return config;
+    }
+
+    /** The governor: for snapshots, adaptive control ({@link QuotaGovernor#guard}, {@link QuotaGovernor#control}) and tests. */
+    public QuotaGovernor governor() {
+        return governor;
+    }
+
+    public TokenEstimator estimator() {
+        return estimator;
+    }
+
+    /** Counts of requests, answers and reservations. */
+    public RequestLedger ledger() {
+        return ledger;
+    }
+
+    public Vertx vertx() {
+        return vertx;
+    }
+
+    /** Stops listening, then closes what the gateway created (its Vert.x instance, if it made one). */
+    public Future<Void> stop() {
+        core.ready(false);
+        wakeups.close();
+        Future<Void> all = Future.succeededFuture();
+        for (String id : deployments) {
+            all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
+        }
+        return all.compose(v -> {
+            governor.store().close();
+            return ownsVertx ? vertx.close() : Future.succeededFuture();
+        });
+    }
+
+    private Future<Gateway> listen(int instances) {
+        // Port 0 asks for a free port; Vert.x shares a random port among listeners given the same negative port.
+        int requested = config.server().port() == 0 ? -1 : config.server().port();
+        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested);
+        return vertx.deployVerticle(first).compose(id -> {
+            deployments.add(id);
+            port = first.actualPort();
+            Future<Void> rest = Future.succeededFuture();
+            for (int i = 1; i < instances; i++) {
+                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested),
+                        new DeploymentOptions()).map(deployments::add).mapEmpty());
+            }
+            return rest.map(this);
+        });
+    }
+
+    /** Builds and starts a {@link Gateway}. */
+    public static final class Builder {
+        private final SluiceConfig config;
+        private Vertx vertx;
+        private NanoClock clock = NanoClock.system();
+        private ProviderFeedback feedback = ProviderFeedback.none();
+        private QuotaStore store;
+        private EstimatorConfig estimatorConfig = EstimatorConfig.defaults();
+        private int instances = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+
+        private Builder(SluiceConfig config) {
+            this.config = Objects.requireNonNull(config, "config");
+        }
+
+        /** The Vert.x instance to run on; by default the gateway makes (and on stop closes) its own. */
+        public Builder vertx(Vertx v) {
+            this.vertx = Objects.requireNonNull(v, "vertx");
+            return this;
+        }
+
+        public Builder clock(NanoClock c) {
+            this.clock = Objects.requireNonNull(c, "clock");
+            return this;
+        }
+
+        /** Where provider signals go (the adaptive controller). */
+        public Builder feedback(ProviderFeedback f) {
+            this.feedback = Objects.requireNonNull(f, "feedback");
+            return this;
+        }
+
+        /** The quota store; by default an in-memory one (required when the configuration says redis). */
+        public Builder store(QuotaStore s) {
+            this.store = Objects.requireNonNull(s, "store");
+            return this;
+        }
+
+        public Builder estimatorConfig(EstimatorConfig c) {
+            this.estimatorConfig = Objects.requireNonNull(c, "estimatorConfig");
+            return this;
+        }
+
+        /** Event loops serving requests (default: processors, at most 4). */
+        public Builder instances(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("instances: " + n + " (expected: >= 1)");
+            }
+            this.instances = n;
+            return this;
+        }
+
+        /**
+         * Starts listening. Fails when an environment variable the configuration names is not set,
+         * or when the configuration asks for a Redis store and none was given.
+         */
+        public Future<Gateway> start() {
+            List<String> missing = config.missingEnvironment();
+            if (!missing.isEmpty()) {
+                return Future.failedFuture(new IllegalStateException("cannot serve " + config.sourceName() + ": "
+                        + String.join("; ", missing)));
+            }
+            Optional<QuotaStore> s = Optional.ofNullable(store);
+            if (s.isEmpty() && config.store().kind() == StoreSettings.Kind.REDIS) {
+                return Future.failedFuture(new IllegalStateException("store.kind: redis needs a Redis quota store; "
+                        + "start through 'sluice serve' or pass one to Gateway.builder(...).store(...)"));
+            }
+            Vertx v = vertx != null ? vertx : Vertx.vertx();
+            Gateway g = new Gateway(this, v, s.orElseGet(() -> new InMemoryQuotaStore(clock, config.dailyResetZone())));
+            return g.listen(instances).recover(e -> {
+                Future<Void> cleanup = vertx == null ? v.close() : Future.succeededFuture();
+                return cleanup.transform(x -> Future.failedFuture(e));
+            });
+        }
+    }
+}

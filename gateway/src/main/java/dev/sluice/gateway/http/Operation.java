@@ -1,0 +1,48 @@
+package dev.sluice.gateway.http;
+
+/** The endpoints the gateway serves, each in one API family. */
+public enum Operation {
+    OPENAI_CHAT(ApiFamily.OPENAI, "chat/completions"),
+    OPENAI_COMPLETIONS(ApiFamily.OPENAI, "completions"),
+    OPENAI_EMBEDDINGS(ApiFamily.OPENAI, "embeddings"),
+    OPENAI_RESPONSES(ApiFamily.OPENAI, "responses"),
+    OPENAI_MODELS(ApiFamily.OPENAI, "models"),
+    ANTHROPIC_MESSAGES(ApiFamily.ANTHROPIC, "messages"),
+    ANTHROPIC_COUNT_TOKENS(ApiFamily.ANTHROPIC, "messages/count_tokens"),
+    GEMINI_GENERATE(ApiFamily.GEMINI, "generateContent"),
+    GEMINI_STREAM_GENERATE(ApiFamily.GEMINI, "streamGenerateContent"),
+    GEMINI_COUNT_TOKENS(ApiFamily.GEMINI, "countTokens"),
+    HEALTH(ApiFamily.OPENAI, "healthz"),
+    READY(ApiFamily.OPENAI, "readyz");
+
+    private final ApiFamily family;
+    private final String suffix;
+
+    Operation(ApiFamily family, String suffix) {
+        this.family = family;
+        this.suffix = suffix;
+    }
+
+    /** Which SDK family calls it, and so which error shape it answers with. */
+    public ApiFamily family() {
+        return family;
+    }
+
+    /** The part of the path after the API version (OpenAI, Anthropic) or after {@code model:} (Gemini). */
+    public String suffix() {
+        return suffix;
+    }
+
+    /** Whether it asks a model for work and so passes admission. */
+    public boolean metered() {
+        return switch (this) {
+            case OPENAI_MODELS, ANTHROPIC_COUNT_TOKENS, GEMINI_COUNT_TOKENS, HEALTH, READY -> false;
+            default -> true;
+        };
+    }
+
+    /** Whether it is answered by the gateway itself, with no key (health and readiness). */
+    public boolean open() {
+        return this == HEALTH || this == READY;
+    }
+}

@@ -1,0 +1,47 @@
+package dev.sluice.gateway.http;
+
+import dev.sluice.governor.GatewayDecision;
+import java.util.Objects;
+
+/**
+ * Everything a 429 from Sluice says, whichever route it is sent on: the normalised rejection of
+ * the design brief.
+ *
+ * @param decision the {@code gateway_decision}
+ * @param code machine-readable cause
+ * @param message one human sentence
+ * @param limiter the limiter that bound, or {@code none}
+ * @param scope the bucket that bound ({@code tenant:acme}), or {@code gateway}
+ * @param provider the deployment's provider kind
+ * @param modelProfile the profile the client asked for
+ * @param providerModel the provider model it routes to
+ * @param retryAfterMillis when capacity is expected back (the real figure, not capped)
+ * @param retryable false where waiting cannot help
+ * @param tenantId the caller's tenant
+ * @param apiKeyId the caller's key id (never the secret)
+ * @param requestClass the traffic class
+ * @param estimatedInputTokens the preflight input estimate
+ * @param estimatedOutputTokens the preflight output reservation
+ * @param traceId the request's trace id
+ */
+public record RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
+        String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
+        String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens, long estimatedOutputTokens,
+        String traceId) {
+
+    public RejectionView {
+        Objects.requireNonNull(decision, "decision");
+        Objects.requireNonNull(code, "code");
+        Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(limiter, "limiter");
+        Objects.requireNonNull(scope, "scope");
+        Objects.requireNonNull(provider, "provider");
+        Objects.requireNonNull(modelProfile, "modelProfile");
+        Objects.requireNonNull(providerModel, "providerModel");
+        Objects.requireNonNull(tenantId, "tenantId");
+        Objects.requireNonNull(apiKeyId, "apiKeyId");
+        Objects.requireNonNull(requestClass, "requestClass");
+        Objects.requireNonNull(traceId, "traceId");
+        retryAfterMillis = Math.max(1, retryAfterMillis);
+    }
+}

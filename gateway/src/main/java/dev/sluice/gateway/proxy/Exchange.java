@@ -1,0 +1,381 @@
+package dev.sluice.gateway.proxy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.estimate.TokenEstimate;
+import dev.sluice.gateway.auth.Credentials;
+import dev.sluice.gateway.config.DeploymentConfig;
+import dev.sluice.gateway.config.KeyConfig;
+import dev.sluice.gateway.config.ProfileConfig;
+import dev.sluice.gateway.http.ApiFamily;
+import dev.sluice.gateway.http.ErrorBodies;
+import dev.sluice.gateway.http.Operation;
+import dev.sluice.gateway.http.RejectionView;
+import dev.sluice.gateway.http.Route;
+import dev.sluice.gateway.http.TraceIds;
+import dev.sluice.gateway.translate.TranslationException;
+import dev.sluice.governor.AdmissionRequest;
+import dev.sluice.governor.Decision;
+import dev.sluice.governor.Demand;
+import dev.sluice.governor.GatewayDecision;
+import dev.sluice.governor.Rejection;
+import dev.sluice.governor.RequestPath;
+import dev.sluice.governor.Reservation;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.governor.Usage;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * One client request on its way through the gateway, on its event loop: read, identify, quote,
+ * admit, then hand over to an {@link UpstreamCall}. Owns the two promises: exactly one answer
+ * ({@link #finish}) and a reservation that always ends ({@link #settle}/{@link #release}).
+ */
+final class Exchange {
+
+    static final String TRACE_HEADER = "x-sluice-trace-id";
+
+    enum State { READING, ADMITTING, UPSTREAM, DONE }
+
+    final GatewayCore core;
+    final HttpServerRequest req;
+    final HttpServerResponse resp;
+    final HttpClient client;
+    final Context context;
+    final String traceId;
+    ApiFamily family = ApiFamily.OPENAI;
+    Route route;
+    KeyConfig key;
+    ProfileConfig profile;
+    DeploymentConfig deployment;
+    TrafficClass trafficClass;
+    long deadlineNanos = AdmissionRequest.NO_DEADLINE;
+    TokenEstimate estimate;
+    String estimateRoute;
+    UpstreamPlan plan;
+    State state = State.READING;
+    boolean clientGone;
+    private Reservation reservation;
+    private boolean reservationEnded;
+    private Buffer body;
+    private UpstreamCall call;
+
+    Exchange(GatewayCore core, HttpServerRequest req, HttpClient client) {
+        this.core = core;
+        this.req = req;
+        this.resp = req.response();
+        this.client = client;
+        this.context = Vertx.currentContext();
+        this.traceId = TraceIds.fromTraceparent(req.getHeader("traceparent"));
+    }
+
+    void start() {
+        resp.putHeader(TRACE_HEADER, traceId);
+        resp.closeHandler(v -> onClientGone());
+        req.exceptionHandler(e -> onClientGone());
+        Optional<Route> matched = Route.match(req.method(), req.path());
+        if (matched.isEmpty()) {
+            family = Route.familyOf(req.path());
+            fail(404, "unknown_route", "Sluice serves no " + req.method() + " " + req.path() + ".", Optional.empty());
+            return;
+        }
+        route = matched.get();
+        Operation op = route.operation();
+        family = op.family();
+        if (op == Operation.HEALTH) {
+            answerJson(200, ProxyJson.MAPPER.createObjectNode().put("status", "ok"));
+            return;
+        }
+        if (op == Operation.READY) {
+            boolean ready = core.ready();
+            answerJson(ready ? 200 : 503, ProxyJson.MAPPER.createObjectNode().put("status", ready ? "ready" : "draining"));
+            return;
+        }
+        key = Credentials.presented(req).flatMap(core.keys::resolve).orElse(null);
+        if (key == null) {
+            fail(401, "invalid_api_key", "Missing or unknown API key. Send it as 'Authorization: Bearer <key>', "
+                    + "'x-api-key' or 'x-goog-api-key'.", Optional.empty());
+            return;
+        }
+        if (op == Operation.OPENAI_MODELS) {
+            models();
+            return;
+        }
+        String type = req.getHeader("content-type");
+        if (type != null && !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+            fail(415, "unsupported_media_type", "Request bodies must be application/json, not " + type + ".",
+                    Optional.empty());
+            return;
+        }
+        long max = core.config.server().maxBodyBytes();
+        String length = req.getHeader("content-length");
+        long declared = parseLong(length);
+        if (declared > max) {
+            tooLarge(max);
+            return;
+        }
+        body = Buffer.buffer(declared > 0 ? (int) declared : 1024);
+        req.handler(chunk -> {
+            if (state != State.READING) {
+                return;
+            }
+            if (body.length() + chunk.length() > max) {
+                tooLarge(max);
+                return;
+            }
+            body.appendBuffer(chunk);
+        });
+        req.endHandler(v -> {
+            if (state == State.READING) {
+                onBody();
+            }
+        });
+    }
+
+    private void tooLarge(long max) {
+        resp.putHeader("connection", "close");
+        fail(413, "request_too_large", "The request body is larger than the " + max + " bytes this gateway accepts.",
+                Optional.empty());
+    }
+
+    private void onBody() {
+        state = State.ADMITTING;
+        Optional<JsonNode> parsed = ProxyJson.parse(body.getBytes());
+        body = null;
+        if (parsed.isEmpty() || !parsed.get().isObject()) {
+            fail(400, "invalid_json", "The request body is not a JSON object.", Optional.empty());
+            return;
+        }
+        ObjectNode json = (ObjectNode) parsed.get();
+        Operation op = route.operation();
+        String model = route.pathModel().orElseGet(() -> json.path("model").isTextual() ? json.path("model").asText() : "");
+        if (model.isBlank()) {
+            fail(400, "missing_model", "The request names no model.", Optional.of("model"));
+            return;
+        }
+        profile = core.config.profiles().get(model);
+        if (profile == null || !key.profiles().contains(model)) {
+            fail(404, "model_not_found", "The model '" + model + "' does not exist or this API key may not use it.",
+                    Optional.of("model"));
+            return;
+        }
+        deployment = core.config.deployments().get(profile.deployment());
+        if (!classAndDeadline()) {
+            return;
+        }
+        estimateRoute = profile.id() + "/" + trafficClass.wireName();
+        try {
+            estimate = core.estimator.estimate(profile.estimatorProfile(), estimateRoute, PromptShapes.of(op, json));
+        } catch (IllegalArgumentException e) {
+            fail(400, "invalid_request", "The request cannot be quoted: " + e.getMessage(), Optional.empty());
+            return;
+        }
+        if (op == Operation.ANTHROPIC_COUNT_TOKENS || op == Operation.GEMINI_COUNT_TOKENS) {
+            // Answered from the estimator: counting never spends provider quota.
+            String field = op == Operation.ANTHROPIC_COUNT_TOKENS ? "input_tokens" : "totalTokens";
+            answerJson(200, ProxyJson.MAPPER.createObjectNode().put(field, estimate.promptTokens()));
+            return;
+        }
+        try {
+            plan = UpstreamPlan.of(op, json, profile, deployment, req.query());
+        } catch (UpstreamPlan.Unsupported e) {
+            fail(400, "unsupported_route", e.getMessage(), Optional.of("model"));
+            return;
+        } catch (TranslationException e) {
+            fail(400, "invalid_request", e.getMessage(), Optional.ofNullable(e.param()));
+            return;
+        }
+        if (key.paused()) {
+            rejectLocally(new Rejection(GatewayDecision.PAUSED, "key_paused", Optional.empty(),
+                    Optional.of(Scope.of(ScopeLevel.API_KEY, key.id())), ErrorBodies.MAX_CLIENT_RETRY_MILLIS, false,
+                    "The API key " + key.id() + " is paused by an operator; retrying will fail until it is resumed."));
+            return;
+        }
+        RequestPath path = new RequestPath(key.org(), key.tenant(), key.team(), key.id(), profile.id(), deployment.id());
+        Demand demand = new Demand(estimate.inputTokens(), estimate.outputTokens(), plan.streaming());
+        onDecision(core.governor.admit(new AdmissionRequest(traceId, path, demand, trafficClass, deadlineNanos)));
+    }
+
+    /** The key's class and deadline, or tighter ones from the request headers; never above what the key allows. */
+    private boolean classAndDeadline() {
+        trafficClass = key.trafficClass();
+        String asked = req.getHeader("x-sluice-class");
+        if (asked != null) {
+            Optional<TrafficClass> c = TrafficClass.byWireName(asked);
+            if (c.isEmpty()) {
+                fail(400, "invalid_class", "x-sluice-class: '" + asked + "' is not a traffic class (critical, "
+                        + "interactive, batch, eval, background).", Optional.of("x-sluice-class"));
+                return false;
+            }
+            trafficClass = c.get().outranks(key.maxClass()) ? key.maxClass() : c.get();
+        }
+        long deadlineMillis = key.deadline().map(Duration::toMillis).orElse(Long.MAX_VALUE);
+        String ms = req.getHeader("x-sluice-deadline-ms");
+        if (ms != null) {
+            long v = parseLong(ms);
+            if (v <= 0) {
+                fail(400, "invalid_deadline", "x-sluice-deadline-ms: '" + ms + "' is not a positive number of "
+                        + "milliseconds.", Optional.of("x-sluice-deadline-ms"));
+                return false;
+            }
+            deadlineMillis = Math.min(deadlineMillis, v);
+        }
+        if (deadlineMillis != Long.MAX_VALUE) {
+            deadlineNanos = core.clock.nanos() + deadlineMillis * 1_000_000L;
+        }
+        return true;
+    }
+
+    private void onDecision(Decision d) {
+        switch (d) {
+            case Decision.Admitted a -> admitted(a);
+            case Decision.Rejected r -> {
+                if (clientGone) {
+                    finish();
+                } else {
+                    rejectLocally(r.rejection());
+                }
+            }
+            case Decision.Queued q -> q.outcome().whenComplete((f, err) -> context.runOnContext(v -> {
+                if (err != null) {
+                    fail(500, "internal_error", "Admission failed unexpectedly.", Optional.empty());
+                } else {
+                    onDecision(f);
+                }
+            }));
+        }
+    }
+
+    private void admitted(Decision.Admitted a) {
+        reservation = a.reservation();
+        core.ledger.recordReservationOpened();
+        if (clientGone) {
+            release();
+            finish();
+            return;
+        }
+        if (a.queuedNanos() > 0) {
+            resp.putHeader("x-sluice-queued-ms", Long.toString(a.queuedNanos() / 1_000_000));
+        }
+        state = State.UPSTREAM;
+        call = new UpstreamCall(this);
+        call.dispatch();
+    }
+
+    void rejectLocally(Rejection r) {
+        core.ledger.recordLocalRejection();
+        RejectionView v = new RejectionView(r.decision(), r.code(), r.message(), r.limiterName(), r.scopeName(),
+                deployment.kind().wireName(), profile.id(), profile.model(), r.retryAfterMillis(), r.retryable(),
+                key.tenant(), key.id(), trafficClass.wireName(), estimate.inputTokens(), estimate.outputTokens(), traceId);
+        reject(v);
+    }
+
+    /** Answers 429 with the normalised body and the retry headers. */
+    void reject(RejectionView v) {
+        ErrorBodies.retryHeaders(resp.headers(), v.retryAfterMillis(), v.retryable());
+        answer(429, "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.rejection(family, v))));
+    }
+
+    private void models() {
+        ObjectNode list = ProxyJson.MAPPER.createObjectNode().put("object", "list");
+        ArrayNode data = list.putArray("data");
+        for (String p : key.profiles()) {
+            data.addObject().put("id", p).put("object", "model").put("created", 0).put("owned_by", "sluice");
+        }
+        answerJson(200, list);
+    }
+
+    private void onClientGone() {
+        if (state == State.DONE || clientGone) {
+            return;
+        }
+        clientGone = true;
+        switch (state) {
+            case READING -> finish();
+            case UPSTREAM -> call.clientGone();
+            default -> { } // the pending admission decision sees clientGone and ends the request
+        }
+    }
+
+    // --- answers --------------------------------------------------------------------------------
+
+    void fail(int status, String code, String message, Optional<String> param) {
+        answer(status, "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.local(family, status, code,
+                message, param, traceId))));
+    }
+
+    private void answerJson(int status, ObjectNode body) {
+        answer(status, "application/json", Buffer.buffer(ProxyJson.bytes(body)));
+    }
+
+    /** The one place a whole response is sent. */
+    void answer(int status, String contentType, Buffer out) {
+        if (state == State.DONE) {
+            core.ledger.recordDuplicateAnswer();
+            return;
+        }
+        boolean close = "close".equals(resp.headers().get("connection"));
+        resp.setStatusCode(status);
+        resp.putHeader("content-type", contentType);
+        quotaHeaders();
+        finish();
+        if (close) {
+            resp.end(out).onComplete(v -> req.connection().close());
+        } else {
+            resp.end(out);
+        }
+    }
+
+    void quotaHeaders() {
+        if (key != null) {
+            core.quota.write(resp.headers(), key);
+        }
+    }
+
+    /** Marks the request answered (or abandoned by its client): counted exactly once. */
+    void finish() {
+        if (state != State.DONE) {
+            state = State.DONE;
+            core.ledger.recordAnswered();
+        }
+    }
+
+    // --- the reservation ------------------------------------------------------------------------
+
+    void settle(Usage usage) {
+        if (reservation != null && !reservationEnded) {
+            reservationEnded = true;
+            reservation.settle(usage);
+            core.ledger.recordReservationSettled();
+        }
+    }
+
+    void release() {
+        if (reservation != null && !reservationEnded) {
+            reservationEnded = true;
+            reservation.release();
+            core.ledger.recordReservationReleased();
+        }
+    }
+
+    private static long parseLong(String s) {
+        if (s == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(s.strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+}

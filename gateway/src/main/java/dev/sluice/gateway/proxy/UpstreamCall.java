@@ -1,0 +1,373 @@
+package dev.sluice.gateway.proxy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.gateway.http.Operation;
+import dev.sluice.gateway.http.RejectionView;
+import dev.sluice.gateway.http.TraceIds;
+import dev.sluice.gateway.translate.AnthropicResponses;
+import dev.sluice.gateway.translate.ChatStreamConverter;
+import dev.sluice.gateway.translate.ChatStreams;
+import dev.sluice.gateway.translate.CompletionMeta;
+import dev.sluice.gateway.translate.GeminiResponses;
+import dev.sluice.gateway.translate.ObservedUsage;
+import dev.sluice.gateway.translate.ProviderErrors;
+import dev.sluice.gateway.translate.StreamUsageTracker;
+import dev.sluice.gateway.translate.UpstreamFormatException;
+import dev.sluice.gateway.translate.UsageExtractor;
+import dev.sluice.governor.GatewayDecision;
+import dev.sluice.governor.Usage;
+import dev.sluice.signal.LimitKind;
+import dev.sluice.signal.ProviderSignal;
+import dev.sluice.signal.SignalNormaliser;
+import io.vertx.core.MultiMap;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClientRequest;
+import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import java.net.ConnectException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The upstream half of an {@link Exchange}: sends the planned request with the deployment's
+ * credentials, relays the answer (streams with back-pressure), reads usage, settles, and feeds
+ * every answer to adaptive control. Retries a provider 429 itself only within the request's
+ * deadline, its class's wait budget and the deployment's retry budget.
+ */
+final class UpstreamCall {
+
+    /** When a 429 gives no hint, a gateway retry waits this long. */
+    static final long DEFAULT_RETRY_MILLIS = 250;
+
+    /** Response headers of the provider passed to the client; its rate-limit headers describe a shared quota and are not. */
+    private static final List<String> PASSED_HEADERS = List.of("x-request-id", "request-id", "openai-processing-ms");
+
+    private final Exchange x;
+    private final GatewayCore core;
+    private final GatewayCore.Upstream upstream;
+    private HttpClientRequest request;
+    private HttpClientResponse response;
+    private long retryTimer = -1;
+    private int attempts;
+    private StreamUsageTracker tracker;
+    private ChatStreamConverter converter;
+
+    UpstreamCall(Exchange x) {
+        this.x = x;
+        this.core = x.core;
+        this.upstream = core.upstream(x.deployment.id());
+    }
+
+    void dispatch() {
+        retryTimer = -1;
+        if (attempts++ == 0) {
+            upstream.retries().firstAttempt();
+        }
+        long timeout = core.config.server().upstreamTimeout().toMillis();
+        RequestOptions o = new RequestOptions().setMethod(HttpMethod.POST).setHost(upstream.host())
+                .setPort(upstream.port()).setSsl(upstream.ssl()).setURI(x.plan.pathAndQuery())
+                .setConnectTimeout(timeout).setIdleTimeout(timeout);
+        MultiMap h = o.getHeaders() == null ? MultiMap.caseInsensitiveMultiMap() : o.getHeaders();
+        h.set("content-type", "application/json");
+        h.set("accept", x.plan.streaming() ? "text/event-stream" : "application/json");
+        h.set("accept-encoding", "identity");
+        h.set("traceparent", TraceIds.upstreamTraceparent(x.traceId));
+        UpstreamPlan.credentials(h, x.deployment, x.req.headers());
+        o.setHeaders(h);
+        x.client.request(o).compose(r -> {
+            request = r;
+            if (x.state == Exchange.State.DONE) {
+                r.reset();
+            }
+            return r.send(Buffer.buffer(x.plan.body()));
+        }).onComplete(ar -> {
+            if (x.state == Exchange.State.DONE) {
+                if (ar.succeeded()) {
+                    ar.result().request().reset();
+                }
+                return;
+            }
+            if (ar.succeeded()) {
+                onResponse(ar.result());
+            } else {
+                onFailure(ar.cause());
+            }
+        });
+    }
+
+    /** The client went away: stop the upstream call and settle with what was produced. */
+    void clientGone() {
+        if (retryTimer >= 0) {
+            core.vertx.cancelTimer(retryTimer);
+            x.settle(new Usage(0, 0));
+        } else if (tracker != null) {
+            settleStream();
+        } else {
+            x.settle(new Usage(x.estimate.inputTokens(), 0));
+        }
+        x.finish();
+        if (request != null) {
+            request.reset();
+        }
+    }
+
+    private void onFailure(Throwable t) {
+        boolean timeout = isTimeout(t);
+        core.feedback.onResponse(x.deployment.id(), timeout ? SignalNormaliser.timeout() : SignalNormaliser.connectionFailed());
+        if (request == null || t instanceof ConnectException) {
+            x.release(); // it never reached the provider
+        } else {
+            x.settle(new Usage(x.estimate.inputTokens(), 0));
+        }
+        if (timeout) {
+            x.fail(504, "upstream_timeout", "The provider did not answer within "
+                    + core.config.server().upstreamTimeout().toMillis() + " ms.", Optional.empty());
+        } else {
+            x.fail(502, "upstream_unavailable", "The provider could not be reached or broke the connection.",
+                    Optional.empty());
+        }
+    }
+
+    static boolean isTimeout(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause()) {
+            String msg = String.valueOf(c.getMessage()).toLowerCase(java.util.Locale.ROOT);
+            if (c instanceof TimeoutException || c.getClass().getSimpleName().contains("Timeout")
+                    || msg.contains("timeout period") || msg.contains("timed out")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void onResponse(HttpClientResponse r) {
+        response = r;
+        int status = r.statusCode();
+        if (status >= 300) {
+            r.body().onComplete(ar -> {
+                if (x.state == Exchange.State.DONE) {
+                    return;
+                }
+                if (ar.failed()) {
+                    onFailure(ar.cause());
+                } else {
+                    onError(r, status, ar.result().getBytes());
+                }
+            });
+            return;
+        }
+        signal(r, status, "");
+        if (x.plan.streaming()) {
+            relay(r, status);
+            return;
+        }
+        r.body().onComplete(ar -> {
+            if (x.state == Exchange.State.DONE) {
+                return;
+            }
+            if (ar.failed()) {
+                onFailure(ar.cause());
+            } else {
+                onWholeBody(r, status, ar.result().getBytes());
+            }
+        });
+    }
+
+    private ProviderSignal signal(HttpClientResponse r, int status, String body) {
+        ProviderSignal s = upstream.normaliser().normalise(status, r.headers()::getAll, body, core.clock.epochMillis());
+        core.feedback.onResponse(x.deployment.id(), s);
+        return s;
+    }
+
+    private void onError(HttpClientResponse r, int status, byte[] bytes) {
+        ProviderSignal s = signal(r, status, new String(bytes, StandardCharsets.UTF_8));
+        if (status == 429) {
+            long delay = Math.max(1, s.retryAfterMillis().orElse(DEFAULT_RETRY_MILLIS));
+            long classBudget = core.config.classes().get(x.trafficClass).maxQueueWait().toMillis();
+            long deadlineLeft = x.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE
+                    : (x.deadlineNanos - core.clock.nanos()) / 1_000_000;
+            if (s.retryable() && delay <= classBudget && delay < deadlineLeft && upstream.retries().tryRetry()) {
+                core.ledger.recordGatewayRetry();
+                retryTimer = core.vertx.setTimer(delay, id -> {
+                    if (x.state != Exchange.State.DONE) {
+                        dispatch();
+                    }
+                });
+                return;
+            }
+            core.ledger.recordProviderRejection();
+            x.settle(new Usage(0, 0));
+            x.reject(providerRejection(s));
+            return;
+        }
+        x.settle(new Usage(0, 0));
+        passHeaders(r);
+        copy(r, "retry-after");
+        if (x.plan.translation() == UpstreamPlan.Translation.NATIVE) {
+            String type = r.getHeader("content-type");
+            x.answer(status, type != null ? type : "application/json", Buffer.buffer(bytes));
+        } else {
+            x.answer(status, "application/json",
+                    Buffer.buffer(ProxyJson.bytes(ProviderErrors.toOpenAi(x.plan.format(), bytes, status))));
+        }
+    }
+
+    private RejectionView providerRejection(ProviderSignal s) {
+        long retry = s.retryAfterMillis().orElse(DEFAULT_RETRY_MILLIS * 4);
+        String limiter = s.limitHit().map(UpstreamCall::limiterName).orElse("none");
+        String message = "The provider rejected the request after Sluice admitted it (" + s.reason() + ")"
+                + (s.retryable() ? "; retry after the delay given." : "; retrying will not help until its quota is raised.");
+        return new RejectionView(GatewayDecision.ADMITTED_THEN_PROVIDER_REJECTED, "provider_" + s.reason(), message,
+                limiter, "deployment:" + x.deployment.id(), x.deployment.kind().wireName(), x.profile.id(),
+                x.profile.model(), retry, s.retryable(), x.key.tenant(), x.key.id(), x.trafficClass.wireName(),
+                x.estimate.inputTokens(), x.estimate.outputTokens(), x.traceId);
+    }
+
+    private static String limiterName(LimitKind k) {
+        return switch (k) {
+            case REQUESTS -> "rpm";
+            case INPUT_TOKENS -> "input_tpm";
+            case OUTPUT_TOKENS -> "output_tpm";
+            case TOKENS -> "tpm";
+            case CONCURRENCY -> "concurrency";
+            case DAILY_QUOTA -> "daily_tokens";
+            case SPEND_QUOTA -> "spend";
+            case UNKNOWN -> "none";
+        };
+    }
+
+    private void onWholeBody(HttpClientResponse r, int status, byte[] bytes) {
+        Optional<JsonNode> json = ProxyJson.parse(bytes);
+        if (json.isEmpty()) {
+            x.settle(new Usage(x.estimate.inputTokens(), 0));
+            x.fail(502, "upstream_invalid_response", "The provider answered with a body that is not JSON.",
+                    Optional.empty());
+            return;
+        }
+        Optional<ObservedUsage> usage = UsageExtractor.extract(x.plan.format(), json.get());
+        byte[] out = bytes;
+        try {
+            out = switch (x.plan.translation()) {
+                case NATIVE -> bytes;
+                case FROM_ANTHROPIC -> ProxyJson.bytes(AnthropicResponses.toChat(json.get(), meta()));
+                case FROM_GEMINI -> ProxyJson.bytes(GeminiResponses.toChat(json.get(), meta()));
+            };
+        } catch (UpstreamFormatException e) {
+            x.settle(usage.map(this::toUsage).orElse(new Usage(x.estimate.inputTokens(), 0)));
+            x.fail(502, "upstream_invalid_response", "The provider's answer could not be read: " + e.getMessage(),
+                    Optional.empty());
+            return;
+        }
+        settle(usage);
+        passHeaders(r);
+        x.answer(status, "application/json", Buffer.buffer(out));
+    }
+
+    private void relay(HttpClientResponse r, int status) {
+        var resp = x.resp;
+        converter = switch (x.plan.translation()) {
+            case NATIVE -> x.route.operation() == Operation.OPENAI_CHAT || x.route.operation() == Operation.OPENAI_COMPLETIONS
+                    ? ChatStreams.fromOpenAi(x.plan.clientWantsUsage()) : null;
+            case FROM_ANTHROPIC -> ChatStreams.fromAnthropic(meta(), x.plan.clientWantsUsage());
+            case FROM_GEMINI -> ChatStreams.fromGemini(meta(), x.plan.clientWantsUsage());
+        };
+        tracker = converter != null ? converter.usage() : StreamUsageTracker.of(x.plan.format());
+        resp.setStatusCode(status);
+        String type = r.getHeader("content-type");
+        resp.putHeader("content-type", x.plan.translation() != UpstreamPlan.Translation.NATIVE || type == null
+                ? "text/event-stream" : type);
+        resp.putHeader("cache-control", "no-cache");
+        passHeaders(r);
+        x.quotaHeaders();
+        resp.setChunked(true);
+        r.handler(buf -> {
+            if (x.state == Exchange.State.DONE) {
+                return;
+            }
+            if (converter != null) {
+                for (String event : converter.feed(buf.getBytes())) {
+                    resp.write(event);
+                }
+            } else {
+                tracker.feed(buf.getBytes());
+                resp.write(buf);
+            }
+            if (resp.writeQueueFull()) {
+                r.pause();
+                resp.drainHandler(v -> r.resume());
+            }
+        });
+        r.endHandler(v -> {
+            if (x.state == Exchange.State.DONE) {
+                return;
+            }
+            if (converter != null) {
+                for (String event : converter.finish()) {
+                    resp.write(event);
+                }
+            }
+            settleStream();
+            x.finish();
+            resp.end();
+        });
+        r.exceptionHandler(t -> {
+            if (x.state == Exchange.State.DONE) {
+                return;
+            }
+            settleStream();
+            x.finish();
+            if (converter != null) {
+                for (String event : converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream")) {
+                    resp.write(event);
+                }
+                resp.end();
+            } else {
+                // A native stream cannot carry an error event its SDK would understand: break the connection.
+                resp.reset();
+            }
+        });
+    }
+
+    private void settleStream() {
+        settle(Optional.of(tracker.usage()));
+    }
+
+    private void settle(Optional<ObservedUsage> observed) {
+        if (observed.isEmpty()) {
+            x.settle(new Usage(x.estimate.inputTokens(), 0));
+            return;
+        }
+        ObservedUsage u = observed.get();
+        x.settle(toUsage(u));
+        if (u.reportedByProvider()) {
+            core.estimator.learn(x.profile.estimatorProfile(), x.estimateRoute, x.estimate, u.toActualTokens());
+        }
+    }
+
+    private Usage toUsage(ObservedUsage u) {
+        long in = u.inputTokens() + (x.profile.cacheReadCountsAgainstInputLimit() ? u.cacheReadTokens() : 0);
+        if (!u.reportedByProvider() && in == 0) {
+            in = x.estimate.inputTokens(); // the prompt was sent, so the provider counted it
+        }
+        return new Usage(in, u.outputTokens());
+    }
+
+    private CompletionMeta meta() {
+        return new CompletionMeta("chatcmpl-" + x.traceId.substring(0, 24), x.profile.id(), core.clock.epochMillis() / 1000);
+    }
+
+    private void passHeaders(HttpClientResponse r) {
+        for (String name : PASSED_HEADERS) {
+            copy(r, name);
+        }
+    }
+
+    private void copy(HttpClientResponse r, String name) {
+        String v = r.getHeader(name);
+        if (v != null) {
+            x.resp.putHeader(name, v);
+        }
+    }
+}

@@ -1,0 +1,168 @@
+package dev.sluice.gateway.proxy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.gateway.config.DeploymentConfig;
+import dev.sluice.gateway.config.DeploymentKind;
+import dev.sluice.gateway.config.ProfileConfig;
+import dev.sluice.gateway.http.Operation;
+import dev.sluice.gateway.translate.AnthropicRequests;
+import dev.sluice.gateway.translate.GeminiRequests;
+import dev.sluice.gateway.translate.WireFormat;
+import io.vertx.core.MultiMap;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * How one client request goes upstream: the path on the deployment's base URL, the body, the
+ * credential headers, the wire format of the answer and whether it is translated back.
+ *
+ * @param pathAndQuery appended to the deployment's base URL
+ * @param body the upstream body
+ * @param format what the provider answers in
+ * @param translation how the answer becomes what the client asked for
+ * @param streaming whether the answer is a stream
+ * @param clientWantsUsage for OpenAI chat streams: whether the client asked for the usage chunk
+ */
+record UpstreamPlan(String pathAndQuery, byte[] body, WireFormat format, Translation translation, boolean streaming,
+        boolean clientWantsUsage) {
+
+    /** Whether the answer passes through as the provider sent it, or is translated to the OpenAI chat format. */
+    enum Translation {
+        NATIVE, FROM_ANTHROPIC, FROM_GEMINI
+    }
+
+    /** The Anthropic API version sent when the client names none. */
+    static final String ANTHROPIC_VERSION = "2023-06-01";
+
+    /** A route that this deployment cannot serve. */
+    static final class Unsupported extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Unsupported(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /**
+     * Plans the call. May throw {@link Unsupported} (route and deployment do not match) or the
+     * translator's {@code TranslationException} (a chat request the provider cannot take).
+     */
+    static UpstreamPlan of(Operation op, ObjectNode body, ProfileConfig profile, DeploymentConfig d, String query) {
+        DeploymentKind kind = d.kind();
+        String base = basePath(d);
+        boolean stream = body.path("stream").asBoolean(false);
+        switch (op.family()) {
+            case OPENAI -> {
+                if (kind.openAiFamily()) {
+                    body.put("model", profile.model());
+                    boolean wantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
+                    if (stream && !wantsUsage && (op == Operation.OPENAI_CHAT || op == Operation.OPENAI_COMPLETIONS)) {
+                        // Ask for the usage chunk so the stream settles with real counts; it is withheld from the client.
+                        JsonNode so = body.path("stream_options");
+                        (so.isObject() ? (ObjectNode) so : body.putObject("stream_options")).put("include_usage", true);
+                    }
+                    return new UpstreamPlan(openAiPath(op, d, base), ProxyJson.bytes(body), WireFormat.OPENAI,
+                            Translation.NATIVE, stream, wantsUsage);
+                }
+                if (op != Operation.OPENAI_CHAT) {
+                    throw new Unsupported("/v1/" + op.suffix() + " is not available for profile " + profile.id()
+                            + ", which is served by a " + kind.wireName() + " deployment; use /v1/chat/completions");
+                }
+                boolean wantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
+                if (kind == DeploymentKind.ANTHROPIC) {
+                    ObjectNode out = AnthropicRequests.fromChat(body, profile.model(), profile.defaultMaxOutputTokens());
+                    return new UpstreamPlan(base + "/v1/messages", ProxyJson.bytes(out), WireFormat.ANTHROPIC,
+                            Translation.FROM_ANTHROPIC, stream, wantsUsage);
+                }
+                ObjectNode out = GeminiRequests.fromChat(body);
+                return new UpstreamPlan(base + GeminiRequests.path(profile.model(), stream), ProxyJson.bytes(out),
+                        WireFormat.GEMINI, Translation.FROM_GEMINI, stream, wantsUsage);
+            }
+            case ANTHROPIC -> {
+                if (kind != DeploymentKind.ANTHROPIC) {
+                    throw new Unsupported("/v1/messages serves Anthropic deployments only; profile " + profile.id()
+                            + " is served by a " + kind.wireName() + " deployment; use its native route or "
+                            + "/v1/chat/completions");
+                }
+                body.put("model", profile.model());
+                return new UpstreamPlan(base + "/v1/messages", ProxyJson.bytes(body), WireFormat.ANTHROPIC,
+                        Translation.NATIVE, stream, false);
+            }
+            default -> {
+                if (kind != DeploymentKind.GEMINI) {
+                    throw new Unsupported("the Gemini routes serve Gemini deployments only; profile " + profile.id()
+                            + " is served by a " + kind.wireName() + " deployment; use /v1/chat/completions");
+                }
+                boolean streaming = op == Operation.GEMINI_STREAM_GENERATE;
+                String path = base + "/v1beta/models/" + URLEncoder.encode(profile.model(), StandardCharsets.UTF_8)
+                        + ":" + op.suffix() + (streaming && query != null && query.contains("alt=sse") ? "?alt=sse" : "");
+                return new UpstreamPlan(path, ProxyJson.bytes(body), WireFormat.GEMINI, Translation.NATIVE, streaming,
+                        false);
+            }
+        }
+    }
+
+    private static String openAiPath(Operation op, DeploymentConfig d, String base) {
+        if (d.kind() == DeploymentKind.AZURE_OPENAI) {
+            String version = "?api-version=" + URLEncoder.encode(d.apiVersion().orElse(DeploymentConfig.DEFAULT_AZURE_API_VERSION),
+                    StandardCharsets.UTF_8);
+            if (op == Operation.OPENAI_RESPONSES) {
+                return base + "/openai/responses" + version;
+            }
+            return base + "/openai/deployments/" + URLEncoder.encode(d.azureDeployment().orElseThrow(),
+                    StandardCharsets.UTF_8) + "/" + op.suffix() + version;
+        }
+        // A bare host means the standard /v1 layout; a base URL with a path already names the API root.
+        return base.isEmpty() ? "/v1/" + op.suffix() : base + "/" + op.suffix();
+    }
+
+    private static String basePath(DeploymentConfig d) {
+        String p = d.baseUrl().getRawPath();
+        if (p == null) {
+            return "";
+        }
+        while (p.endsWith("/")) {
+            p = p.substring(0, p.length() - 1);
+        }
+        return p;
+    }
+
+    /** Puts the deployment's credential and the provider's required headers on the upstream request. */
+    static void credentials(MultiMap headers, DeploymentConfig d, MultiMap client) {
+        String key = d.apiKey().map(s -> s.reveal()).orElse(null);
+        switch (d.kind()) {
+            case OPENAI, OPENAI_COMPATIBLE -> {
+                if (key != null) {
+                    headers.set("authorization", "Bearer " + key);
+                }
+                copy(client, headers, "openai-beta");
+            }
+            case AZURE_OPENAI -> {
+                if (key != null) {
+                    headers.set("api-key", key);
+                }
+            }
+            case ANTHROPIC -> {
+                if (key != null) {
+                    headers.set("x-api-key", key);
+                }
+                String v = client.get("anthropic-version");
+                headers.set("anthropic-version", v != null ? v : ANTHROPIC_VERSION);
+                copy(client, headers, "anthropic-beta");
+            }
+            case GEMINI -> {
+                if (key != null) {
+                    headers.set("x-goog-api-key", key);
+                }
+            }
+        }
+    }
+
+    private static void copy(MultiMap from, MultiMap to, String name) {
+        String v = from.get(name);
+        if (v != null) {
+            to.set(name, v);
+        }
+    }
+}

@@ -1,0 +1,82 @@
+package dev.sluice.gateway;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** A raw TCP upstream that misbehaves on purpose: hangs, resets, answers garbage, or streams forever. */
+final class FakeUpstream {
+
+    enum Mode { HANG, RESET, GARBAGE, NOT_JSON, ENDLESS_STREAM }
+
+    final Mode mode;
+    final AtomicInteger connections = new AtomicInteger();
+    final AtomicInteger closed = new AtomicInteger();
+    private NetServer server;
+
+    private FakeUpstream(Mode mode) {
+        this.mode = mode;
+    }
+
+    static FakeUpstream start(Vertx vertx, Mode mode) throws Exception {
+        FakeUpstream f = new FakeUpstream(mode);
+        f.server = vertx.createNetServer(new NetServerOptions().setHost("127.0.0.1").setPort(0).setSoLinger(0))
+                .connectHandler(f::onConnect);
+        f.server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+        return f;
+    }
+
+    int port() {
+        return server.actualPort();
+    }
+
+    private void onConnect(NetSocket s) {
+        connections.incrementAndGet();
+        s.closeHandler(v -> closed.incrementAndGet());
+        boolean[] answered = {false};
+        s.handler(data -> {
+            if (answered[0]) {
+                return;
+            }
+            // Wait for the end of the request head; bodies are small enough to arrive with it.
+            if (!data.toString().contains("\r\n\r\n")) {
+                return;
+            }
+            answered[0] = true;
+            switch (mode) {
+                case HANG -> { }
+                case RESET -> s.close();
+                case GARBAGE -> s.write("THIS IS NOT HTTP\r\n\r\n").onComplete(v -> s.close());
+                case NOT_JSON -> s.write("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\nnot json!");
+                case ENDLESS_STREAM -> {
+                    s.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n");
+                    pump(s);
+                }
+            }
+        });
+    }
+
+    /** Writes SSE chunks for as long as the gateway keeps reading. */
+    private void pump(NetSocket s) {
+        String event = "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":"
+                + "{\"content\":\"" + "word ".repeat(200) + "\"}}]}\n\n";
+        String chunk = Integer.toHexString(event.length()) + "\r\n" + event + "\r\n";
+        Buffer b = Buffer.buffer(chunk);
+        Runnable[] next = new Runnable[1];
+        next[0] = () -> {
+            while (!s.writeQueueFull()) {
+                s.write(b);
+            }
+            s.drainHandler(v -> next[0].run());
+        };
+        next[0].run();
+    }
+
+    void close() {
+        server.close();
+    }
+}

@@ -1,0 +1,161 @@
+package dev.sluice.gateway;
+
+import dev.sluice.gateway.config.ConfigLoader;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.mock.http.Flavour;
+import dev.sluice.mock.http.MockConfig;
+import dev.sluice.mock.http.MockProviderServer;
+import dev.sluice.mock.limits.ProviderLimits;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One gateway in front of four mock providers (one per flavour), a rate-limited mock, and
+ * misbehaving fake upstreams; shared by the end-to-end tests of a class.
+ */
+final class GatewayFixture {
+
+    static final String KEY = "sk-test-main";
+    static final String KEY_TIGHT = "sk-test-tight";
+    static final String KEY_DAILY = "sk-test-daily";
+    static final String KEY_PAUSED = "sk-test-paused";
+
+    final Vertx vertx = Vertx.vertx();
+    final MockProviderServer openai;
+    final MockProviderServer azure;
+    final MockProviderServer anthropic;
+    final MockProviderServer gemini;
+    final MockProviderServer limited;
+    final Map<FakeUpstream.Mode, FakeUpstream> fakes = new java.util.EnumMap<>(FakeUpstream.Mode.class);
+    final int closedPort;
+    final Gateway gateway;
+    final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+
+    GatewayFixture() throws Exception {
+        openai = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.OPENAI)));
+        azure = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.AZURE_OPENAI)));
+        anthropic = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.ANTHROPIC)));
+        gemini = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.GEMINI)));
+        // One request per 10-second window: the second is refused by the provider.
+        limited = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
+                .limits(ProviderLimits.builder().rpm(6).build()).build()));
+        for (FakeUpstream.Mode m : FakeUpstream.Mode.values()) {
+            fakes.put(m, FakeUpstream.start(vertx, m));
+        }
+        var probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+        closedPort = probe.getLocalPort();
+        probe.close();
+        SluiceConfig config = ConfigLoader.parse(yaml(), "fixture.yaml", name -> null);
+        gateway = await(Gateway.builder(config).vertx(vertx).instances(2).start());
+    }
+
+    private String yaml() {
+        StringBuilder fakeDeployments = new StringBuilder();
+        StringBuilder fakeProfiles = new StringBuilder();
+        for (var e : fakes.entrySet()) {
+            String name = "fake-" + e.getKey().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            fakeDeployments.append("  ").append(name).append(": { kind: openai, base_url: \"http://127.0.0.1:")
+                    .append(e.getValue().port()).append("\" }\n");
+            fakeProfiles.append("  ").append(name).append(": { deployment: ").append(name).append(", model: gpt-4o-mini }\n");
+        }
+        return """
+                server: { host: 127.0.0.1, port: 0, max_body_bytes: 65536, max_header_bytes: 8192, upstream_timeout: 2s }
+                deployments:
+                  oa: { kind: openai, base_url: "%s" }
+                  az: { kind: azure-openai, base_url: "%s", azure_deployment: chat-1 }
+                  an: { kind: anthropic, base_url: "%s" }
+                  ge: { kind: gemini, base_url: "%s" }
+                  limited: { kind: openai, base_url: "%s" }
+                  closed: { kind: openai, base_url: "http://127.0.0.1:%d" }
+                %s
+                profiles:
+                  chat: { deployment: oa, model: gpt-4o-mini }
+                  azure-chat: { deployment: az, model: gpt-4o }
+                  claude: { deployment: an, model: claude-sonnet-4 }
+                  gemini: { deployment: ge, model: gemini-2.5-flash }
+                  limited: { deployment: limited, model: gpt-4o-mini }
+                  closed: { deployment: closed, model: gpt-4o-mini }
+                %s
+                orgs:
+                  acme-corp:
+                    tenants:
+                      acme:
+                        limits: { rpm: 100000 }
+                        teams:
+                          search:
+                            keys:
+                              main: { secret: "%s", limits: { rpm: 100000, tpm: 100000000 }, class: interactive, max_class: critical }
+                              tight: { secret: "%s", limits: { rpm: 1 } }
+                              daily: { secret: "%s", limits: { daily_requests: 1 } }
+                              paused: { secret: "%s", paused: true }
+                """.formatted(openai.baseUrl(), azure.baseUrl(), anthropic.baseUrl(), gemini.baseUrl(), limited.baseUrl(),
+                closedPort, fakeDeployments, fakeProfiles, KEY, KEY_TIGHT, KEY_DAILY, KEY_PAUSED);
+    }
+
+    String base() {
+        return gateway.baseUrl();
+    }
+
+    HttpResponse<String> post(String path, String key, String body, String... headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(20))
+                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+        if (key != null) {
+            b.header("authorization", "Bearer " + key);
+        }
+        for (int i = 0; i < headers.length; i += 2) {
+            b.header(headers[i], headers[i + 1]);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> get(String path, String key) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(20)).GET();
+        if (key != null) {
+            b.header("authorization", "Bearer " + key);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Waits (bounded) until every request was answered once and every reservation ended. */
+    void awaitBalanced() throws Exception {
+        awaitCondition(() -> gateway.ledger().balanced(), () -> "ledger not balanced: " + gateway.ledger());
+    }
+
+    /** Polls {@code done} on a Vert.x timer (no sleeping test thread) for at most ten seconds. */
+    void awaitCondition(java.util.function.BooleanSupplier done, java.util.function.Supplier<String> failure)
+            throws Exception {
+        java.util.concurrent.CompletableFuture<Boolean> result = new java.util.concurrent.CompletableFuture<>();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        long timer = vertx.setPeriodic(5, id -> {
+            if (done.getAsBoolean()) {
+                result.complete(true);
+            } else if (System.nanoTime() > until) {
+                result.complete(false);
+            }
+        });
+        try {
+            if (!result.get(15, TimeUnit.SECONDS)) {
+                throw new AssertionError(failure.get());
+            }
+        } finally {
+            vertx.cancelTimer(timer);
+        }
+    }
+
+    static <T> T await(Future<T> f) throws Exception {
+        return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    void close() throws Exception {
+        await(gateway.stop());
+        await(vertx.close());
+    }
+}
