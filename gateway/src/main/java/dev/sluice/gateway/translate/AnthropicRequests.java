@@ -23,7 +23,8 @@ import java.util.Set;
  *
  * <p>System and developer messages become {@code system} text blocks; tool messages become
  * {@code tool_result} blocks in a user turn (placed first, as Anthropic requires); adjacent turns of
- * one role are merged so roles alternate. {@code temperature} is passed through unchanged, so values
+ * one role are merged so roles alternate. Gemini thought signatures folded into tool call ids are
+ * removed, since Anthropic ids allow only letters, digits, '_' and '-'. {@code temperature} is passed through unchanged, so values
  * above Anthropic's maximum of 1 are refused by the provider, not silently changed. Fields with no
  * Anthropic counterpart ({@code seed}, penalties, {@code response_format}, {@code logprobs}) are
  * dropped.
@@ -128,8 +129,10 @@ public final class AnthropicRequests {
                 b.put("type", "image");
                 b.putObject("source").put("type", "url").put("url", r.url());
             }
-            case ToolCall c -> b.put("type", "tool_use").put("id", c.id()).put("name", c.name()).set("input", c.arguments());
-            case ToolResult r -> b.put("type", "tool_result").put("tool_use_id", r.toolCallId()).put("content", r.content());
+            case ToolCall c -> b.put("type", "tool_use").put("id", ParsedChat.withoutSignature(c.id())).put("name", c.name())
+                    .set("input", c.arguments());
+            case ToolResult r -> b.put("type", "tool_result").put("tool_use_id", ParsedChat.withoutSignature(r.toolCallId()))
+                    .put("content", r.content());
         }
         return b;
     }

@@ -66,6 +66,10 @@ final class ChatParser {
                         Json.describe(role) + " (expected: system, developer, user, assistant or tool)");
             }
         }
+        if (turns.isEmpty()) {
+            throw new TranslationException("messages", "no user or assistant content (expected: at least one non-empty"
+                    + " user, assistant or tool message)");
+        }
         return turns;
     }
 

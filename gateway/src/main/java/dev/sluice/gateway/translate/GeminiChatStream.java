@@ -38,7 +38,7 @@ final class GeminiChatStream extends BaseChatStream {
         JsonNode candidate = data.path("candidates").path(0);
         for (JsonNode part : candidate.path("content").path("parts")) {
             if (part.has("functionCall")) {
-                ChatCompletions.Call call = GeminiResponses.call(part.path("functionCall"), meta, toolCalls);
+                ChatCompletions.Call call = GeminiResponses.call(part, meta, toolCalls);
                 out.add(chunks.toolStart(toolCalls++, call.id(), call.name(), call.arguments()));
             } else if (part.path("text").isTextual() && !part.path("thought").asBoolean(false)
                     && !part.path("text").textValue().isEmpty()) {

@@ -23,7 +23,8 @@ import java.util.regex.Pattern;
  * {@code model}; tool messages become {@code functionResponse} parts in a user turn, named after the
  * assistant tool call whose id they answer. Tool schemas go to {@code parametersJsonSchema}, which
  * takes full JSON Schema (the older {@code parameters} field only takes an OpenAPI subset). Media
- * must be inline ({@code data:} URLs). The model and streaming mode live in the URL: see
+ * must be inline ({@code data:} URLs). A function call's {@code thoughtSignature}, which
+ * {@link GeminiResponses} folds into the tool call id, is restored on the way back. The model and streaming mode live in the URL: see
  * {@link #path(String, boolean)}. {@code user} has no Gemini counterpart and is dropped.
  */
 public final class GeminiRequests {
@@ -97,7 +98,13 @@ public final class GeminiRequests {
             case Inline i -> p.putObject("inlineData").put("mimeType", i.mimeType()).put("data", i.base64());
             case Remote r -> throw new TranslationException(r.path(),
                     "a remote URL (expected: a data: URL; gemini profiles take inline media only)");
-            case ToolCall c -> p.putObject("functionCall").put("name", c.name()).set("args", c.arguments());
+            case ToolCall c -> {
+                p.putObject("functionCall").put("name", c.name()).set("args", c.arguments());
+                int at = c.id().indexOf(ParsedChat.SIGNATURE_SEPARATOR);
+                if (at >= 0) {
+                    p.put("thoughtSignature", c.id().substring(at + ParsedChat.SIGNATURE_SEPARATOR.length()));
+                }
+            }
             case ToolResult r -> {
                 if (r.name().isEmpty()) {
                     throw new TranslationException(r.path(), "\"" + r.toolCallId()

@@ -11,7 +11,8 @@ import java.util.Objects;
  *
  * <p>Reads {@code candidates[0]}: text parts are concatenated (thought parts are left out),
  * {@code functionCall} parts become {@code tool_calls}, using the call's {@code id} when Gemini
- * sends one and {@link CompletionMeta}-derived ids otherwise. STOP maps to stop (tool_calls when
+ * sends one and {@link CompletionMeta}-derived ids otherwise; a part's {@code thoughtSignature} is
+ * appended to the id so that {@link GeminiRequests} can return it with the call. STOP maps to stop (tool_calls when
  * functions were called), MAX_TOKENS to length, SAFETY and the other blocking reasons to
  * content_filter; a prompt blocked before any candidate gives an empty content_filter answer. Usage
  * counts thoughts in {@code completion_tokens} and {@code completion_tokens_details.reasoning_tokens},
@@ -38,7 +39,7 @@ public final class GeminiResponses {
         List<ChatCompletions.Call> calls = new ArrayList<>();
         for (JsonNode part : candidate.path("content").path("parts")) {
             if (part.has("functionCall")) {
-                calls.add(call(part.path("functionCall"), meta, calls.size()));
+                calls.add(call(part, meta, calls.size()));
             } else if (part.path("text").isTextual() && !part.path("thought").asBoolean(false)) {
                 text.append(part.path("text").textValue());
             }
@@ -49,8 +50,14 @@ public final class GeminiResponses {
         return ChatCompletions.build(meta, text.toString(), calls, finish, ChatUsage.fromGemini(response.path("usageMetadata")));
     }
 
-    static ChatCompletions.Call call(JsonNode functionCall, CompletionMeta meta, int index) {
+    /** The tool call of a {@code functionCall} part, its thought signature (if any) folded into the id. */
+    static ChatCompletions.Call call(JsonNode part, CompletionMeta meta, int index) {
+        JsonNode functionCall = part.path("functionCall");
         String id = Json.string(functionCall, "id").filter(s -> !s.isEmpty()).orElseGet(() -> meta.toolCallId(index));
+        String signature = Json.stringOr(part, "thoughtSignature");
+        if (!signature.isEmpty()) {
+            id = id + ParsedChat.SIGNATURE_SEPARATOR + signature;
+        }
         JsonNode args = functionCall.path("args");
         return new ChatCompletions.Call(id, Json.stringOr(functionCall, "name"), Json.write(args.isObject() ? args : Json.object()));
     }

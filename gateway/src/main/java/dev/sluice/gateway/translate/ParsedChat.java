@@ -41,6 +41,19 @@ record ParsedChat(List<String> system, List<Turn> turns, List<ToolDef> tools, To
     record ToolCall(String id, String name, ObjectNode arguments) implements Part {
     }
 
+    /**
+     * Gemini's opaque {@code thoughtSignature} of a function call travels inside the OpenAI tool
+     * call id, the only field clients send back verbatim: {@code <id>} + this separator +
+     * {@code <signature>}. Gemini 3 models refuse function-call history without it.
+     */
+    static final String SIGNATURE_SEPARATOR = "~sig~";
+
+    /** A tool call id without a folded-in thought signature (for providers that have no use for it). */
+    static String withoutSignature(String id) {
+        int at = id.indexOf(SIGNATURE_SEPARATOR);
+        return at < 0 ? id : id.substring(0, at);
+    }
+
     /** A tool's answer; {@code name} is the called function's name, empty when no earlier call matched. */
     record ToolResult(String toolCallId, String name, String content, String path) implements Part {
     }

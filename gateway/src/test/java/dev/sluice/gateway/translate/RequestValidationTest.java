@@ -20,6 +20,9 @@ class RequestValidationTest {
                 Arguments.of("[]", "", ": body is an array (expected: a JSON object)"),
                 Arguments.of("{}", "messages", "messages: missing (expected: a non-empty array)"),
                 Arguments.of("{\"messages\":[]}", "messages", "messages: an array (expected: a non-empty array)"),
+                Arguments.of("{\"messages\":[{\"role\":\"system\",\"content\":\"x\"},{\"role\":\"user\",\"content\":\"\"}]}",
+                        "messages", "messages: no user or assistant content (expected: at least one non-empty user, assistant"
+                                + " or tool message)"),
                 Arguments.of("{\"messages\":[\"hi\"]}", "messages[0]", "messages[0]: \"hi\" (expected: an object)"),
                 Arguments.of("{\"messages\":[{\"role\":\"bot\",\"content\":\"x\"}]}", "messages[0].role",
                         "messages[0].role: \"bot\" (expected: system, developer, user, assistant or tool)"),
