@@ -1,0 +1,217 @@
+package dev.sluice.sim;
+
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.sim.metrics.RunReport;
+import dev.sluice.sim.scenario.Scenario;
+import dev.sluice.sim.scenario.ScenarioLoader;
+import dev.sluice.sim.strategy.Strategy;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * The {@code sluice sim} command: runs strategies on scenarios in virtual time and prints the
+ * comparison as a table or as JSON (one object per run).
+ *
+ * <pre>
+ * sluice sim --scenario FILE|NAME|all --strategy NAME|all [--seed N] [--format table|json] [--short]
+ *            [--scenarios DIR] [--check-invariants] [--e2e [--e2e-duration 60s]]
+ * </pre>
+ */
+public final class SimCommand {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private SimCommand() {}
+
+    /** Runs with the process's standard streams; returns the exit status (0 ok, 1 goal or run failure, 2 usage). */
+    public static int run(String[] args) {
+        return run(args, System.out, System.err);
+    }
+
+    /**
+     * Runs the command. Exit status: 0 when every run ended with no lost request, 1 when one lost a
+     * request or failed, 2 on bad arguments or a bad scenario file. Missed goals are reported, not
+     * failed on: the table says so.
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        Options o;
+        try {
+            o = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("sluice sim: " + e.getMessage());
+            err.println(Options.USAGE);
+            return 2;
+        }
+        if (o.help()) {
+            out.println(Options.USAGE);
+            return 0;
+        }
+        List<Scenario> scenarios;
+        try {
+            scenarios = scenarios(o);
+        } catch (IllegalArgumentException | UncheckedIOException e) {
+            err.println("sluice sim: " + e.getMessage());
+            return 2;
+        }
+        List<String> strategies = o.strategy().equals("all") ? Strategy.NAMES : List.of(o.strategy());
+        List<Comparison> comparisons = new ArrayList<>();
+        boolean failed = false;
+        for (Scenario s : scenarios) {
+            Scenario run = o.shortForm() ? s.shortForm() : s;
+            long seed = o.seed().orElse(run.seed());
+            List<RunReport> reports = new ArrayList<>();
+            for (String strategy : strategies) {
+                try {
+                    reports.add(o.e2e()
+                            ? EndToEnd.run(run, strategy, seed, o.e2eDuration())
+                            : Simulation.run(run, strategy, seed, o.checkInvariants()));
+                } catch (RuntimeException e) {
+                    err.println("sluice sim: " + s.name() + "/" + strategy + " seed " + seed + " failed: " + e);
+                    failed = true;
+                }
+            }
+            Comparison c = new Comparison(run, reports);
+            failed |= reports.stream().anyMatch(r -> r.lost() != 0);
+            comparisons.add(c);
+        }
+        if (o.format().equals("json")) {
+            out.println(json(comparisons));
+        } else {
+            out.print(Tables.render(comparisons, o.shortForm()));
+        }
+        return failed ? 1 : 0;
+    }
+
+    private static String json(List<Comparison> comparisons) {
+        ObjectNode root = MAPPER.createObjectNode();
+        ArrayNode runs = root.putArray("runs");
+        for (Comparison c : comparisons) {
+            for (RunReport r : c.reports()) {
+                ObjectNode j = r.json().deepCopy();
+                ArrayNode misses = j.putArray("goals_missed");
+                c.misses(r).forEach(misses::add);
+                runs.add(j);
+            }
+        }
+        try {
+            return MAPPER.writer(new DefaultPrettyPrinter()).writeValueAsString(root);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<Scenario> scenarios(Options o) {
+        if (o.scenario().equals("all")) {
+            Path dir = o.scenariosDir();
+            List<Path> files;
+            try (Stream<Path> s = Files.list(dir)) {
+                files = s.filter(p -> p.toString().endsWith(".yaml")).sorted().toList();
+            } catch (IOException e) {
+                throw new IllegalArgumentException("--scenarios " + dir + ": not a readable directory");
+            }
+            return files.stream().map(ScenarioLoader::load).toList();
+        }
+        Path p = Path.of(o.scenario());
+        if (!Files.exists(p)) {
+            Path bundled = o.scenariosDir().resolve(o.scenario() + ".yaml");
+            if (Files.exists(bundled)) {
+                p = bundled;
+            } else {
+                throw new IllegalArgumentException("--scenario " + o.scenario() + ": no such file, and no "
+                        + bundled);
+            }
+        }
+        return List.of(ScenarioLoader.load(p));
+    }
+
+    /** One scenario's runs, with the goals each missed. */
+    record Comparison(Scenario scenario, List<RunReport> reports) {
+        List<String> misses(RunReport r) {
+            Optional<RunReport> none = reports.stream().filter(x -> x.strategy().equals("none")).findFirst();
+            return GoalCheck.misses(r, scenario.goals(), none);
+        }
+    }
+
+    /** Parsed command-line options. */
+    record Options(String scenario, String strategy, Optional<Long> seed, String format, boolean shortForm,
+            Path scenariosDir, boolean checkInvariants, boolean e2e, java.time.Duration e2eDuration, boolean help) {
+
+        static final String USAGE = "usage: sluice sim --scenario FILE|NAME|all --strategy "
+                + String.join("|", Strategy.NAMES) + "|all [--seed N] [--format table|json] [--short]"
+                + " [--scenarios DIR] [--check-invariants] [--e2e [--e2e-duration 60s]]";
+
+        static Options parse(String[] args) {
+            String scenario = null;
+            String strategy = "all";
+            Optional<Long> seed = Optional.empty();
+            String format = "table";
+            boolean shortForm = false;
+            Path dir = Path.of("scenarios");
+            boolean check = false;
+            boolean e2e = false;
+            boolean help = false;
+            java.time.Duration e2eDuration = java.time.Duration.ofSeconds(60);
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                switch (a) {
+                    case "--scenario" -> scenario = value(args, ++i, a);
+                    case "--strategy" -> strategy = value(args, ++i, a);
+                    case "--seed" -> {
+                        String v = value(args, ++i, a);
+                        try {
+                            seed = Optional.of(Long.parseLong(v));
+                        } catch (NumberFormatException e) {
+                            throw new IllegalArgumentException("--seed: " + v + " (expected: a whole number)");
+                        }
+                    }
+                    case "--format" -> format = value(args, ++i, a).toLowerCase(Locale.ROOT);
+                    case "--short" -> shortForm = true;
+                    case "--scenarios" -> dir = Path.of(value(args, ++i, a));
+                    case "--check-invariants" -> check = true;
+                    case "--e2e" -> e2e = true;
+                    case "--e2e-duration" -> e2eDuration = dev.sluice.sim.scenario.Durations.parse("--e2e-duration",
+                            value(args, ++i, a));
+                    case "--help", "-h" -> help = true;
+                    default -> throw new IllegalArgumentException("unknown argument " + a);
+                }
+            }
+            if (help) {
+                return new Options("", strategy, seed, format, shortForm, dir, check, e2e, e2eDuration, true);
+            }
+            if (scenario == null) {
+                throw new IllegalArgumentException("--scenario is required");
+            }
+            if (!strategy.equals("all") && !Strategy.NAMES.contains(strategy)) {
+                throw new IllegalArgumentException("--strategy: " + strategy + " (expected: one of " + Strategy.NAMES
+                        + " or all)");
+            }
+            if (!format.equals("table") && !format.equals("json")) {
+                throw new IllegalArgumentException("--format: " + format + " (expected: table or json)");
+            }
+            return new Options(scenario, strategy, seed, format, shortForm, dir, check, e2e, e2eDuration, false);
+        }
+
+        private static String value(String[] args, int i, String flag) {
+            if (i >= args.length) {
+                throw new IllegalArgumentException(flag + " needs a value");
+            }
+            return args[i];
+        }
+    }
+
+    /** For {@code java -cp ... dev.sluice.sim.SimCommand}. */
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+}

@@ -1,0 +1,276 @@
+package dev.sluice.sim;
+
+import dev.sluice.gateway.config.DeploymentConfig;
+import dev.sluice.gateway.config.KeyConfig;
+import dev.sluice.gateway.config.ProfileConfig;
+import dev.sluice.gateway.config.TenantConfig;
+import dev.sluice.governor.RequestPath;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.sim.engine.EventLoop;
+import dev.sluice.sim.engine.RandomStreams;
+import dev.sluice.sim.metrics.Outcome;
+import dev.sluice.sim.metrics.ReportBuilder;
+import dev.sluice.sim.metrics.RunRecorder;
+import dev.sluice.sim.metrics.RunReport;
+import dev.sluice.sim.provider.ProviderCall;
+import dev.sluice.sim.provider.ProviderReply;
+import dev.sluice.sim.provider.ProviderUsage;
+import dev.sluice.sim.provider.SimProvider;
+import dev.sluice.sim.scenario.ProviderSpec;
+import dev.sluice.sim.scenario.Scenario;
+import dev.sluice.sim.scenario.ScriptedEvent;
+import dev.sluice.sim.scenario.WorkloadSpec;
+import dev.sluice.sim.strategy.Attempt;
+import dev.sluice.sim.strategy.LocalRejection;
+import dev.sluice.sim.strategy.SimRequest;
+import dev.sluice.sim.strategy.Strategy;
+import dev.sluice.sim.strategy.StrategyContext;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+
+/**
+ * One run of one strategy on one scenario in virtual time. Clients send the scenario's workload;
+ * the strategy decides; simulated providers answer; clients retry what is retryable. Clients stop
+ * sending at the end of the scenario's duration, and the run then drains until every request has
+ * ended (at most {@link #DRAIN_LIMIT} more); requests still open after that are lost.
+ */
+public final class Simulation implements StrategyContext {
+
+    /** How long the run may drain after the last arrival: longer than any class's queue budget. */
+    public static final Duration DRAIN_LIMIT = Duration.ofHours(2);
+
+    private final Scenario scenario;
+    private final long seed;
+    private final EventLoop loop = new EventLoop();
+    private final RandomStreams random;
+    private final Map<String, SimProvider> providers = new LinkedHashMap<>();
+    private final Map<Long, Client> clients = new HashMap<>();
+    private final Map<String, Double> meanOutput = new HashMap<>();
+    private final RunRecorder recorder = new RunRecorder();
+    private final SplittableRandom jitter;
+    private final Strategy strategy;
+    private long nextRequestId;
+
+    private enum State { AT_GATEWAY, AT_PROVIDER, BACKING_OFF, ENDED }
+
+    private static final class Client {
+        final SimRequest request;
+        final WorkloadSpec spec;
+        State state;
+        int attempts;
+        long queuedNanos;
+
+        Client(SimRequest request, WorkloadSpec spec) {
+            this.request = request;
+            this.spec = spec;
+        }
+    }
+
+    private Simulation(Scenario scenario, String strategyName, long seed, boolean checkInvariants) {
+        this.scenario = scenario;
+        this.seed = seed;
+        this.random = new RandomStreams(seed);
+        this.jitter = random.stream("clients/jitter");
+        long until = scenario.duration().toNanos();
+        for (DeploymentConfig d : scenario.config().deployments().values()) {
+            providers.put(d.id(), new SimProvider(d.id(), d.kind().wireName(), scenario.providers().get(d.id()),
+                    d.limits(), loop, random, until));
+        }
+        this.strategy = Strategy.create(strategyName, this);
+        if (checkInvariants) {
+            loop.afterEach(strategy::checkInvariants);
+        }
+    }
+
+    /**
+     * Runs {@code strategy} on {@code scenario} with {@code seed}.
+     *
+     * @param checkInvariants check the strategy's invariants (bucket conservation, leases) after
+     *     every event; slow, for tests
+     */
+    public static RunReport run(Scenario scenario, String strategy, long seed, boolean checkInvariants) {
+        return new Simulation(scenario, strategy, seed, checkInvariants).execute();
+    }
+
+    private RunReport execute() {
+        long end = scenario.duration().toNanos();
+        for (ScriptedEvent e : scenario.events()) {
+            SimProvider p = providers.get(e.deployment());
+            loop.at(e.at().toNanos(), () -> {
+                switch (e) {
+                    case ScriptedEvent.LimitCut c -> p.scaleLimits(c.factor());
+                    case ScriptedEvent.LimitRestore r -> p.scaleLimits(1.0);
+                    case ScriptedEvent.FaultBurst f -> p.faultBurst(f);
+                }
+            });
+        }
+        int index = 0;
+        for (WorkloadSpec w : scenario.workload()) {
+            startStream(index++, w, end);
+        }
+        loop.runUntil(end);
+        loop.runWhile(() -> recorder.open() > 0, end + DRAIN_LIMIT.toNanos());
+        long lost = recorder.open();
+        Map<String, ProviderUsage.Totals> totals = new LinkedHashMap<>();
+        providers.forEach((id, p) -> totals.put(id, p.usage().totals()));
+        Map<String, Double> weights = new HashMap<>();
+        for (TenantConfig t : scenario.config().tenants()) {
+            weights.put(t.id(), t.weight());
+        }
+        Map<String, Object> header = new LinkedHashMap<>();
+        header.put("scenario", scenario.name());
+        header.put("strategy", strategy.name());
+        header.put("seed", seed);
+        header.put("duration_s", scenario.duration().toSeconds());
+        header.put("replicas", scenario.replicas());
+        header.put("store", scenario.sharedStore() ? "shared" : "per-replica");
+        return ReportBuilder.build(scenario.name(), strategy.name(), recorder, totals, weights, lost, header);
+    }
+
+    private void startStream(int index, WorkloadSpec w, long end) {
+        KeyConfig key = scenario.config().keys().stream().filter(k -> k.id().equals(w.key())).findFirst().orElseThrow();
+        String profileId = w.profile().orElse(key.profiles().get(0));
+        ProfileConfig profile = scenario.config().profiles().get(profileId);
+        RequestPath path = new RequestPath(key.org(), key.tenant(), key.team(), key.id(), profileId,
+                profile.deployment());
+        TrafficClass cls = w.trafficClass().orElse(key.trafficClass());
+        Duration deadline = min(w.deadline().orElse(null), key.deadline().orElse(null));
+        ProviderSpec ps = scenario.providers().get(profile.deployment());
+        double meanOut = w.outputTokens().mean();
+        meanOutput.put(w.name(), meanOut);
+        long minExec = ps.latency().ttftMedian().toNanos() + (long) (meanOut / ps.latency().tokensPerSecond() * 1e9);
+        String stream = "workload/" + index + "/" + w.name();
+        SplittableRandom sizes = random.stream(stream + "/sizes");
+        long stop = Math.min(end, w.stop().map(Duration::toNanos).orElse(end));
+        ArrivalGenerator gen = new ArrivalGenerator(w.arrival(), w.start().toNanos(), stop,
+                random.stream(stream + "/arrivals"));
+        Runnable[] arrive = new Runnable[1];
+        arrive[0] = () -> {
+            long now = loop.now();
+            long prompt = w.promptTokens().sample(sizes);
+            long maxTokens = Math.max(1, w.maxTokens().sample(sizes));
+            long output = Math.min(maxTokens, w.outputTokens().sample(sizes));
+            boolean streaming = sizes.nextDouble() < w.streamingShare();
+            double noise = (sizes.nextDouble() * 2 - 1) * w.inputEstimateError();
+            long cacheRead = (long) Math.floor(prompt * w.cacheReadShare());
+            long charged = ps.cacheReadCountsAgainstInputTpm() ? prompt : prompt - cacheRead;
+            long counted = Math.max(0, Math.round(prompt * (1 + noise)));
+            SimRequest r = new SimRequest(nextRequestId++, w.name(), path, cls, now,
+                    deadline == null ? SimRequest.NO_DEADLINE : now + deadline.toNanos(), prompt, cacheRead, charged,
+                    maxTokens, output, streaming, counted, minExec);
+            Client c = new Client(r, w);
+            clients.put(r.id(), c);
+            recorder.arrived(r);
+            submit(c);
+            long next = gen.next();
+            if (next != Long.MAX_VALUE) {
+                loop.at(next, arrive[0]);
+            }
+        };
+        long first = gen.next();
+        if (first != Long.MAX_VALUE) {
+            loop.at(first, arrive[0]);
+        }
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        if (a == null) {
+            return b;
+        }
+        return b == null || a.compareTo(b) <= 0 ? a : b;
+    }
+
+    private void submit(Client c) {
+        c.state = State.AT_GATEWAY;
+        Attempt a = new Attempt(c.request, c.attempts++, loop.now());
+        strategy.submit(a);
+    }
+
+    private Client current(Attempt a, State expected) {
+        Client c = clients.get(a.request().id());
+        if (c == null || c.state != expected || a.number() != c.attempts - 1) {
+            throw new IllegalStateException(a + " ended twice or out of turn (state "
+                    + (c == null ? "ended" : c.state) + ", seed " + seed + ")");
+        }
+        return c;
+    }
+
+    @Override
+    public void dispatch(Attempt a, long queuedNanos, Consumer<ProviderReply> onReply) {
+        Client c = current(a, State.AT_GATEWAY);
+        c.state = State.AT_PROVIDER;
+        c.queuedNanos += queuedNanos;
+        recorder.dispatched(a);
+        SimRequest r = a.request();
+        providers.get(r.deployment()).call(new ProviderCall(r.tenant(), r.promptTokens(), r.cacheReadTokens(),
+                r.maxTokens(), r.outputTokens(), r.streaming()), reply -> {
+                    current(a, State.AT_PROVIDER);
+                    onReply.accept(reply);
+                    recorder.replied(a, reply);
+                    switch (reply.outcome()) {
+                        case SUCCESS -> end(c, Outcome.SUCCESS);
+                        case TOO_LARGE -> end(c, Outcome.TOO_LARGE);
+                        case RATE_LIMITED -> retryOrEnd(c, reply.retryAfterMillis().orElse(0),
+                                Outcome.PROVIDER_RATE_LIMITED);
+                        default -> retryOrEnd(c, reply.retryAfterMillis().orElse(0), Outcome.PROVIDER_ERROR);
+                    }
+                });
+    }
+
+    @Override
+    public void reject(Attempt a, long queuedNanos, LocalRejection rejection) {
+        Client c = current(a, State.AT_GATEWAY);
+        c.queuedNanos += queuedNanos;
+        recorder.rejectedLocally(a);
+        if (rejection.retryable()) {
+            retryOrEnd(c, rejection.retryAfterMillis(), Outcome.REJECTED_LOCALLY);
+        } else {
+            end(c, rejection.code().contains("too_large") ? Outcome.TOO_LARGE : Outcome.REJECTED_LOCALLY);
+        }
+    }
+
+    private void retryOrEnd(Client c, long hintMillis, Outcome ifNot) {
+        int retriesTaken = c.attempts - 1;
+        if (retriesTaken >= c.spec.retry().maxRetries()) {
+            end(c, ifNot);
+            return;
+        }
+        long delay = c.spec.retry().delayNanos(retriesTaken, hintMillis, jitter.nextDouble());
+        if (c.request.hasDeadline() && loop.now() + delay >= c.request.deadlineNanos()) {
+            end(c, ifNot);
+            return;
+        }
+        c.state = State.BACKING_OFF;
+        loop.after(delay, () -> submit(c));
+    }
+
+    private void end(Client c, Outcome o) {
+        c.state = State.ENDED;
+        clients.remove(c.request.id());
+        recorder.ended(c.request, o, c.queuedNanos, loop.now());
+    }
+
+    @Override
+    public EventLoop loop() {
+        return loop;
+    }
+
+    @Override
+    public Scenario scenario() {
+        return scenario;
+    }
+
+    @Override
+    public RandomStreams random() {
+        return random;
+    }
+
+    @Override
+    public double meanOutputTokens(String workload) {
+        return meanOutput.getOrDefault(workload, 0.0);
+    }
+}

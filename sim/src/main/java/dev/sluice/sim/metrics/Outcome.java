@@ -1,0 +1,15 @@
+package dev.sluice.sim.metrics;
+
+/** How a client request finally ended, after any retries. */
+public enum Outcome {
+    /** The provider answered with a 2xx. */
+    SUCCESS,
+    /** The gateway refused it (rejected, shed, timed out in a queue) and the client gave up. */
+    REJECTED_LOCALLY,
+    /** The provider's 429 was the last answer. */
+    PROVIDER_RATE_LIMITED,
+    /** A 5xx, 529 or broken connection was the last answer. */
+    PROVIDER_ERROR,
+    /** The request can never fit a limit. */
+    TOO_LARGE
+}

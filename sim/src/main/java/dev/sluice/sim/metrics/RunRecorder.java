@@ -1,0 +1,119 @@
+package dev.sluice.sim.metrics;
+
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.sim.provider.ProviderReply;
+import dev.sluice.sim.strategy.Attempt;
+import dev.sluice.sim.strategy.SimRequest;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Collects what happened in one run: every request's end, every attempt's fate, offered and served
+ * amounts per tenant and deployment, estimate errors. Only requests that arrive within the
+ * accounted time (the scenario's duration) count towards demand.
+ */
+public final class RunRecorder {
+
+    /** Rate limits tracked for utilisation and fairness, in this order. */
+    static final String[] RATES = {"rpm", "input_tpm", "output_tpm", "tpm"};
+
+    final Map<TrafficClass, GroupStats> classes = new EnumMap<>(TrafficClass.class);
+    final Map<String, GroupStats> tenants = new TreeMap<>();
+    /** deployment -> tenant -> amounts per {@link #RATES}. */
+    final Map<String, Map<String, double[]>> offered = new TreeMap<>();
+    final Map<String, Map<String, double[]>> served = new TreeMap<>();
+
+    long requests;
+    long ended;
+    long dispatched;
+    long provider429s;
+    long providerErrors;
+    long localRejections;
+    long goodputTokens;
+    long estimatedAttempts;
+    double inputAbsError;
+    double inputSignedError;
+    double inputActual;
+    double outputAbsError;
+    double outputSignedError;
+    double outputActual;
+
+    public void arrived(SimRequest r) {
+        requests++;
+        add(offered, r);
+    }
+
+    private static void add(Map<String, Map<String, double[]>> m, SimRequest r) {
+        double[] a = m.computeIfAbsent(r.deployment(), d -> new TreeMap<>())
+                .computeIfAbsent(r.tenant(), t -> new double[RATES.length]);
+        a[0] += 1;
+        a[1] += r.inputCharged();
+        a[2] += r.outputTokens();
+        a[3] += r.inputCharged() + r.outputTokens();
+    }
+
+    public void dispatched(Attempt a) {
+        dispatched++;
+        group(a.request()).attempts++;
+        tenant(a.request()).attempts++;
+    }
+
+    public void rejectedLocally(Attempt a) {
+        localRejections++;
+        group(a.request()).localRejections++;
+        tenant(a.request()).localRejections++;
+    }
+
+    public void replied(Attempt a, ProviderReply reply) {
+        SimRequest r = a.request();
+        switch (reply.outcome()) {
+            case RATE_LIMITED, TOO_LARGE -> {
+                provider429s++;
+                group(r).provider429s++;
+                tenant(r).provider429s++;
+            }
+            case SERVER_ERROR, OVERLOADED, RESET -> {
+                providerErrors++;
+                group(r).providerErrors++;
+                tenant(r).providerErrors++;
+            }
+            case SUCCESS -> {
+                if (a.estimated()) {
+                    estimatedAttempts++;
+                    inputAbsError += Math.abs(a.estimatedInput() - r.inputCharged());
+                    inputSignedError += a.estimatedInput() - r.inputCharged();
+                    inputActual += r.inputCharged();
+                    outputAbsError += Math.abs(a.estimatedOutput() - reply.outputTokens());
+                    outputSignedError += a.estimatedOutput() - reply.outputTokens();
+                    outputActual += reply.outputTokens();
+                }
+            }
+        }
+    }
+
+    /** The request ended; {@code accounted} when it arrived within the scenario's duration. */
+    public void ended(SimRequest r, Outcome o, long queuedNanos, long endedAtNanos) {
+        ended++;
+        long latency = endedAtNanos - r.arrivedAtNanos();
+        group(r).ended(o, queuedNanos, latency);
+        tenant(r).ended(o, queuedNanos, latency);
+        if (o == Outcome.SUCCESS) {
+            goodputTokens += r.promptTokens() + r.outputTokens();
+            add(served, r);
+        }
+    }
+
+    /** Requests that arrived and have not ended. */
+    public long open() {
+        return requests - ended;
+    }
+
+    private GroupStats group(SimRequest r) {
+        return classes.computeIfAbsent(r.trafficClass(), c -> new GroupStats());
+    }
+
+    private GroupStats tenant(SimRequest r) {
+        return tenants.computeIfAbsent(r.tenant(), t -> new GroupStats());
+    }
+}

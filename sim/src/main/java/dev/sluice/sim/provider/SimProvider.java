@@ -1,0 +1,184 @@
+package dev.sluice.sim.provider;
+
+import dev.sluice.limits.Limits;
+import dev.sluice.mock.limits.Admission;
+import dev.sluice.mock.limits.LimitSnapshot;
+import dev.sluice.mock.limits.ProviderLimitModel;
+import dev.sluice.mock.limits.ProviderLimits;
+import dev.sluice.sim.engine.EventLoop;
+import dev.sluice.sim.engine.RandomStreams;
+import dev.sluice.sim.scenario.FaultKind;
+import dev.sluice.sim.scenario.ProviderSpec;
+import dev.sluice.sim.scenario.ScriptedEvent;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.SplittableRandom;
+import java.util.function.Consumer;
+
+/**
+ * The provider behind one deployment, in virtual time. Limits are enforced by the mock provider's
+ * {@link ProviderLimitModel} (the same code the HTTP mock runs), so the simulator and the mock agree
+ * on what a provider refuses. Around it: a latency model (log-normal time to first token, then a
+ * steady token rate), a background error rate, scripted fault bursts and limit cuts.
+ */
+public final class SimProvider {
+
+    private final String deployment;
+    private final String kind;
+    private final ProviderSpec spec;
+    private final Limits configured;
+    private final EventLoop loop;
+    private final ProviderLimitModel model;
+    private final SplittableRandom latencyRandom;
+    private final SplittableRandom faultRandom;
+    private final List<ScriptedEvent.FaultBurst> bursts = new ArrayList<>();
+    private final ProviderUsage usage;
+
+    /**
+     * @param accountingUntilNanos admissions before this time count towards utilisation
+     */
+    public SimProvider(String deployment, String kind, ProviderSpec spec, Limits configured, EventLoop loop,
+            RandomStreams random, long accountingUntilNanos) {
+        this.deployment = deployment;
+        this.kind = kind;
+        this.spec = spec;
+        this.configured = configured;
+        this.loop = loop;
+        ProviderLimits limits = spec.providerLimits(configured, 1.0);
+        this.model = new ProviderLimitModel(limits, 0L);
+        this.latencyRandom = random.stream("provider/" + deployment + "/latency");
+        this.faultRandom = random.stream("provider/" + deployment + "/faults");
+        this.usage = new ProviderUsage(limits, accountingUntilNanos);
+    }
+
+    public String deployment() {
+        return deployment;
+    }
+
+    /** The dialect: openai, azure-openai, anthropic, gemini, openai-compatible. */
+    public String kind() {
+        return kind;
+    }
+
+    public ProviderUsage usage() {
+        return usage;
+    }
+
+    /** The limits in force now. */
+    public ProviderLimits limits() {
+        return model.limits();
+    }
+
+    /** Scales the true limits to {@code factor} of the configured ones (1 restores them). */
+    public void scaleLimits(double factor) {
+        long now = loop.now();
+        ProviderLimits next = spec.providerLimits(configured, factor);
+        usage.limitsChanged(next, now);
+        model.setLimits(next, now);
+    }
+
+    public void faultBurst(ScriptedEvent.FaultBurst burst) {
+        bursts.add(burst);
+        loop.after(burst.duration().toNanos(), () -> bursts.remove(burst));
+    }
+
+    /** Sends an attempt; {@code onReply} runs in virtual time when the answer is complete. */
+    public void call(ProviderCall call, Consumer<ProviderReply> onReply) {
+        long now = loop.now();
+        long errorLatency = spec.latency().errorLatency().toNanos();
+        Admission a = model.tryAdmit(call.tenant(), call.promptTokens() - call.cacheReadTokens(),
+                call.cacheReadTokens(), call.maxTokens(), now);
+        usage.arrived(now);
+        switch (a) {
+            case Admission.Limited l -> {
+                OptionalLong hint = Signals.retryHint(kind, l.retryAfterMillis());
+                ProviderReply r = new ProviderReply(ProviderReply.Outcome.RATE_LIMITED, 0, 0, 0, hint,
+                        Signals.rateLimited(kind, l.which(), hint, model.snapshot(now)));
+                usage.rejected(now, l.which().name().toLowerCase(java.util.Locale.ROOT));
+                loop.after(errorLatency, () -> onReply.accept(r));
+            }
+            case Admission.TooLarge t -> {
+                ProviderReply r = new ProviderReply(ProviderReply.Outcome.TOO_LARGE, 0, 0, 0, OptionalLong.empty(),
+                        Signals.tooLarge(kind, t.which(), model.snapshot(now)));
+                usage.rejected(now, "too_large");
+                loop.after(errorLatency, () -> onReply.accept(r));
+            }
+            case Admission.Accepted acc -> accepted(call, acc, now, onReply);
+        }
+    }
+
+    private void accepted(ProviderCall call, Admission.Accepted acc, long now, Consumer<ProviderReply> onReply) {
+        long spike = 0;
+        double errorRate = spec.errorRate();
+        List<FaultKind> kinds = spec.errors();
+        for (ScriptedEvent.FaultBurst b : bursts) {
+            spike = Math.max(spike, b.latencySpike().toNanos());
+            if (b.errorRate() > errorRate) {
+                errorRate = b.errorRate();
+                kinds = b.errors();
+            }
+        }
+        // Both draws happen for every admitted call, so one stream's sequence does not depend on outcomes.
+        double faultDraw = faultRandom.nextDouble();
+        int kindDraw = faultRandom.nextInt(Math.max(1, kinds.size()));
+        double fraction = faultRandom.nextDouble();
+        long ttft = ttftNanos() + spike;
+        long streamNanos = (long) (call.outputTokens() / spec.latency().tokensPerSecond() * 1e9);
+        long input = call.promptTokens();
+        long uncachedInput = spec.cacheReadCountsAgainstInputTpm() ? call.promptTokens()
+                : call.promptTokens() - call.cacheReadTokens();
+        if (faultDraw < errorRate && !kinds.isEmpty()) {
+            FaultKind k = kinds.get(kindDraw);
+            long at;
+            long produced;
+            ProviderReply r;
+            if (k == FaultKind.RESET) {
+                produced = (long) Math.floor(call.outputTokens() * fraction);
+                at = ttft + (long) (streamNanos * fraction);
+                r = new ProviderReply(ProviderReply.Outcome.RESET, 0, 0, produced, OptionalLong.empty(),
+                        Signals.connectionReset());
+            } else {
+                produced = 0;
+                at = spec.latency().errorLatency().toNanos() + spike;
+                r = new ProviderReply(k == FaultKind.OVERLOADED ? ProviderReply.Outcome.OVERLOADED
+                        : ProviderReply.Outcome.SERVER_ERROR, 0, 0, 0, OptionalLong.empty(),
+                        k == FaultKind.OVERLOADED ? Signals.overloaded(kind) : Signals.serverError());
+            }
+            usage.admitted(now, uncachedInput, produced, false);
+            loop.after(at, () -> {
+                model.complete(acc.ticket(), produced, loop.now());
+                onReply.accept(r);
+            });
+            return;
+        }
+        usage.admitted(now, uncachedInput, call.outputTokens(), true);
+        loop.after(ttft + streamNanos, () -> {
+            long t = loop.now();
+            model.complete(acc.ticket(), call.outputTokens(), t);
+            LimitSnapshot snap = model.snapshot(t);
+            onReply.accept(new ProviderReply(ProviderReply.Outcome.SUCCESS, input, call.cacheReadTokens(),
+                    call.outputTokens(), OptionalLong.empty(), Signals.success(kind, snap)));
+        });
+    }
+
+    private long ttftNanos() {
+        var lat = spec.latency();
+        double median = lat.ttftMedian().toNanos();
+        double sigma = Math.log((double) lat.ttftP95().toNanos() / median) / 1.6448536269514722;
+        double z = gaussian(latencyRandom);
+        return (long) (median * Math.exp(sigma * z));
+    }
+
+    /** A standard normal draw from two uniforms (Box-Muller); always two draws, for stable streams. */
+    private static double gaussian(SplittableRandom r) {
+        double u1 = Math.max(r.nextDouble(), 1e-300);
+        double u2 = r.nextDouble();
+        return Math.sqrt(-2 * Math.log(u1)) * Math.cos(2 * Math.PI * u2);
+    }
+
+    /** Requests the provider holds open now. */
+    public int inFlight() {
+        return model.inFlight();
+    }
+}

@@ -1,0 +1,65 @@
+package dev.sluice.sim.scenario;
+
+import dev.sluice.config.ConfigException;
+import dev.sluice.gateway.config.SluiceConfig;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A workload to simulate: the gateway configuration it runs under (the same schema the gateway
+ * loads), the simulated providers behind its deployments, the clients and what they send, scripted
+ * events, and how long and on how many gateway replicas it runs.
+ *
+ * @param name short name, from the file name unless given
+ * @param description what the scenario tests, one paragraph
+ * @param duration how long clients send requests; the run then drains what is in flight
+ * @param ciDuration the length of the short form used in CI
+ * @param seed default seed
+ * @param replicas gateway replicas; each has its own governor (and its own in-memory store unless
+ *     {@code store.kind} is {@code redis}, which the simulator models as one shared store)
+ * @param config the gateway configuration part of the file
+ * @param providers the simulated provider behind each deployment, by deployment id
+ * @param workload the client streams
+ * @param events scripted events, in file order
+ * @param secrets literal key secrets by key id, for the end-to-end mode's clients
+ * @param goals what {@code sluice} must achieve here
+ */
+public record Scenario(String name, String description, Duration duration, Duration ciDuration, long seed,
+        int replicas, SluiceConfig config, Map<String, ProviderSpec> providers, List<WorkloadSpec> workload,
+        List<ScriptedEvent> events, Map<String, String> secrets, Goals goals) {
+
+    public Scenario {
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(description, "description");
+        ConfigException.require(duration.isPositive(), "duration", "> 0", duration);
+        ConfigException.require(ciDuration.isPositive() && ciDuration.compareTo(duration) <= 0, "ci_duration",
+                "> 0 and <= duration " + duration, ciDuration);
+        ConfigException.require(replicas >= 1 && replicas <= 64, "replicas", "in [1, 64]", replicas);
+        Objects.requireNonNull(config, "config");
+        providers = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(providers));
+        workload = List.copyOf(workload);
+        events = List.copyOf(events);
+        secrets = Map.copyOf(secrets);
+        Objects.requireNonNull(goals, "goals");
+        ConfigException.require(!workload.isEmpty(), "workload", "at least one client stream", "none");
+    }
+
+    /**
+     * The short form: {@code ciDuration} long, with every absolute time (event times, stream starts,
+     * stops and steps) scaled by {@code ciDuration / duration}; rates, sizes and lengths unchanged.
+     */
+    public Scenario shortForm() {
+        double f = (double) ciDuration.toNanos() / duration.toNanos();
+        return new Scenario(name, description, ciDuration, ciDuration, seed, replicas, config, providers,
+                workload.stream().map(w -> w.scaled(f)).toList(), events.stream().map(e -> e.scaled(f)).toList(),
+                secrets, goals);
+    }
+
+    /** Whether all replicas share one quota store (the Redis deployment model). */
+    public boolean sharedStore() {
+        return config.store().kind() == dev.sluice.gateway.config.StoreSettings.Kind.REDIS;
+    }
+}

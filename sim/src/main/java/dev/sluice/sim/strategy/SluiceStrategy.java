@@ -1,0 +1,196 @@
+package dev.sluice.sim.strategy;
+
+import dev.sluice.estimate.ActualTokens;
+import dev.sluice.estimate.EstimatorConfig;
+import dev.sluice.estimate.EstimatorProfile;
+import dev.sluice.estimate.PromptShape;
+import dev.sluice.estimate.TokenEstimate;
+import dev.sluice.estimate.TokenEstimator;
+import dev.sluice.gateway.config.ProfileConfig;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.governor.AdmissionRequest;
+import dev.sluice.governor.Decision;
+import dev.sluice.governor.Demand;
+import dev.sluice.governor.GovernorConfig;
+import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.governor.Rejection;
+import dev.sluice.governor.Reservation;
+import dev.sluice.governor.Usage;
+import dev.sluice.sim.provider.ProviderReply;
+import dev.sluice.store.BucketState;
+import dev.sluice.store.InMemoryQuotaStore;
+import dev.sluice.store.QuotaStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * The real governor, driven exactly as the gateway drives it: admit; dispatch an admission at
+ * once, wait for a queued decision's outcome (which completes during {@code onTimer} or a
+ * settlement), return a rejection to the client; run {@code onTimer} when the governor's wake-up
+ * hook asks; settle every admission with the provider's reported usage; feed every provider
+ * answer to the deployment's adaptive control. One governor per gateway replica, each with its own
+ * in-memory store, or one store shared by all when the scenario's store is {@code redis}.
+ */
+final class SluiceStrategy implements Strategy {
+
+    private final StrategyContext ctx;
+    private final SluiceConfig config;
+    private final List<Replica> replicas = new ArrayList<>();
+    private final List<QuotaStore> stores = new ArrayList<>();
+    private long routed;
+
+    SluiceStrategy(StrategyContext ctx) {
+        this.ctx = ctx;
+        this.config = ctx.scenario().config();
+        GovernorConfig gc = config.governorConfig();
+        QuotaStore shared = ctx.scenario().sharedStore()
+                ? new InMemoryQuotaStore(ctx.loop().clock(), config.dailyResetZone()) : null;
+        if (shared != null) {
+            stores.add(shared);
+        }
+        for (int i = 0; i < ctx.scenario().replicas(); i++) {
+            QuotaStore store = shared;
+            if (store == null) {
+                store = new InMemoryQuotaStore(ctx.loop().clock(), config.dailyResetZone());
+                stores.add(store);
+            }
+            replicas.add(new Replica(i, new QuotaGovernor(gc, store, ctx.loop().clock())));
+        }
+    }
+
+    @Override
+    public String name() {
+        return "sluice";
+    }
+
+    @Override
+    public void submit(Attempt a) {
+        replicas.get((int) (routed++ % replicas.size())).submit(a);
+    }
+
+    @Override
+    public void checkInvariants() {
+        for (Replica r : replicas) {
+            for (BucketState b : r.governor.snapshot().buckets()) {
+                for (BucketState.DimensionState d : b.dimensions()) {
+                    if (!d.conserved()) {
+                        throw new IllegalStateException("bucket " + b.key() + " " + d.dimension()
+                                + " breaks conservation: " + d);
+                    }
+                }
+            }
+        }
+        long open = 0;
+        for (Replica r : replicas) {
+            open += r.holding;
+        }
+        long leases = 0;
+        for (QuotaStore s : stores) {
+            leases += s.openLeases();
+        }
+        if (open != leases) {
+            throw new IllegalStateException("open leases " + leases + " != admitted and unsettled " + open);
+        }
+    }
+
+    private final class Replica {
+        final int index;
+        final QuotaGovernor governor;
+        final TokenEstimator estimator;
+        /** Admitted and not yet settled: each holds one open lease. */
+        long holding;
+        long lastTimer = -1;
+
+        Replica(int index, QuotaGovernor governor) {
+            this.index = index;
+            this.governor = governor;
+            this.estimator = new TokenEstimator(EstimatorConfig.defaults(), ctx.loop().clock());
+            governor.onWakeup(this::wakeAt);
+        }
+
+        void wakeAt(long t) {
+            if (t == Long.MAX_VALUE) {
+                return;
+            }
+            long at = Math.max(t, ctx.loop().now() + 1_000);
+            if (at == lastTimer) {
+                return;
+            }
+            lastTimer = at;
+            ctx.loop().at(at, governor::onTimer);
+        }
+
+        void submit(Attempt a) {
+            SimRequest r = a.request();
+            ProfileConfig profile = config.profiles().get(r.path().modelProfile());
+            EstimatorProfile ep = profile.estimatorProfile();
+            String route = r.trafficClass().wireName();
+            // The simulator has no prompt text: the tokenizer's count is modelled on the request
+            // (countedPromptTokens); the estimator supplies the output reservation it has learned.
+            TokenEstimate est = estimator.estimate(ep, route,
+                    PromptShape.ofMessages(List.of(), OptionalInt.of((int) Math.min(Integer.MAX_VALUE, r.maxTokens()))));
+            long input = inputCharge(r, profile);
+            long output = est.outputTokens();
+            a.estimate(input, output);
+            AdmissionRequest req = new AdmissionRequest("r" + r.id() + "#" + a.number(), r.path(),
+                    new Demand(input, output, r.streaming()), r.trafficClass(),
+                    r.hasDeadline() ? r.deadlineNanos() : AdmissionRequest.NO_DEADLINE);
+            Decision d = governor.admit(req);
+            switch (d) {
+                case Decision.Admitted ad -> {
+                    holding++;
+                    dispatch(a, ad, ep, route, est);
+                }
+                case Decision.Rejected rj -> ctx.reject(a, 0, local(rj.rejection()));
+                case Decision.Queued q -> q.outcome().whenComplete((f, err) -> {
+                    if (err != null) {
+                        throw new IllegalStateException("queued outcome failed for " + a, err);
+                    }
+                    if (f instanceof Decision.Admitted) {
+                        holding++;
+                    }
+                    // Completed inside onTimer or a settlement: act on it as a fresh event at the same instant.
+                    ctx.loop().at(ctx.loop().now(), () -> {
+                        switch (f) {
+                            case Decision.Admitted ad -> dispatch(a, ad, ep, route, est);
+                            case Decision.Rejected rj -> ctx.reject(a, ctx.loop().now() - a.submittedAtNanos(),
+                                    local(rj.rejection()));
+                        }
+                    });
+                });
+            }
+        }
+
+        private long inputCharge(SimRequest r, ProfileConfig profile) {
+            long counted = r.countedPromptTokens();
+            if (profile.cacheReadCountsAgainstInputLimit() || r.promptTokens() == 0) {
+                return counted;
+            }
+            return counted - Math.round((double) counted * r.cacheReadTokens() / r.promptTokens());
+        }
+
+        private void dispatch(Attempt a, Decision.Admitted ad, EstimatorProfile ep, String route, TokenEstimate est) {
+            Reservation reservation = ad.reservation();
+            long queued = ctx.loop().now() - a.submittedAtNanos();
+            ctx.dispatch(a, queued, reply -> {
+                SimRequest r = a.request();
+                Usage usage = switch (reply.outcome()) {
+                    case SUCCESS -> new Usage(r.inputCharged(), reply.outputTokens());
+                    case RATE_LIMITED, TOO_LARGE -> new Usage(0, 0);
+                    case SERVER_ERROR, OVERLOADED -> new Usage(r.inputCharged(), 0);
+                    case RESET -> new Usage(r.inputCharged(), reply.outputTokens());
+                };
+                holding--;
+                reservation.settle(usage);
+                if (reply.outcome() == ProviderReply.Outcome.SUCCESS) {
+                    estimator.learn(ep, route, est, new ActualTokens(est.promptTokens(), reply.outputTokens(), 0));
+                }
+            });
+        }
+
+        private LocalRejection local(Rejection r) {
+            return new LocalRejection(r.decision().wireName(), r.code(), r.retryAfterMillis(), r.retryable());
+        }
+    }
+}

@@ -1,0 +1,32 @@
+package dev.sluice.sim.strategy;
+
+import java.util.List;
+
+/**
+ * A way of deciding, in front of the provider, what to send and when. Every attempt submitted must
+ * end exactly once, through {@link StrategyContext#dispatch} or {@link StrategyContext#reject}.
+ */
+public interface Strategy {
+
+    /** The names accepted by {@link #create}, in report order. */
+    List<String> NAMES = List.of("none", "static", "seed-controller", "sluice");
+
+    String name();
+
+    /** A client attempt reaches the gateway. */
+    void submit(Attempt attempt);
+
+    /** Checks the strategy's own invariants; throws {@link IllegalStateException} when one is broken. */
+    default void checkInvariants() {}
+
+    /** Creates the named strategy for one run. */
+    static Strategy create(String name, StrategyContext ctx) {
+        return switch (name) {
+            case "none" -> new NoneStrategy(ctx);
+            case "static" -> new StaticStrategy(ctx);
+            case "seed-controller" -> new SeedControllerStrategy(ctx);
+            case "sluice" -> new SluiceStrategy(ctx);
+            default -> throw new IllegalArgumentException("strategy: " + name + " (expected: one of " + NAMES + ")");
+        };
+    }
+}

@@ -1,0 +1,31 @@
+package dev.sluice.sim.strategy;
+
+import dev.sluice.sim.engine.EventLoop;
+import dev.sluice.sim.engine.RandomStreams;
+import dev.sluice.sim.provider.ProviderReply;
+import dev.sluice.sim.scenario.Scenario;
+import java.util.function.Consumer;
+
+/** What a strategy may do: read the scenario, schedule in virtual time, send to a provider, refuse. */
+public interface StrategyContext {
+
+    EventLoop loop();
+
+    Scenario scenario();
+
+    RandomStreams random();
+
+    /**
+     * Sends the attempt to its deployment's provider. {@code onReply} runs when the answer is
+     * complete, before the client sees it (to settle and learn).
+     *
+     * @param queuedNanos how long the attempt waited in the gateway
+     */
+    void dispatch(Attempt attempt, long queuedNanos, Consumer<ProviderReply> onReply);
+
+    /** Refuses the attempt locally after it waited {@code queuedNanos}. */
+    void reject(Attempt attempt, long queuedNanos, LocalRejection rejection);
+
+    /** Mean output tokens of a workload entry's requests, for strategies that must guess a duration. */
+    double meanOutputTokens(String workload);
+}

@@ -1,0 +1,42 @@
+package dev.sluice.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** The same scenario and seed give the same report, byte for byte; another seed gives another. */
+class DeterminismTest {
+
+    private static String json(String scenario, String seed) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int rc = SimCommand.run(new String[] {"--scenario", scenario, "--strategy", "all", "--seed", seed, "--format",
+            "json", "--short", "--scenarios", "../scenarios"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
+        assertThat(rc).isZero();
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void sameSeedGivesByteIdenticalJson() {
+        String first = json("noisy-neighbour", "42");
+        String second = json("noisy-neighbour", "42");
+        assertThat(first).isEqualTo(second);
+        assertThat(first).contains("\"strategy\" : \"sluice\"", "\"strategy\" : \"none\"");
+    }
+
+    @Test
+    void sameSeedGivesByteIdenticalJsonWithReplicasAndFaults() {
+        assertThat(json("three-replicas", "5")).isEqualTo(json("three-replicas", "5"));
+        assertThat(json("two-providers", "5")).isEqualTo(json("two-providers", "5"));
+    }
+
+    @Test
+    void anotherSeedGivesAnotherRun() {
+        assertThat(json("noisy-neighbour", "1")).isNotEqualTo(json("noisy-neighbour", "2"));
+    }
+}

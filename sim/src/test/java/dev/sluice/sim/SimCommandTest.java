@@ -1,0 +1,76 @@
+package dev.sluice.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class SimCommandTest {
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return SimCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void jsonHasOneObjectPerStrategyWithTheRequiredFields() throws Exception {
+        assertThat(run("--scenario", "weighted-tenants", "--strategy", "all", "--format", "json", "--short",
+                "--scenarios", "../scenarios")).isZero();
+        JsonNode runs = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8)).path("runs");
+        assertThat(runs).hasSize(4);
+        for (JsonNode r : runs) {
+            assertThat(r.has("provider_429_rate") && r.has("utilization") && r.has("goodput_tokens")
+                    && r.has("jain_index") && r.has("weighted_share_error") && r.has("lost")).isTrue();
+            JsonNode batch = r.path("classes").path("batch");
+            assertThat(batch.has("success_rate")).isTrue();
+            assertThat(batch.path("queue_wait_ms").has("p50") && batch.path("queue_wait_ms").has("p95")
+                    && batch.path("queue_wait_ms").has("p99")).isTrue();
+            assertThat(r.path("tenants").size()).isEqualTo(3);
+            assertThat(r.path("lost").asLong()).isZero();
+        }
+        assertThat(runs.get(0).path("estimate_error").isNull()).as("none estimates nothing").isTrue();
+        assertThat(runs.get(3).path("estimate_error").has("input_abs_error")).isTrue();
+    }
+
+    @Test
+    void tableNamesEveryStrategyAndTheGoals() {
+        assertThat(run("--scenario", "../scenarios/two-providers.yaml", "--strategy", "all", "--short")).isZero();
+        String table = out.toString(StandardCharsets.UTF_8);
+        assertThat(table).contains("== two-providers", "none", "static", "seed-controller", "sluice", "429 rate",
+                "goals", "per class");
+    }
+
+    @Test
+    void oneStrategyRunsAlone() throws Exception {
+        assertThat(run("--scenario", "noisy-neighbour", "--strategy", "static", "--format", "json", "--short",
+                "--scenarios", "../scenarios")).isZero();
+        JsonNode runs = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8)).path("runs");
+        assertThat(runs).hasSize(1);
+        assertThat(runs.get(0).path("strategy").asText()).isEqualTo("static");
+    }
+
+    @Test
+    void badArgumentsExitWithUsage() {
+        assertThat(run("--strategy", "sluice")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--scenario is required", "usage:");
+    }
+
+    @Test
+    void unknownStrategyIsNamed() {
+        assertThat(run("--scenario", "x", "--strategy", "magic")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--strategy: magic");
+    }
+
+    @Test
+    void missingScenarioIsNamed() {
+        assertThat(run("--scenario", "no-such", "--scenarios", "../scenarios")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--scenario no-such: no such file");
+    }
+}
