@@ -15,14 +15,24 @@ local EPOCH_BASE = 1767225600
 local KINDS = ARGV[1]
 local NDIM = string.len(KINDS)
 
-local FL, FF, FP, FR, FS, FU, FE, FO, FV = {}, {}, {}, {}, {}, {}, {}, {}, {}
+-- Field names per dimension ordinal, as constants: no string building on every call.
+local FL = {[0] = 'L0', 'L1', 'L2', 'L3', 'L4', 'L5', 'L6', 'L7'}
+local FF = {[0] = 'F0', 'F1', 'F2', 'F3', 'F4', 'F5', 'F6', 'F7'}
+local FP = {[0] = 'P0', 'P1', 'P2', 'P3', 'P4', 'P5', 'P6', 'P7'}
+local FR = {[0] = 'R0', 'R1', 'R2', 'R3', 'R4', 'R5', 'R6', 'R7'}
+local FS = {[0] = 'S0', 'S1', 'S2', 'S3', 'S4', 'S5', 'S6', 'S7'}
+local FU = {[0] = 'U0', 'U1', 'U2', 'U3', 'U4', 'U5', 'U6', 'U7'}
+local FE = {[0] = 'E0', 'E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7'}
+local FO = {[0] = 'O0', 'O1', 'O2', 'O3', 'O4', 'O5', 'O6', 'O7'}
+local FV = {[0] = 'V0', 'V1', 'V2', 'V3', 'V4', 'V5', 'V6', 'V7'}
+
+local KIND = {}
 for d = 0, NDIM - 1 do
-  FL[d] = 'L' .. d; FF[d] = 'F' .. d; FP[d] = 'P' .. d; FR[d] = 'R' .. d; FS[d] = 'S' .. d
-  FU[d] = 'U' .. d; FE[d] = 'E' .. d; FO[d] = 'O' .. d; FV[d] = 'V' .. d
+  KIND[d] = string.sub(KINDS, d + 1, d + 1)
 end
 
 local function kind(d)
-  return string.sub(KINDS, d + 1, d + 1)
+  return KIND[d]
 end
 
 local function num(x)

@@ -1,0 +1,75 @@
+package dev.sluice.store.redis;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A redis-server of the test's own on a free loopback port, without persistence, that the test
+ * can kill and start again; the machine's Redis is left alone. Readiness is read from the
+ * server's log, not waited for.
+ */
+final class OwnRedisServer implements AutoCloseable {
+
+    final int port;
+    private Process process;
+
+    OwnRedisServer() {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            this.port = s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    String uri() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    void start() throws Exception {
+        Process p = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
+                "--save", "", "--appendonly", "no").redirectErrorStream(true).start();
+        CompletableFuture<Boolean> ready = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    if (line.contains("Ready to accept connections")) {
+                        ready.complete(true);
+                    }
+                }
+            } catch (IOException e) {
+                ready.completeExceptionally(e);
+            }
+            ready.complete(false);
+        }, "redis-server-log-" + port);
+        reader.setDaemon(true);
+        reader.start();
+        if (!ready.get(20, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("redis-server on port " + port + " exited before it was ready");
+        }
+        process = p;
+    }
+
+    /** Kills the server as a crash would (SIGKILL) and waits until it is gone. */
+    void kill() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process != null && process.isAlive()) {
+            kill();
+        }
+    }
+}
