@@ -11,8 +11,9 @@ import java.util.Objects;
  * @param serverError a 500 before admission
  * @param overloaded an overload before admission: 529 (Anthropic), 503 (OpenAI, Gemini), 429
  *     "high demand" (Azure)
- * @param connectionReset the connection is reset before any response
- * @param midStreamReset a stream's connection is reset halfway through the output
+ * @param connectionReset the connection is closed before any response (the client sees it drop)
+ * @param midStreamReset the connection is closed halfway through a streamed output (or, unstreamed,
+ *     after the work is done and before the answer)
  * @param garbageBody a 200 whose body is not JSON (or an SSE line that is not)
  * @param truncatedStream a stream ends cleanly halfway, without its final chunks
  * @param streamErrorEvent a stream carries an error event halfway (Anthropic {@code event: error})

@@ -100,8 +100,9 @@ public final class MockProviderServer {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(clock, "clock");
         MockProviderServer mock = new MockProviderServer(vertx, config, clock);
-        // Linger 0: closing a connection on purpose resets it, as a crashed upstream would.
-        HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port()).setSoLinger(0)
+        // Faults close connections with a plain close, not a TCP reset: a reset can make the client
+        // drop bytes it has already received, and "half a stream, then gone" must be reproducible.
+        HttpServerOptions options = new HttpServerOptions().setHost(config.host()).setPort(config.port())
                 .setHttp2ClearTextEnabled(false);
         return vertx.createHttpServer(options).requestHandler(mock::handle).listen().map(s -> {
             mock.server = s;
