@@ -1,7 +1,6 @@
 package dev.sluice.mock.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.mock.MockClock;
 import dev.sluice.mock.http.FaultDraw.Before;
 import dev.sluice.mock.http.FaultDraw.During;
@@ -15,14 +14,10 @@ import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.HexFormat;
@@ -193,7 +188,7 @@ public final class MockProviderServer {
     private void handle(HttpServerRequest req) {
         req.body().onSuccess(body -> {
             if (req.path().startsWith("/_mock/")) {
-                control(req, body);
+                ControlEndpoints.handle(this, req, body);
             } else {
                 provider(req, body);
             }
@@ -233,11 +228,11 @@ public final class MockProviderServer {
     }
 
     private void provider(HttpServerRequest req, Buffer rawBody) {
-        String key = apiKey(req);
+        String key = Identity.apiKey(req);
         Exchange ex;
         synchronized (lock) {
             totalRequests++;
-            ex = new Exchange(req, ++requestSerial, tenant(req, key));
+            ex = new Exchange(req, ++requestSerial, Identity.tenant(req, key));
         }
         Optional<Route> route = Route.match(config.flavour(), req.method(), req.path());
         String apiVersion = Optional.ofNullable(req.getParam("api-version")).orElse("2024-10-21");
@@ -286,9 +281,7 @@ public final class MockProviderServer {
             sendError(ex, errors.status(code, "status:" + code), Optional.empty());
             return;
         }
-        if (!admitted(ex, call, draw, errors)) {
-            return;
-        }
+        admitAndAnswer(ex, call, draw, errors);
     }
 
     private static int parseStatus(String value) {
@@ -313,8 +306,8 @@ public final class MockProviderServer {
         };
     }
 
-    /** Faults before admission, admission, then the answer. Returns false when it answered an error. */
-    private boolean admitted(Exchange ex, Call call, FaultDraw draw, ErrorWire errors) {
+    /** Faults before admission, admission, then the answer or the error. */
+    private void admitAndAnswer(Exchange ex, Call call, FaultDraw draw, ErrorWire errors) {
         if (draw.before() != Before.NONE) {
             countFault(draw.before().label);
             switch (draw.before()) {
@@ -325,7 +318,7 @@ public final class MockProviderServer {
                 case SERVER_ERROR -> sendError(ex, errors.serverError("fault:server_error"), Optional.empty());
                 default -> sendError(ex, errors.overloaded("fault:overloaded"), Optional.empty());
             }
-            return false;
+            return;
         }
         Admission admission;
         LimitSnapshot snapshot;
@@ -344,16 +337,14 @@ public final class MockProviderServer {
         }
         if (admission == null) {
             sendError(ex, errors.quotaExhausted(), Optional.of(snapshot));
-            return false;
+            return;
         }
         switch (admission) {
             case Admission.Limited l -> {
                 sendError(ex, errors.limited(l, snapshot, config.rateLimitBody()), Optional.of(snapshot));
-                return false;
             }
             case Admission.TooLarge t -> {
                 sendError(ex, errors.tooLarge(t, snapshot, config.rateLimitBody()), Optional.of(snapshot));
-                return false;
             }
             case Admission.Accepted a -> {
                 Generation g = generation(ex, call, generated);
@@ -371,7 +362,6 @@ public final class MockProviderServer {
                 } else {
                     answer.run();
                 }
-                return true;
             }
         }
     }
@@ -601,80 +591,4 @@ public final class MockProviderServer {
         resp.putHeader("content-type", "application/json").end(Wire.buffer(body));
     }
 
-    // ---- identity ---------------------------------------------------------------------------------
-
-    /** The API key in whichever header the flavour uses; null when none. */
-    private static String apiKey(HttpServerRequest req) {
-        String auth = req.getHeader("authorization");
-        if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return auth.substring(7).trim();
-        }
-        for (String header : new String[] {"api-key", "x-api-key", "x-goog-api-key"}) {
-            String v = req.getHeader(header);
-            if (v != null) {
-                return v.trim();
-            }
-        }
-        return req.getParam("key");
-    }
-
-    /** The tenant: the explicit header, else a short hash of the key (the key itself is never kept). */
-    private static String tenant(HttpServerRequest req, String key) {
-        String explicit = req.getHeader(HEADER_TENANT);
-        if (explicit != null && !explicit.isBlank()) {
-            return explicit.trim();
-        }
-        if (key == null || key.isEmpty()) {
-            return "anonymous";
-        }
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
-            return "key-" + HexFormat.of().formatHex(digest, 0, 4);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is always available", e);
-        }
-    }
-
-    // ---- control ----------------------------------------------------------------------------------
-
-    private void control(HttpServerRequest req, Buffer body) {
-        HttpServerResponse resp = req.response().putHeader("content-type", "application/json");
-        String path = req.path();
-        boolean post = req.method().equals(HttpMethod.POST);
-        try {
-            JsonNode json = post && body.length() > 0 ? Wire.MAPPER.readTree(body.getBytes()) : Wire.obj();
-            ObjectNode out = switch (path) {
-                case "/_mock/limits" -> {
-                    if (post) {
-                        setLimits(ControlJson.limits(json, limits()));
-                    }
-                    yield ControlJson.limits(limits());
-                }
-                case "/_mock/faults" -> {
-                    if (post) {
-                        setFaults(ControlJson.faults(json, faults));
-                    }
-                    yield ControlJson.faults(faults);
-                }
-                case "/_mock/stats" -> ControlJson.stats(stats());
-                case "/_mock/reset" -> {
-                    if (!post) {
-                        throw new ControlJson.Invalid("POST /_mock/reset");
-                    }
-                    reset();
-                    yield Wire.obj().put("reset", true);
-                }
-                default -> null;
-            };
-            if (out == null) {
-                resp.setStatusCode(404).end(Wire.buffer(Wire.obj().put("error", "no such control endpoint: " + path)));
-            } else {
-                resp.end(Wire.buffer(out));
-            }
-        } catch (ControlJson.Invalid e) {
-            resp.setStatusCode(400).end(Wire.buffer(Wire.obj().put("error", e.getMessage())));
-        } catch (java.io.IOException e) {
-            resp.setStatusCode(400).end(Wire.buffer(Wire.obj().put("error", "the body is not valid JSON")));
-        }
-    }
 }
