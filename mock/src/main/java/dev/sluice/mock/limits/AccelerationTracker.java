@@ -30,13 +30,23 @@ final class AccelerationTracker {
         }
     }
 
-    /** Index of the first arrival inside the recent window {@code (now - recent, now]}. */
+    /**
+     * Index of the first arrival inside the recent window {@code (now - recent, now]}; a binary search,
+     * since the model never records a time earlier than the last.
+     */
     private int firstRecent(long nowNanos) {
-        int i = 0;
-        while (i < size && at(i) <= nowNanos - recentNanos) {
-            i++;
+        long boundary = nowNanos - recentNanos;
+        int lo = 0;
+        int hi = size;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (at(mid) <= boundary) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
         }
-        return i;
+        return lo;
     }
 
     /** Whether one more request now would make the recent rate exceed the allowed rate. */
