@@ -182,7 +182,14 @@ public final class Gateway {
             }
             Vertx v = vertx != null ? vertx : Vertx.vertx();
             Gateway g = new Gateway(this, v, s.orElseGet(() -> new InMemoryQuotaStore(clock, config.dailyResetZone())));
-            return g.listen(instances).recover(e -> {
+            // Loading a tokenizer's vocabulary takes seconds: do it on a worker before serving, never on an event loop.
+            Future<Void> warm = v.executeBlocking(() -> {
+                for (var p : config.profiles().values()) {
+                    g.estimator.countTokens(p.tokenizer(), "warm up");
+                }
+                return null;
+            });
+            return warm.compose(x -> g.listen(instances)).recover(e -> {
                 Future<Void> cleanup = vertx == null ? v.close() : Future.succeededFuture();
                 return cleanup.transform(x -> Future.failedFuture(e));
             });

@@ -106,7 +106,14 @@ final class GatewayFixture {
 
     HttpResponse<String> post(String path, String key, String body, String... headers) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base() + path)).timeout(Duration.ofSeconds(20))
-                .header("content-type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body));
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        boolean typed = false;
+        for (int i = 0; i < headers.length; i += 2) {
+            typed |= headers[i].equalsIgnoreCase("content-type");
+        }
+        if (!typed) {
+            b.header("content-type", "application/json");
+        }
         if (key != null) {
             b.header("authorization", "Bearer " + key);
         }

@@ -51,6 +51,7 @@ final class UpstreamCall {
     private HttpClientRequest request;
     private HttpClientResponse response;
     private long retryTimer = -1;
+    private long stallTimer = -1;
     private int attempts;
     private StreamUsageTracker tracker;
     private ChatStreamConverter converter;
@@ -294,9 +295,26 @@ final class UpstreamCall {
                 tracker.feed(buf.getBytes());
                 resp.write(buf);
             }
-            if (resp.writeQueueFull()) {
+            if (resp.writeQueueFull() && stallTimer < 0) {
                 r.pause();
-                resp.drainHandler(v -> r.resume());
+                // A client that stops reading holds the stream, the upstream call and the reservation: give up on it
+                // when it has not read for as long as we would wait for a silent provider.
+                stallTimer = core.vertx.setTimer(core.config.server().upstreamTimeout().toMillis(), id -> {
+                    stallTimer = -1;
+                    if (x.state != Exchange.State.DONE) {
+                        settleStream();
+                        x.finish();
+                        r.request().reset();
+                        resp.reset();
+                    }
+                });
+                resp.drainHandler(v -> {
+                    if (stallTimer >= 0) {
+                        core.vertx.cancelTimer(stallTimer);
+                        stallTimer = -1;
+                    }
+                    r.resume();
+                });
             }
         });
         r.endHandler(v -> {
@@ -312,7 +330,7 @@ final class UpstreamCall {
             x.finish();
             resp.end();
         });
-        r.exceptionHandler(t -> {
+        io.vertx.core.Handler<Throwable> broken = t -> {
             if (x.state == Exchange.State.DONE) {
                 return;
             }
@@ -327,7 +345,8 @@ final class UpstreamCall {
                 // A native stream cannot carry an error event its SDK would understand: break the connection.
                 resp.reset();
             }
-        });
+        };
+        r.exceptionHandler(broken);
     }
 
     private void settleStream() {
