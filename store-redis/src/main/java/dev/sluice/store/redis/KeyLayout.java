@@ -36,6 +36,14 @@ final class KeyLayout {
         return slot(tag) + "leases";
     }
 
+    /**
+     * Parts of leases whose path spans slots, in every group but the first: kept apart so that
+     * counting the lease sets counts each lease once.
+     */
+    String leasePartSet(String tag) {
+        return slot(tag) + "leaseparts";
+    }
+
     String leasePrefix(String tag) {
         return slot(tag) + "l:";
     }

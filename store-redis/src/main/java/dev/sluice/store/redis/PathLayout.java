@@ -45,8 +45,9 @@ final class PathLayout {
                 planArgs(p, reserveArgs);
                 planArgs(p, settleArgs);
             }
-            groups[g++] = new Group(tag, keys.leaseSet(tag), keys.leasePrefix(tag), bucketKeys, plans,
+            groups[g] = new Group(tag, g == 0 ? keys.leaseSet(tag) : keys.leasePartSet(tag), keys.leasePrefix(tag), bucketKeys, plans,
                     reserveArgs.toArray(String[]::new), settleArgs.toArray(String[]::new));
+            g++;
         }
         return new PathLayout(groups);
     }

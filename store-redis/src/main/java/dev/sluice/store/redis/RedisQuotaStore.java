@@ -240,16 +240,20 @@ public final class RedisQuotaStore implements QuotaStore {
         drainPending(Integer.MAX_VALUE);
         int ended = 0;
         for (String tag : groups()) {
-            String[] k = {keys.leaseSet(tag)};
-            String[] a = new String[HEADER + 2];
-            header(a);
-            a[HEADER] = keys.leasePrefix(tag);
-            a[HEADER + 1] = Integer.toString(EXPIRE_BATCH);
-            long n;
-            do {
-                n = link.<Long>eval(Script.EXPIRE, ScriptOutputType.INTEGER, k, a);
-                ended += (int) n;
-            } while (n == EXPIRE_BATCH);
+            for (String set : new String[] {keys.leaseSet(tag), keys.leasePartSet(tag)}) {
+                String[] k = {set};
+                String[] a = new String[HEADER + 2];
+                header(a);
+                a[HEADER] = keys.leasePrefix(tag);
+                a[HEADER + 1] = Integer.toString(EXPIRE_BATCH);
+                long n;
+                do {
+                    n = link.<Long>eval(Script.EXPIRE, ScriptOutputType.INTEGER, k, a);
+                    if (set.equals(keys.leaseSet(tag))) {
+                        ended += (int) n;
+                    }
+                } while (n == EXPIRE_BATCH);
+            }
         }
         return ended;
     }
