@@ -32,7 +32,8 @@ public sealed interface Decision permits Decision.Final, Decision.Queued {
     /**
      * Waiting in the class queue. {@code outcome} completes, on whichever thread drives the governor
      * ({@link QuotaGovernor#onTimer} or a settlement), with an admission or a rejection, at the latest
-     * by the request's deadline.
+     * by the request's deadline. It completes exceptionally only if the quota store itself failed
+     * (a remote store that cannot be reached), with the store's exception.
      *
      * @param expectedWaitNanos the wait foreseen by refill arithmetic when it was queued
      * @param outcome completes exactly once

@@ -173,7 +173,16 @@ final class Lane {
                 if (w == null) {
                     break;
                 }
-                ReserveOutcome o = governor.tryReserve(w.request, w.amounts);
+                ReserveOutcome o;
+                try {
+                    o = governor.tryReserve(w.request, w.amounts);
+                } catch (RuntimeException storeFailure) {
+                    // A remote store that cannot answer fails this waiter, not the whole pump: the
+                    // others already admitted in it must still hear so.
+                    remove(c, w);
+                    done.add(() -> w.outcome.completeExceptionally(storeFailure));
+                    continue;
+                }
                 if (o instanceof ReserveOutcome.Granted g) {
                     remove(c, w);
                     virtualTime[c] = Math.max(virtualTime[c], w.startTag);
