@@ -22,12 +22,18 @@ final class AnthropicWire {
     }
 
     static ObjectNode usage(Call c, long outputTokens) {
+        ObjectNode u = deltaUsage(c, outputTokens);
+        u.put("service_tier", "standard");
+        return u;
+    }
+
+    /** The usage of a {@code message_delta}: counts only, no service tier. */
+    private static ObjectNode deltaUsage(Call c, long outputTokens) {
         ObjectNode u = Wire.obj();
         u.put("input_tokens", c.uncachedPromptTokens());
         u.put("cache_creation_input_tokens", 0);
         u.put("cache_read_input_tokens", c.cacheReadTokens());
         u.put("output_tokens", outputTokens);
-        u.put("service_tier", "standard");
         return u;
     }
 
@@ -78,7 +84,7 @@ final class AnthropicWire {
         ObjectNode d = messageDelta.putObject("delta").put("stop_reason", stopReason(g));
         d.putNull("stop_sequence");
         // Cumulative: the whole output so far, with the input side repeated.
-        messageDelta.set("usage", usage(c, g.outputTokens()));
+        messageDelta.set("usage", deltaUsage(c, g.outputTokens()));
         List<Chunk> tail = List.of(
                 Chunk.of(Wire.sse("content_block_stop", Wire.obj().put("type", "content_block_stop").put("index", 0))),
                 Chunk.of(Wire.sse("message_delta", messageDelta)),

@@ -188,6 +188,7 @@ final class ControlJson {
     static ObjectNode stats(MockStats s) {
         ObjectNode o = Wire.obj();
         o.put("totalRequests", s.totalRequests());
+        o.put("inFlight", s.inFlight());
         ObjectNode tenants = o.putObject("tenants");
         s.tenants().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
             TenantStats t = e.getValue();

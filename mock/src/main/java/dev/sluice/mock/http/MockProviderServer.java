@@ -161,7 +161,7 @@ public final class MockProviderServer {
     /** What the server has seen since it started or was reset. */
     public MockStats stats() {
         synchronized (lock) {
-            return new MockStats(model.tenantStats(), List.copyOf(attempts), faultCounts, totalRequests);
+            return new MockStats(model.tenantStats(), List.copyOf(attempts), faultCounts, totalRequests, model.inFlight());
         }
     }
 
@@ -529,37 +529,10 @@ public final class MockProviderServer {
 
     // ---- headers and errors -----------------------------------------------------------------------
 
-    private void idHeaders(Exchange ex, MultiMap h) {
-        switch (config.flavour()) {
-            case OPENAI -> {
-                h.set("x-request-id", ex.requestId);
-                h.set("openai-version", "2020-10-01");
-                h.set("openai-organization", "sluice-mock");
-                h.set("openai-processing-ms", "1");
-            }
-            case AZURE_OPENAI -> {
-                h.set("x-request-id", ex.requestId);
-                h.set("apim-request-id", ex.requestId);
-            }
-            case ANTHROPIC -> {
-                h.set("request-id", ex.requestId);
-                h.set("anthropic-organization-id", "sluice-mock");
-            }
-            case GEMINI -> { }
-        }
-    }
-
-    private void limitHeaders(MultiMap h, LimitSnapshot snapshot) {
-        LimitHeaders.rateLimit(h, config.flavour(), config.headerMode(), snapshot, clock.epochMillis());
-        if (config.ietfHeaders()) {
-            LimitHeaders.ietf(h, snapshot, limits(), config.ietfSplitLines());
-        }
-    }
-
     private void successHeaders(Exchange ex, LimitSnapshot snapshot) {
         MultiMap h = ex.req.response().headers();
-        idHeaders(ex, h);
-        limitHeaders(h, snapshot);
+        ProviderWire.idHeaders(h, config.flavour(), ex.requestId);
+        ProviderWire.limitHeaders(h, config, limits(), snapshot, clock.epochMillis());
     }
 
     private void sendError(Exchange ex, ErrorReply reply, Optional<LimitSnapshot> snapshot) {
@@ -568,26 +541,17 @@ public final class MockProviderServer {
         if (resp.closed()) {
             return;
         }
-        MultiMap h = resp.headers();
-        idHeaders(ex, h);
-        snapshot.ifPresent(s -> limitHeaders(h, s));
-        if (reply.hasHint()) {
-            LimitHeaders.retryHints(h, config.retryAfter(), reply.hintMillis(), clock.epochMillis());
-        }
-        switch (faults.shouldRetry()) {
-            case TRUE -> h.set("x-should-retry", "true");
-            case FALSE -> h.set("x-should-retry", "false");
-            case ABSENT -> { }
-        }
-        h.set("content-type", reply.contentType());
+        ProviderWire.idHeaders(resp.headers(), config.flavour(), ex.requestId);
+        ProviderWire.errorHeaders(resp.headers(), config, faults.shouldRetry(), limits(), reply, snapshot,
+                clock.epochMillis());
         resp.setStatusCode(reply.status()).end(reply.body());
     }
 
     private void sendJson(Exchange ex, JsonNode body, Optional<LimitSnapshot> snapshot) {
         HttpServerResponse resp = ex.req.response();
         ex.record(200, "ok");
-        idHeaders(ex, resp.headers());
-        snapshot.ifPresent(s -> limitHeaders(resp.headers(), s));
+        ProviderWire.idHeaders(resp.headers(), config.flavour(), ex.requestId);
+        snapshot.ifPresent(s -> ProviderWire.limitHeaders(resp.headers(), config, limits(), s, clock.epochMillis()));
         resp.putHeader("content-type", "application/json").end(Wire.buffer(body));
     }
 

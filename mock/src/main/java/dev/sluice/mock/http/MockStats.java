@@ -12,9 +12,14 @@ import java.util.Map;
  * @param faults injected faults by name ({@code server_error}, {@code overloaded}, {@code reset},
  *     {@code reset_mid_stream}, {@code garbage}, {@code truncate}, {@code stream_error}, {@code spike})
  * @param totalRequests every request to a provider endpoint, including those no longer in {@code attempts}
+ * @param inFlight admitted requests whose answer has not ended yet
  */
 public record MockStats(
-        Map<String, TenantStats> tenants, List<Attempt> attempts, Map<String, Long> faults, long totalRequests) {
+        Map<String, TenantStats> tenants,
+        List<Attempt> attempts,
+        Map<String, Long> faults,
+        long totalRequests,
+        int inFlight) {
 
     /** How many attempts are kept. */
     public static final int MAX_ATTEMPTS = 1_000;

@@ -160,6 +160,27 @@ class FaultsAndControlTest extends MockHarness {
         }
 
         @Test
+        void aClientLeavingMidStreamFreesItsConcurrencySlot() throws Exception {
+            // 1,000 tokens at 100 a second would take 10 s; the client leaves after the first bytes.
+            var s = start(MockConfig.builder(Flavour.OPENAI).limits(ProviderLimits.builder().maxConcurrency(1).build())
+                    .latency(new LatencyConfig(Duration.ZERO, 100, 4)).build());
+            HttpRequest req = request(s, "/v1/chat/completions")
+                    .POST(HttpRequest.BodyPublishers.ofString(STREAM.replace("\"max_tokens\":100", "\"max_tokens\":1000")))
+                    .header("x-mock-output-tokens", "1000").build();
+            HttpResponse<InputStream> r = client.send(req, HttpResponse.BodyHandlers.ofInputStream());
+            try (InputStream in = r.body()) {
+                assertThat(in.read()).isNotNegative();
+            }
+            long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+            while (s.stats().inFlight() > 0 && System.nanoTime() < deadline) {
+                Thread.onSpinWait();
+            }
+            assertThat(s.stats().inFlight()).isZero();
+            assertThat(s.stats().tenant("anonymous").outputTokens()).isLessThan(1_000);
+            assertThat(post(s, "/v1/chat/completions", CHAT, "x-mock-output-tokens", "1").statusCode()).isEqualTo(200);
+        }
+
+        @Test
         void latencyModelSpacesTheStream() {
             // 100 ms to the first token, then 20 tokens at 200 a second in chunks of 4: 20 ms apart.
             var s = start(MockConfig.builder(Flavour.OPENAI).latency(new LatencyConfig(Duration.ofMillis(100), 200, 4)).build());
