@@ -1,0 +1,69 @@
+package dev.sluice.cli;
+
+import dev.sluice.config.ConfigException;
+import dev.sluice.gateway.Gateway;
+import dev.sluice.gateway.config.ConfigLoader;
+import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.gateway.config.StoreSettings;
+import dev.sluice.store.redis.RedisQuotaStore;
+import dev.sluice.store.redis.RedisStoreConfig;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** {@code sluice serve --config FILE}: runs the gateway until the process is stopped. */
+final class ServeCommand {
+
+    private ServeCommand() {}
+
+    static int run(Args args, PrintStream out, PrintStream err) {
+        String file = args.get("--config").orElseThrow(() -> new Args.BadArguments("--config FILE is required"));
+        SluiceConfig config;
+        try {
+            config = ConfigLoader.load(Path.of(file));
+        } catch (ConfigException e) {
+            err.println(file + ": " + e.getMessage());
+            return 2;
+        }
+        var port = args.integer("--port", 0, 65535);
+        if (port.isPresent()) {
+            config = config.withServer(config.server().withPort(port.get()));
+        }
+        Gateway.Builder b = Gateway.builder(config);
+        if (config.store().kind() == StoreSettings.Kind.REDIS) {
+            try {
+                b.store(RedisQuotaStore.connect(config.store().redisUri(),
+                        RedisStoreConfig.builder().dailyResetZone(config.dailyResetZone()).build()));
+            } catch (RuntimeException e) {
+                err.println("sluice serve: cannot use the Redis store: " + e.getMessage());
+                return 1;
+            }
+        }
+        Gateway g;
+        try {
+            g = b.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            err.println("sluice serve: " + cause.getMessage());
+            return 1;
+        }
+        out.println("Sluice listening on " + g.baseUrl() + " (" + config.deployments().size() + " deployments, "
+                + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                g.stop().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // Shutting down anyway.
+            }
+            stopped.countDown();
+        }, "sluice-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+}

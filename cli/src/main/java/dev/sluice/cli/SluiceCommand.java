@@ -1,0 +1,56 @@
+package dev.sluice.cli;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+
+/**
+ * The {@code sluice} command line: {@code serve}, {@code check-config}, {@code demo} and
+ * {@code sim}. Exit status 0 on success, 1 on a runtime failure, 2 on bad arguments or a bad
+ * configuration.
+ */
+public final class SluiceCommand {
+
+    static final String USAGE = """
+            Usage: sluice <command> [options]
+
+              serve --config FILE [--port P]     run the gateway with a configuration file
+              check-config FILE                  validate a configuration file and exit
+              demo [--seconds N] [--port P]      gateway + mock providers + synthetic tenants, live summary
+              sim [options]                      the deterministic simulator (sluice sim --help)
+            """;
+
+    private SluiceCommand() {}
+
+    public static void main(String[] args) {
+        int status = run(args, System.out, System.err);
+        if (status != 0 || !(args.length > 0 && args[0].equals("serve"))) {
+            System.exit(status);
+        }
+    }
+
+    /** Runs one command; returns its exit status. {@code serve} returns only once the gateway stopped. */
+    public static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || args[0].equals("-h") || args[0].equals("--help") || args[0].equals("help")) {
+            out.print(USAGE);
+            return args.length == 0 ? 2 : 0;
+        }
+        String[] rest = Arrays.copyOfRange(args, 1, args.length);
+        try {
+            return switch (args[0]) {
+                case "serve" -> ServeCommand.run(Args.parse(rest, "--config", "--port"), out, err);
+                case "check-config" -> CheckConfigCommand.run(rest, out, err);
+                case "demo" -> DemoCommand.run(Args.parse(rest, "--seconds", "--port"), out, err);
+                case "sim" -> dev.sluice.sim.SimCommand.run(rest, out, err);
+                default -> {
+                    err.println("sluice: unknown command '" + args[0] + "'");
+                    err.print(USAGE);
+                    yield 2;
+                }
+            };
+        } catch (Args.BadArguments e) {
+            err.println("sluice " + args[0] + ": " + e.getMessage());
+            err.print(USAGE);
+            return 2;
+        }
+    }
+}
