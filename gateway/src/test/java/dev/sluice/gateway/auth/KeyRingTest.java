@@ -1,0 +1,45 @@
+package dev.sluice.gateway.auth;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.config.ConfigLoader;
+import dev.sluice.gateway.config.SluiceConfig;
+import java.util.HexFormat;
+import org.junit.jupiter.api.Test;
+
+class KeyRingTest {
+
+    static final String YAML = """
+            deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1" } }
+            profiles: { p: { deployment: d, model: m } }
+            orgs:
+              o:
+                tenants:
+                  t:
+                    teams:
+                      x:
+                        keys:
+                          literal: { secret: "sk-one" }
+                          hashed: { key_sha256: "%s" }
+                          from-env: { secret_env: CLIENT_KEY }
+                          unset: { secret_env: NOT_SET }
+            """.formatted(HexFormat.of().formatHex(ConfigLoader.sha256("sk-two")));
+
+    final SluiceConfig config = ConfigLoader.parse(YAML, "t.yaml", v -> v.equals("CLIENT_KEY") ? "sk-three" : null);
+    final KeyRing ring = KeyRing.of(config);
+
+    @Test
+    void resolvesEverySecretSourceToItsKey() {
+        assertThat(ring.resolve("sk-one").orElseThrow().id()).isEqualTo("literal");
+        assertThat(ring.resolve("sk-two").orElseThrow().id()).isEqualTo("hashed");
+        assertThat(ring.resolve("sk-three").orElseThrow().id()).isEqualTo("from-env");
+        assertThat(ring.size()).isEqualTo(3);
+    }
+
+    @Test
+    void unknownEmptyAndNullKeysResolveToNothing() {
+        assertThat(ring.resolve("sk-four")).isEmpty();
+        assertThat(ring.resolve("")).isEmpty();
+        assertThat(ring.resolve(null)).isEmpty();
+    }
+}

@@ -1,0 +1,59 @@
+package dev.sluice.gateway.proxy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.sluice.estimate.MessagePart;
+import dev.sluice.estimate.PromptShape;
+import dev.sluice.gateway.http.Operation;
+import org.junit.jupiter.api.Test;
+
+class PromptShapesTest {
+
+    static JsonNode json(String s) {
+        return ProxyJson.parse(s.getBytes(java.nio.charset.StandardCharsets.UTF_8)).orElseThrow();
+    }
+
+    @Test
+    void openAiChatReadsMessagesToolsImagesAndMaxTokens() {
+        PromptShape p = PromptShapes.of(Operation.OPENAI_CHAT, json("""
+                {"messages":[{"role":"system","content":"Be brief."},
+                  {"role":"user","name":"ann","content":[{"type":"text","text":"Look"},
+                    {"type":"image_url","image_url":{"url":"x","detail":"low"}}]},
+                  {"role":"assistant","tool_calls":[{"function":{"name":"f","arguments":"{\\"a\\":1}"}}]}],
+                 "tools":[{"type":"function","function":{"name":"f"}}],"max_completion_tokens":77}"""));
+        assertThat(p.messages()).extracting(MessagePart::role).containsExactly("system", "user", "assistant");
+        assertThat(p.messages().get(1).name()).contains("ann");
+        assertThat(p.messages().get(2).text()).contains("{\"a\":1}");
+        assertThat(p.imageCountLow()).isEqualTo(1);
+        assertThat(p.toolDefinitionsJson()).hasSize(1);
+        assertThat(p.maxOutputTokens()).hasValue(77);
+    }
+
+    @Test
+    void anthropicReadsTheSystemPromptAndBlocks() {
+        PromptShape p = PromptShapes.of(Operation.ANTHROPIC_MESSAGES, json("""
+                {"system":[{"type":"text","text":"Sys"}],"max_tokens":9,
+                 "messages":[{"role":"user","content":[{"type":"text","text":"Hi"},{"type":"image","source":{}}]}]}"""));
+        assertThat(p.messages().get(0)).isEqualTo(MessagePart.of("system", "Sys"));
+        assertThat(p.messages().get(1).text()).isEqualTo("Hi");
+        assertThat(p.imageCountHigh()).isEqualTo(1);
+        assertThat(p.maxOutputTokens()).hasValue(9);
+    }
+
+    @Test
+    void geminiReadsContentsAndGenerationConfig() {
+        PromptShape p = PromptShapes.of(Operation.GEMINI_GENERATE, json("""
+                {"systemInstruction":{"parts":[{"text":"Sys"}]},"contents":[{"role":"user","parts":[{"text":"Hi"}]}],
+                 "generationConfig":{"maxOutputTokens":12}}"""));
+        assertThat(p.messages()).extracting(MessagePart::text).containsExactly("Sys", "Hi");
+        assertThat(p.maxOutputTokens()).hasValue(12);
+    }
+
+    @Test
+    void embeddingsReserveNoOutput() {
+        PromptShape p = PromptShapes.of(Operation.OPENAI_EMBEDDINGS, json("{\"input\":[\"a\",\"b\"]}"));
+        assertThat(p.messages()).hasSize(2);
+        assertThat(p.maxOutputTokens()).hasValue(0);
+    }
+}
