@@ -336,8 +336,9 @@ final class Exchange {
         }
     }
 
+    /** The caller's own remaining quota; catalog and count endpoints never read throttle state. */
     void quotaHeaders() {
-        if (key != null) {
+        if (key != null && route != null && route.operation().metered()) {
             core.quota.write(resp.headers(), key);
         }
     }
