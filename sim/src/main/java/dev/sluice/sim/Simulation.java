@@ -1,11 +1,7 @@
 package dev.sluice.sim;
 
 import dev.sluice.gateway.config.DeploymentConfig;
-import dev.sluice.gateway.config.KeyConfig;
-import dev.sluice.gateway.config.ProfileConfig;
 import dev.sluice.gateway.config.TenantConfig;
-import dev.sluice.governor.RequestPath;
-import dev.sluice.governor.TrafficClass;
 import dev.sluice.sim.engine.EventLoop;
 import dev.sluice.sim.engine.RandomStreams;
 import dev.sluice.sim.metrics.Outcome;
@@ -16,7 +12,6 @@ import dev.sluice.sim.provider.ProviderCall;
 import dev.sluice.sim.provider.ProviderReply;
 import dev.sluice.sim.provider.ProviderUsage;
 import dev.sluice.sim.provider.SimProvider;
-import dev.sluice.sim.scenario.ProviderSpec;
 import dev.sluice.sim.scenario.Scenario;
 import dev.sluice.sim.scenario.ScriptedEvent;
 import dev.sluice.sim.scenario.WorkloadSpec;
@@ -53,7 +48,6 @@ public final class Simulation implements StrategyContext {
     private final RunRecorder recorder = new RunRecorder();
     private final SplittableRandom jitter;
     private final Strategy strategy;
-    private long nextRequestId;
 
     private enum State { AT_GATEWAY, AT_PROVIDER, BACKING_OFF, ENDED }
 
@@ -108,9 +102,9 @@ public final class Simulation implements StrategyContext {
                 }
             });
         }
-        int index = 0;
-        for (WorkloadSpec w : scenario.workload()) {
-            startStream(index++, w, end);
+        for (ClientStream stream : ClientStream.all(scenario, random, end)) {
+            meanOutput.put(stream.spec.name(), stream.spec.outputTokens().mean());
+            startStream(stream);
         }
         loop.runUntil(end);
         loop.runWhile(() -> recorder.open() > 0, end + DRAIN_LIMIT.toNanos());
@@ -128,60 +122,32 @@ public final class Simulation implements StrategyContext {
         header.put("duration_s", scenario.duration().toSeconds());
         header.put("replicas", scenario.replicas());
         header.put("store", scenario.sharedStore() ? "shared" : "per-replica");
-        return ReportBuilder.build(scenario.name(), strategy.name(), recorder, totals, weights, lost, header);
+        RunReport report = ReportBuilder.build(scenario.name(), strategy.name(), recorder, totals, weights, lost,
+                header);
+        if (!strategy.diagnostics().isEmpty()) {
+            var d = report.json().putObject("diagnostics");
+            new java.util.TreeMap<>(strategy.diagnostics()).forEach(d::put);
+        }
+        return report;
     }
 
-    private void startStream(int index, WorkloadSpec w, long end) {
-        KeyConfig key = scenario.config().keys().stream().filter(k -> k.id().equals(w.key())).findFirst().orElseThrow();
-        String profileId = w.profile().orElse(key.profiles().get(0));
-        ProfileConfig profile = scenario.config().profiles().get(profileId);
-        RequestPath path = new RequestPath(key.org(), key.tenant(), key.team(), key.id(), profileId,
-                profile.deployment());
-        TrafficClass cls = w.trafficClass().orElse(key.trafficClass());
-        Duration deadline = min(w.deadline().orElse(null), key.deadline().orElse(null));
-        ProviderSpec ps = scenario.providers().get(profile.deployment());
-        double meanOut = w.outputTokens().mean();
-        meanOutput.put(w.name(), meanOut);
-        long minExec = ps.latency().ttftMedian().toNanos() + (long) (meanOut / ps.latency().tokensPerSecond() * 1e9);
-        String stream = "workload/" + index + "/" + w.name();
-        SplittableRandom sizes = random.stream(stream + "/sizes");
-        long stop = Math.min(end, w.stop().map(Duration::toNanos).orElse(end));
-        ArrivalGenerator gen = new ArrivalGenerator(w.arrival(), w.start().toNanos(), stop,
-                random.stream(stream + "/arrivals"));
+    private void startStream(ClientStream stream) {
         Runnable[] arrive = new Runnable[1];
         arrive[0] = () -> {
-            long now = loop.now();
-            long prompt = w.promptTokens().sample(sizes);
-            long maxTokens = Math.max(1, w.maxTokens().sample(sizes));
-            long output = Math.min(maxTokens, w.outputTokens().sample(sizes));
-            boolean streaming = sizes.nextDouble() < w.streamingShare();
-            double noise = (sizes.nextDouble() * 2 - 1) * w.inputEstimateError();
-            long cacheRead = (long) Math.floor(prompt * w.cacheReadShare());
-            long charged = ps.cacheReadCountsAgainstInputTpm() ? prompt : prompt - cacheRead;
-            long counted = Math.max(0, Math.round(prompt * (1 + noise)));
-            SimRequest r = new SimRequest(nextRequestId++, w.name(), path, cls, now,
-                    deadline == null ? SimRequest.NO_DEADLINE : now + deadline.toNanos(), prompt, cacheRead, charged,
-                    maxTokens, output, streaming, counted, minExec);
-            Client c = new Client(r, w);
+            SimRequest r = stream.create(loop.now());
+            Client c = new Client(r, stream.spec);
             clients.put(r.id(), c);
             recorder.arrived(r);
             submit(c);
-            long next = gen.next();
+            long next = stream.nextArrival();
             if (next != Long.MAX_VALUE) {
                 loop.at(next, arrive[0]);
             }
         };
-        long first = gen.next();
+        long first = stream.nextArrival();
         if (first != Long.MAX_VALUE) {
             loop.at(first, arrive[0]);
         }
-    }
-
-    private static Duration min(Duration a, Duration b) {
-        if (a == null) {
-            return b;
-        }
-        return b == null || a.compareTo(b) <= 0 ? a : b;
     }
 
     private void submit(Client c) {

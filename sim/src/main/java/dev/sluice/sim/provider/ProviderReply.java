@@ -10,11 +10,12 @@ import java.util.OptionalLong;
  * @param inputTokens input tokens the provider reports (0 unless the request was admitted)
  * @param cacheReadTokens part of {@code inputTokens} read from cache
  * @param outputTokens output tokens produced (for a broken stream: what arrived)
- * @param retryAfterMillis the wait hint the client can read, in the provider's dialect and rounding
- * @param signal the normalised signal
+ * @param retryAfterMillis the wait hint an official SDK reads from the answer's headers
+ * @param retryAfterHeader the raw {@code retry-after} header, if sent
+ * @param signal the signal the gateway's normaliser reads from the answer
  */
 public record ProviderReply(Outcome outcome, long inputTokens, long cacheReadTokens, long outputTokens,
-        OptionalLong retryAfterMillis, ProviderSignal signal) {
+        OptionalLong retryAfterMillis, java.util.Optional<String> retryAfterHeader, ProviderSignal signal) {
 
     /** The kinds of answer. */
     public enum Outcome {

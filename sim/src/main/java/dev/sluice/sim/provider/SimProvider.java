@@ -12,6 +12,7 @@ import dev.sluice.sim.scenario.ProviderSpec;
 import dev.sluice.sim.scenario.ScriptedEvent;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.SplittableRandom;
 import java.util.function.Consumer;
@@ -34,6 +35,7 @@ public final class SimProvider {
     private final SplittableRandom faultRandom;
     private final List<ScriptedEvent.FaultBurst> bursts = new ArrayList<>();
     private final ProviderUsage usage;
+    private final Wire wire;
 
     /**
      * @param accountingUntilNanos admissions before this time count towards utilisation
@@ -50,6 +52,7 @@ public final class SimProvider {
         this.latencyRandom = random.stream("provider/" + deployment + "/latency");
         this.faultRandom = random.stream("provider/" + deployment + "/faults");
         this.usage = new ProviderUsage(limits, accountingUntilNanos);
+        this.wire = new Wire(kind);
     }
 
     public String deployment() {
@@ -92,15 +95,16 @@ public final class SimProvider {
         usage.arrived(now);
         switch (a) {
             case Admission.Limited l -> {
-                OptionalLong hint = Signals.retryHint(kind, l.retryAfterMillis());
-                ProviderReply r = new ProviderReply(ProviderReply.Outcome.RATE_LIMITED, 0, 0, 0, hint,
-                        Signals.rateLimited(kind, l.which(), hint, model.snapshot(now)));
+                Wire.Read w = wire.rejection(model.limits(), l, model.snapshot(now), loop.clock().epochMillis());
+                ProviderReply r = new ProviderReply(ProviderReply.Outcome.RATE_LIMITED, 0, 0, 0, w.sdkHintMillis(),
+                        w.retryAfterHeader(), w.signal());
                 usage.rejected(now, l.which().name().toLowerCase(java.util.Locale.ROOT));
                 loop.after(errorLatency, () -> onReply.accept(r));
             }
             case Admission.TooLarge t -> {
-                ProviderReply r = new ProviderReply(ProviderReply.Outcome.TOO_LARGE, 0, 0, 0, OptionalLong.empty(),
-                        Signals.tooLarge(kind, t.which(), model.snapshot(now)));
+                Wire.Read w = wire.rejection(model.limits(), t, model.snapshot(now), loop.clock().epochMillis());
+                ProviderReply r = new ProviderReply(ProviderReply.Outcome.TOO_LARGE, 0, 0, 0, w.sdkHintMillis(),
+                        w.retryAfterHeader(), w.signal());
                 usage.rejected(now, "too_large");
                 loop.after(errorLatency, () -> onReply.accept(r));
             }
@@ -137,13 +141,13 @@ public final class SimProvider {
                 produced = (long) Math.floor(call.outputTokens() * fraction);
                 at = ttft + (long) (streamNanos * fraction);
                 r = new ProviderReply(ProviderReply.Outcome.RESET, 0, 0, produced, OptionalLong.empty(),
-                        Signals.connectionReset());
+                        Optional.empty(), wire.connectionFailed());
             } else {
                 produced = 0;
                 at = spec.latency().errorLatency().toNanos() + spike;
                 r = new ProviderReply(k == FaultKind.OVERLOADED ? ProviderReply.Outcome.OVERLOADED
-                        : ProviderReply.Outcome.SERVER_ERROR, 0, 0, 0, OptionalLong.empty(),
-                        k == FaultKind.OVERLOADED ? Signals.overloaded(kind) : Signals.serverError());
+                        : ProviderReply.Outcome.SERVER_ERROR, 0, 0, 0, OptionalLong.empty(), Optional.empty(),
+                        wire.status(k == FaultKind.OVERLOADED ? (kind.equals("anthropic") ? 529 : 503) : 500));
             }
             usage.admitted(now, uncachedInput, produced, false);
             loop.after(at, () -> {
@@ -158,7 +162,8 @@ public final class SimProvider {
             model.complete(acc.ticket(), call.outputTokens(), t);
             LimitSnapshot snap = model.snapshot(t);
             onReply.accept(new ProviderReply(ProviderReply.Outcome.SUCCESS, input, call.cacheReadTokens(),
-                    call.outputTokens(), OptionalLong.empty(), Signals.success(kind, snap)));
+                    call.outputTokens(), OptionalLong.empty(), Optional.empty(),
+                    wire.success(model.limits(), snap, loop.clock().epochMillis()).signal()));
         });
     }
 

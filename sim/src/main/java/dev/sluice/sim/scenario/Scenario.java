@@ -52,8 +52,19 @@ public record Scenario(String name, String description, Duration duration, Durat
      * stops and steps) scaled by {@code ciDuration / duration}; rates, sizes and lengths unchanged.
      */
     public Scenario shortForm() {
-        double f = (double) ciDuration.toNanos() / duration.toNanos();
-        return new Scenario(name, description, ciDuration, ciDuration, seed, replicas, config, providers,
+        return scaledTo(ciDuration);
+    }
+
+    /**
+     * This scenario compressed to {@code length} (at most its duration): absolute times scaled by
+     * {@code length / duration}; rates, sizes and lengths unchanged.
+     */
+    public Scenario scaledTo(Duration length) {
+        ConfigException.require(length.isPositive() && length.compareTo(duration) <= 0, "length",
+                "> 0 and <= duration " + duration, length);
+        double f = (double) length.toNanos() / duration.toNanos();
+        return new Scenario(name, description, length, length.compareTo(ciDuration) < 0 ? length : ciDuration, seed,
+                replicas, config, providers,
                 workload.stream().map(w -> w.scaled(f)).toList(), events.stream().map(e -> e.scaled(f)).toList(),
                 secrets, goals);
     }

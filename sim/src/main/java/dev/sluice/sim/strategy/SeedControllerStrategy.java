@@ -13,14 +13,13 @@ import java.util.Map;
  * The reference controller ({@link SeedController}) in front of each deployment, on each replica.
  * Deferred requests are evaluated again after the wait the controller names, for at most their
  * class's queue budget; shed requests are refused with the controller's wait as the retry hint.
- * The controller learns from every 429 (reading only an integer {@code retry-after} header, as the
- * reference does) and every 2xx.
+ * The controller learns from every 429 (reading only the {@code retry-after} header, in whole
+ * seconds or as an HTTP-date, as the reference does) and every 2xx.
  */
 final class SeedControllerStrategy implements Strategy {
 
     private final StrategyContext ctx;
     private final List<Map<String, SeedController>> replicas = new ArrayList<>();
-    private final Map<String, String> kinds = new HashMap<>();
     private long routed;
 
     SeedControllerStrategy(StrategyContext ctx) {
@@ -32,7 +31,6 @@ final class SeedControllerStrategy implements Strategy {
                 double itpm = d.limits().get(Dimension.INPUT_TOKENS)
                         .or(() -> d.limits().get(Dimension.TOTAL_TOKENS)).map(Limit::amount).orElse(1_000_000_000L);
                 m.put(d.id(), new SeedController(rpm, itpm));
-                kinds.put(d.id(), d.kind().wireName());
             }
             replicas.add(m);
         }
@@ -58,7 +56,7 @@ final class SeedControllerStrategy implements Strategy {
                 r.minExecutionNanos() / 1e9, now / 1e9);
         long queued = now - a.submittedAtNanos();
         switch (v.action()) {
-            case ADMIT, ADMIT_BROWNOUT -> ctx.dispatch(a, queued, reply -> learn(c, r.deployment(), reply));
+            case ADMIT, ADMIT_BROWNOUT -> ctx.dispatch(a, queued, reply -> learn(c, reply));
             case SHED -> ctx.reject(a, queued, new LocalRejection(
                     v.reason().equals("deadline_budget_insufficient") ? "rejected_locally" : "shed_under_pressure",
                     v.reason(), Math.max(1, Math.round(v.waitSeconds() * 1000)),
@@ -76,21 +74,30 @@ final class SeedControllerStrategy implements Strategy {
         }
     }
 
-    private void learn(SeedController c, String deployment, ProviderReply reply) {
+    private void learn(SeedController c, ProviderReply reply) {
         double now = ctx.loop().now() / 1e9;
         switch (reply.outcome()) {
             case SUCCESS -> c.recordOutcome(200, 0, now);
-            case RATE_LIMITED, TOO_LARGE -> c.recordOutcome(429, retryAfterHeaderSeconds(deployment, reply), now);
+            case RATE_LIMITED, TOO_LARGE -> c.recordOutcome(429, retryAfterHeaderSeconds(reply), now);
             default -> { } // the reference learns only from 429 and 2xx
         }
     }
 
-    /** The reference reads only {@code retry-after} in integer seconds: Anthropic and OpenAI-compatible servers send it. */
-    private double retryAfterHeaderSeconds(String deployment, ProviderReply reply) {
-        String kind = kinds.get(deployment);
-        if (reply.retryAfterMillis().isEmpty() || !(kind.equals("anthropic") || kind.equals("openai-compatible"))) {
+    /** The reference reads only {@code retry-after}: whole seconds, or an HTTP-date; anything else is no hint. */
+    private double retryAfterHeaderSeconds(ProviderReply reply) {
+        if (reply.retryAfterHeader().isEmpty()) {
             return 0;
         }
-        return Math.ceilDiv(reply.retryAfterMillis().getAsLong(), 1000);
+        String v = reply.retryAfterHeader().get().trim();
+        if (!v.isEmpty() && v.chars().allMatch(Character::isDigit)) {
+            return Double.parseDouble(v);
+        }
+        try {
+            long at = java.time.ZonedDateTime.parse(v, java.time.format.DateTimeFormatter.RFC_1123_DATE_TIME)
+                    .toInstant().toEpochMilli();
+            return Math.max(0, (at - ctx.loop().clock().epochMillis()) / 1000.0);
+        } catch (java.time.format.DateTimeParseException e) {
+            return 0;
+        }
     }
 }

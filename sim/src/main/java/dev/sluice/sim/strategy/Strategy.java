@@ -19,6 +19,11 @@ public interface Strategy {
     /** Checks the strategy's own invariants; throws {@link IllegalStateException} when one is broken. */
     default void checkInvariants() {}
 
+    /** Counters worth reporting about the strategy's own behaviour, by name; empty by default. */
+    default java.util.Map<String, Long> diagnostics() {
+        return java.util.Map.of();
+    }
+
     /** Creates the named strategy for one run. */
     static Strategy create(String name, StrategyContext ctx) {
         return switch (name) {
