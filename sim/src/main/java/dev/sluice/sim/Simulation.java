@@ -64,9 +64,13 @@ public final class Simulation implements StrategyContext {
         }
     }
 
-    private Simulation(Scenario scenario, String strategyName, long seed, boolean checkInvariants) {
+    private final java.util.Optional<String> redisUri;
+
+    private Simulation(Scenario scenario, String strategyName, long seed, boolean checkInvariants,
+            java.util.Optional<String> redisUri) {
         this.scenario = scenario;
         this.seed = seed;
+        this.redisUri = redisUri;
         this.random = new RandomStreams(seed);
         this.jitter = random.stream("clients/jitter");
         long until = scenario.duration().toNanos();
@@ -87,7 +91,27 @@ public final class Simulation implements StrategyContext {
      *     every event; slow, for tests
      */
     public static RunReport run(Scenario scenario, String strategy, long seed, boolean checkInvariants) {
-        return new Simulation(scenario, strategy, seed, checkInvariants).execute();
+        return run(scenario, strategy, seed, checkInvariants, java.util.Optional.empty());
+    }
+
+    /**
+     * As {@link #run(Scenario, String, long, boolean)}, with the sluice strategy's shared store of a
+     * {@code store.kind: redis} scenario in the Redis server at {@code redisUri} (on virtual time)
+     * instead of modelled in memory.
+     */
+    public static RunReport run(Scenario scenario, String strategy, long seed, boolean checkInvariants,
+            java.util.Optional<String> redisUri) {
+        Simulation s = new Simulation(scenario, strategy, seed, checkInvariants, redisUri);
+        try {
+            return s.execute();
+        } finally {
+            s.strategy.close();
+        }
+    }
+
+    @Override
+    public java.util.Optional<String> redisUri() {
+        return redisUri;
     }
 
     private RunReport execute() {
@@ -121,7 +145,8 @@ public final class Simulation implements StrategyContext {
         header.put("seed", seed);
         header.put("duration_s", scenario.duration().toSeconds());
         header.put("replicas", scenario.replicas());
-        header.put("store", scenario.sharedStore() ? "shared" : "per-replica");
+        header.put("store", !scenario.sharedStore() ? "per-replica"
+                : redisUri.isPresent() && strategy.name().equals("sluice") ? "redis" : "shared");
         RunReport report = ReportBuilder.build(scenario.name(), strategy.name(), recorder, totals, weights, lost,
                 header);
         if (!strategy.diagnostics().isEmpty()) {

@@ -37,7 +37,9 @@ final class SluiceStrategy implements Strategy {
     private final StrategyContext ctx;
     private final SluiceConfig config;
     private final List<Replica> replicas = new ArrayList<>();
+    /** One entry per distinct store (a shared store once), for lease accounting. */
     private final List<QuotaStore> stores = new ArrayList<>();
+    private final List<QuotaStore> redisStores = new ArrayList<>();
     private long routed;
     private long pastWakeups;
 
@@ -45,14 +47,27 @@ final class SluiceStrategy implements Strategy {
         this.ctx = ctx;
         this.config = ctx.scenario().config();
         GovernorConfig gc = config.governorConfig();
-        QuotaStore shared = ctx.scenario().sharedStore()
+        boolean redis = ctx.scenario().sharedStore() && ctx.redisUri().isPresent();
+        QuotaStore shared = ctx.scenario().sharedStore() && !redis
                 ? new InMemoryQuotaStore(ctx.loop().clock(), config.dailyResetZone()) : null;
         if (shared != null) {
             stores.add(shared);
         }
+        // A fresh namespace per run: nothing left in Redis by an earlier run can change this one.
+        String namespace = "sim-" + ctx.scenario().name().replaceAll("[^A-Za-z0-9_.-]", "-") + "-"
+                + Long.toHexString(ctx.random().seed()) + "-" + Long.toHexString(System.nanoTime());
         for (int i = 0; i < ctx.scenario().replicas(); i++) {
             QuotaStore store = shared;
-            if (store == null) {
+            if (redis) {
+                store = dev.sluice.store.redis.RedisQuotaStore.connect(ctx.redisUri().get(),
+                        dev.sluice.store.redis.RedisStoreConfig.builder().namespace(namespace)
+                                .testClock(ctx.loop().clock()).dailyResetZone(config.dailyResetZone())
+                                .replicaId("r" + i).build());
+                redisStores.add(store);
+                if (i == 0) {
+                    stores.add(store);
+                }
+            } else if (store == null) {
                 store = new InMemoryQuotaStore(ctx.loop().clock(), config.dailyResetZone());
                 stores.add(store);
             }
@@ -68,6 +83,13 @@ final class SluiceStrategy implements Strategy {
     @Override
     public void submit(Attempt a) {
         replicas.get((int) (routed++ % replicas.size())).submit(a);
+    }
+
+    @Override
+    public void close() {
+        for (QuotaStore s : redisStores) {
+            s.close();
+        }
     }
 
     @Override

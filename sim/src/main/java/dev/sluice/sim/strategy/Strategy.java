@@ -19,6 +19,9 @@ public interface Strategy {
     /** Checks the strategy's own invariants; throws {@link IllegalStateException} when one is broken. */
     default void checkInvariants() {}
 
+    /** Releases what the strategy holds outside the process (store connections). */
+    default void close() {}
+
     /** Counters worth reporting about the strategy's own behaviour, by name; empty by default. */
     default java.util.Map<String, Long> diagnostics() {
         return java.util.Map.of();

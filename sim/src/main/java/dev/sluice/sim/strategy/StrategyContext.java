@@ -26,6 +26,12 @@ public interface StrategyContext {
     /** Refuses the attempt locally after it waited {@code queuedNanos}. */
     void reject(Attempt attempt, long queuedNanos, LocalRejection rejection);
 
+    /**
+     * The Redis server that {@code store.kind: redis} scenarios use for the sluice strategy's shared
+     * store; empty to model the shared store in memory.
+     */
+    java.util.Optional<String> redisUri();
+
     /** Mean output tokens of a workload entry's requests, for strategies that must guess a duration. */
     double meanOutputTokens(String workload);
 }
