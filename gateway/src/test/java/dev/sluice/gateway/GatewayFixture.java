@@ -26,6 +26,8 @@ final class GatewayFixture {
     static final String KEY_TIGHT = "sk-test-tight";
     static final String KEY_DAILY = "sk-test-daily";
     static final String KEY_PAUSED = "sk-test-paused";
+    static final String KEY_BATCH = "sk-test-batch";
+    static final String KEY_QUEUED = "sk-test-queued";
 
     final Vertx vertx = Vertx.vertx();
     final MockProviderServer openai;
@@ -33,6 +35,7 @@ final class GatewayFixture {
     final MockProviderServer anthropic;
     final MockProviderServer gemini;
     final MockProviderServer limited;
+    final MockProviderServer flaky;
     final Map<FakeUpstream.Mode, FakeUpstream> fakes = new java.util.EnumMap<>(FakeUpstream.Mode.class);
     final int closedPort;
     final Gateway gateway;
@@ -47,6 +50,11 @@ final class GatewayFixture {
         // One request per 10-second window: the second is refused by the provider.
         limited = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
                 .limits(ProviderLimits.builder().rpm(6).build()).build()));
+        // One request per 100 ms window, and a 429 that says to come back in 120 ms.
+        flaky = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
+                .limits(ProviderLimits.builder().rpm(600).requestWindow(Duration.ofMillis(100)).build())
+                .retryAfter(new dev.sluice.mock.http.RetryAfterConfig(dev.sluice.mock.http.RetryAfterForm.INTEGER_SECONDS,
+                        true, java.util.Optional.of(Duration.ofMillis(120)))).build()));
         for (FakeUpstream.Mode m : FakeUpstream.Mode.values()) {
             fakes.put(m, FakeUpstream.start(vertx, m));
         }
@@ -74,6 +82,7 @@ final class GatewayFixture {
                   an: { kind: anthropic, base_url: "%s" }
                   ge: { kind: gemini, base_url: "%s" }
                   limited: { kind: openai, base_url: "%s" }
+                  flaky: { kind: openai, base_url: "%s" }
                   closed: { kind: openai, base_url: "http://127.0.0.1:%d" }
                 %s
                 profiles:
@@ -82,6 +91,7 @@ final class GatewayFixture {
                   claude: { deployment: an, model: claude-sonnet-4 }
                   gemini: { deployment: ge, model: gemini-2.5-flash }
                   limited: { deployment: limited, model: gpt-4o-mini }
+                  flaky: { deployment: flaky, model: gpt-4o-mini }
                   closed: { deployment: closed, model: gpt-4o-mini }
                 %s
                 orgs:
@@ -96,8 +106,11 @@ final class GatewayFixture {
                               tight: { secret: "%s", limits: { rpm: 1 } }
                               daily: { secret: "%s", limits: { daily_requests: 1 } }
                               paused: { secret: "%s", paused: true }
+                              batchy: { secret: "%s", class: batch, max_class: batch }
+                              queued: { secret: "%s", class: batch, max_class: batch, limits: { rpm: { amount: 600, burst: 1 } } }
                 """.formatted(openai.baseUrl(), azure.baseUrl(), anthropic.baseUrl(), gemini.baseUrl(), limited.baseUrl(),
-                closedPort, fakeDeployments, fakeProfiles, KEY, KEY_TIGHT, KEY_DAILY, KEY_PAUSED);
+                flaky.baseUrl(), closedPort, fakeDeployments, fakeProfiles, KEY, KEY_TIGHT, KEY_DAILY, KEY_PAUSED, KEY_BATCH,
+                KEY_QUEUED);
     }
 
     String base() {

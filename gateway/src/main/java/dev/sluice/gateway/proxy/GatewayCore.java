@@ -56,7 +56,7 @@ public final class GatewayCore {
             boolean ssl = "https".equals(d.baseUrl().getScheme());
             int port = d.baseUrl().getPort() > 0 ? d.baseUrl().getPort() : ssl ? 443 : 80;
             upstreams.put(d.id(), new Upstream(d.baseUrl().getHost(), port, ssl, new SignalNormaliser(providerKind(d.kind())),
-                    new RetryBudget(RetryBudget.DEFAULT_RATIO, RetryBudget.DEFAULT_CAP)));
+                    RetryBudget.tenPercent()));
         }
     }
 

@@ -2,34 +2,44 @@ package dev.sluice.gateway.proxy;
 
 /**
  * Caps the gateway's own retries of provider 429s at a fraction of first attempts, per
- * deployment, like a token bucket: every first attempt deposits {@code ratio} of a token (up to
- * {@code cap}), every retry spends one. Under a storm of 429s retries stop after the small
- * reserve is spent, so the gateway never multiplies the load on a struggling provider.
+ * deployment, like a token bucket: every first attempt deposits a tenth of a retry (up to a
+ * reserve of ten), every retry spends one. Under a storm of 429s retries stop once the small
+ * reserve is spent, so the gateway never multiplies the load on a struggling provider. Counted in
+ * thousandths so ten deposits make exactly one retry.
  */
 final class RetryBudget {
 
+    private static final long ONE_RETRY = 1_000;
+
+    private final long depositPerAttempt;
+    private final long cap;
+    private long balance;
+
+    /**
+     * @param ratio retries allowed per first attempt, in [0, 1]; 0.1 is "at most 10% extra attempts"
+     * @param reserve the most retries that may be saved up
+     */
+    RetryBudget(double ratio, int reserve) {
+        if (!(ratio >= 0 && ratio <= 1)) {
+            throw new IllegalArgumentException("ratio: " + ratio + " (expected: in [0, 1])");
+        }
+        this.depositPerAttempt = Math.round(ratio * ONE_RETRY);
+        this.cap = reserve * ONE_RETRY;
+    }
+
     /** At most one extra attempt per ten first attempts. */
-    static final double DEFAULT_RATIO = 0.10;
-    /** A burst of ten retries after a quiet spell. */
-    static final double DEFAULT_CAP = 10;
-
-    private final double ratio;
-    private final double cap;
-    private double tokens;
-
-    RetryBudget(double ratio, double cap) {
-        this.ratio = ratio;
-        this.cap = cap;
+    static RetryBudget tenPercent() {
+        return new RetryBudget(0.10, 10);
     }
 
     synchronized void firstAttempt() {
-        tokens = Math.min(cap, tokens + ratio);
+        balance = Math.min(cap, balance + depositPerAttempt);
     }
 
     /** Takes one retry if the budget allows. */
     synchronized boolean tryRetry() {
-        if (tokens >= 1) {
-            tokens -= 1;
+        if (balance >= ONE_RETRY) {
+            balance -= ONE_RETRY;
             return true;
         }
         return false;

@@ -53,6 +53,7 @@ final class UpstreamCall {
     private long retryTimer = -1;
     private long stallTimer = -1;
     private int attempts;
+    private long sentAtNanos;
     private StreamUsageTracker tracker;
     private ChatStreamConverter converter;
 
@@ -64,6 +65,7 @@ final class UpstreamCall {
 
     void dispatch() {
         retryTimer = -1;
+        sentAtNanos = core.clock.nanos();
         if (attempts++ == 0) {
             upstream.retries().firstAttempt();
         }
@@ -117,7 +119,8 @@ final class UpstreamCall {
 
     private void onFailure(Throwable t) {
         boolean timeout = isTimeout(t);
-        core.feedback.onResponse(x.deployment.id(), timeout ? SignalNormaliser.timeout() : SignalNormaliser.connectionFailed());
+        core.feedback.onResponse(x.deployment.id(), timeout ? SignalNormaliser.timeout() : SignalNormaliser.connectionFailed(),
+                core.clock.nanos() - sentAtNanos);
         if (request == null || t instanceof ConnectException) {
             x.release(); // it never reached the provider
         } else {
@@ -178,7 +181,7 @@ final class UpstreamCall {
 
     private ProviderSignal signal(HttpClientResponse r, int status, String body) {
         ProviderSignal s = upstream.normaliser().normalise(status, r.headers()::getAll, body, core.clock.epochMillis());
-        core.feedback.onResponse(x.deployment.id(), s);
+        core.feedback.onResponse(x.deployment.id(), s, core.clock.nanos() - sentAtNanos);
         return s;
     }
 

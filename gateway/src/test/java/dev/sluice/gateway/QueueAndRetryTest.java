@@ -1,0 +1,76 @@
+package dev.sluice.gateway;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Waiting in the class queue on the event loop, and the gateway's own bounded retries of provider 429s. */
+class QueueAndRetryTest {
+
+    static GatewayFixture f;
+
+    @BeforeAll
+    static void start() throws Exception {
+        f = new GatewayFixture();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        f.close();
+    }
+
+    @AfterEach
+    void balanced() throws Exception {
+        f.awaitBalanced();
+        assertThat(f.gateway.governor().store().openLeases()).isZero();
+    }
+
+    static String chat(String profile) {
+        return "{\"model\":\"" + profile + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":5}";
+    }
+
+    @Test
+    void batchRequestsBeyondTheBurstWaitTheirTurnInsteadOfFailing() throws Exception {
+        // rpm 600 with a burst of 1: one request now, then one every 100 ms.
+        List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            sent.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return f.post("/v1/chat/completions", GatewayFixture.KEY_QUEUED, chat("chat"));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        int queued = 0;
+        for (CompletableFuture<HttpResponse<String>> c : sent) {
+            HttpResponse<String> r = c.get();
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+            if (r.headers().firstValue("x-sluice-queued-ms").isPresent()) {
+                queued++;
+            }
+        }
+        assertThat(queued).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void providerRejectionsAreRetriedWithinTheTenPercentBudget() throws Exception {
+        long before = f.gateway.ledger().gatewayRetries();
+        int sent = 0;
+        while (f.gateway.ledger().gatewayRetries() == before && sent < 40) {
+            f.post("/v1/chat/completions", GatewayFixture.KEY_BATCH, chat("flaky"));
+            sent++;
+        }
+        long retries = f.gateway.ledger().gatewayRetries() - before;
+        assertThat(retries).isEqualTo(1);
+        // The first retry is possible only after ten first attempts have paid for it.
+        assertThat(sent).isGreaterThanOrEqualTo(10);
+    }
+}
