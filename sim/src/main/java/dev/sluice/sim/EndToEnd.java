@@ -234,7 +234,7 @@ final class EndToEnd {
         }
         long hint = retryMs != null ? parseLong(retryMs) : retryS != null ? parseLong(retryS) * 1000 : 0;
         if (local) {
-            recorder.rejectedLocally(a);
+            recorder.rejectedLocally(a, decision);
             if (status == 429 || status == 503) {
                 retryOrEnd(c, hint, Outcome.REJECTED_LOCALLY);
             } else {

@@ -216,7 +216,7 @@ public final class Simulation implements StrategyContext {
     public void reject(Attempt a, long queuedNanos, LocalRejection rejection) {
         Client c = current(a, State.AT_GATEWAY);
         c.queuedNanos += queuedNanos;
-        recorder.rejectedLocally(a);
+        recorder.rejectedLocally(a, rejection.code());
         if (rejection.retryable()) {
             retryOrEnd(c, rejection.retryAfterMillis(), Outcome.REJECTED_LOCALLY);
         } else {

@@ -131,6 +131,9 @@ public final class ReportBuilder {
         o.put("provider_429s", rec.provider429s);
         o.put("provider_errors", rec.providerErrors);
         o.put("local_rejections", rec.localRejections);
+        ObjectNode codes = MAPPER.createObjectNode();
+        rec.rejectionCodes.forEach(codes::put);
+        o.set("local_rejection_codes", codes);
         Map<TrafficClass, RunReport.ClassSummary> summaries = new EnumMap<>(TrafficClass.class);
         ObjectNode classes = MAPPER.createObjectNode();
         rec.classes.forEach((c, g) -> {

@@ -24,6 +24,7 @@ public final class RunRecorder {
     final Map<String, Map<String, double[]>> offered = new TreeMap<>();
     final Map<String, Map<String, double[]>> served = new TreeMap<>();
 
+    final Map<String, Long> rejectionCodes = new TreeMap<>();
     long requests;
     long ended;
     long dispatched;
@@ -59,8 +60,9 @@ public final class RunRecorder {
         tenant(a.request()).attempts++;
     }
 
-    public void rejectedLocally(Attempt a) {
+    public void rejectedLocally(Attempt a, String code) {
         localRejections++;
+        rejectionCodes.merge(code, 1L, Long::sum);
         group(a.request()).localRejections++;
         tenant(a.request()).localRejections++;
     }

@@ -94,7 +94,9 @@ final class SluiceStrategy implements Strategy {
 
     @Override
     public java.util.Map<String, Long> diagnostics() {
-        return java.util.Map.of("governor_past_wakeups", pastWakeups);
+        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+        out.put("governor_past_wakeups", pastWakeups);
+        return out;
     }
 
     @Override
