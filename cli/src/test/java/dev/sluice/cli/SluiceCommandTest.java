@@ -1,0 +1,93 @@
+package dev.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.config.ConfigLoader;
+import dev.sluice.gateway.config.SluiceConfig;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SluiceCommandTest {
+
+    final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    int run(String... args) {
+        return SluiceCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    String out() {
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    String err() {
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void checkConfigAcceptsAValidFileAndWarnsAboutMissingVariables(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("ok.yaml");
+        Files.writeString(file, """
+                deployments: { d: { kind: openai, base_url: "https://api.openai.com", api_key_env: SLUICE_TEST_UNSET_VAR } }
+                profiles: { p: { deployment: d, model: gpt-4o-mini } }
+                """);
+        assertThat(run("check-config", file.toString())).isZero();
+        assertThat(out()).contains("valid: 1 deployments, 1 profiles")
+                .contains("SLUICE_TEST_UNSET_VAR is not set");
+    }
+
+    @Test
+    void checkConfigNamesTheBadFieldAndExitsWithTwo(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("bad.yaml");
+        Files.writeString(file, """
+                deployments: { d: { kind: openai, base_url: "https://api.openai.com" } }
+                profiles: { p: { deployment: d, model: gpt-4o-mini, limits: { rpm: 0 } } }
+                """);
+        assertThat(run("check-config", file.toString())).isEqualTo(2);
+        assertThat(err()).contains("profiles.p.limits.rpm: 0 (expected: > 0)");
+    }
+
+    @Test
+    void unknownCommandsAndOptionsExitWithTwo() {
+        assertThat(run("frobnicate")).isEqualTo(2);
+        assertThat(run("demo", "--colour", "red")).isEqualTo(2);
+        assertThat(err()).contains("unknown option '--colour'");
+        assertThat(run("serve")).isEqualTo(2);
+        assertThat(err()).contains("--config FILE is required");
+    }
+
+    @Test
+    void serveRefusesAConfigurationWhoseCredentialsAreMissing(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("env.yaml");
+        Files.writeString(file, """
+                server: { port: 0 }
+                deployments: { d: { kind: openai, base_url: "https://api.openai.com", api_key_env: SLUICE_TEST_UNSET_VAR } }
+                profiles: { p: { deployment: d, model: gpt-4o-mini } }
+                """);
+        assertThat(run("serve", "--config", file.toString())).isEqualTo(1);
+        assertThat(err()).contains("SLUICE_TEST_UNSET_VAR is not set");
+    }
+
+    @Test
+    void theBundledDemoConfigurationIsValid() throws Exception {
+        String yaml = DemoCommand.resource().replace("${OPENAI_URL}", "http://127.0.0.1:1")
+                .replace("${ANTHROPIC_URL}", "http://127.0.0.1:2").replace("${GEMINI_URL}", "http://127.0.0.1:3");
+        SluiceConfig c = ConfigLoader.parse(yaml, "demo.yaml", v -> null);
+        assertThat(c.keys()).hasSize(4);
+        assertThat(c.missingEnvironment()).isEmpty();
+    }
+
+    @Test
+    void demoRunsForTheGivenSecondsAndBalancesItsLedger() {
+        assertThat(run("demo", "--seconds", "2", "--port", "0")).as(err()).isZero();
+        assertThat(out()).contains("sk-demo-you").contains("/v1/chat/completions").contains("Final:")
+                .contains("duplicates=0");
+        assertThat(out()).containsPattern("reservations opened=(\\d+) settled=\\1 released=0");
+    }
+}
