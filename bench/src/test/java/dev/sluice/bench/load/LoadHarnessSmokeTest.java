@@ -1,0 +1,111 @@
+package dev.sluice.bench.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The harness and its fake upstream work: small, bounded runs on loopback, no nginx. */
+class LoadHarnessSmokeTest {
+
+    static Vertx vertx;
+    static FakeUpstream upstream;
+
+    @BeforeAll
+    static void start() throws Exception {
+        vertx = Vertx.vertx();
+        upstream = await(FakeUpstream.start(vertx, 1));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        await(vertx.close());
+    }
+
+    private static LoadSpec direct(boolean streaming, double rate) {
+        return new LoadSpec("direct", "127.0.0.1", upstream.port(), "", streaming, 4, rate, Duration.ZERO,
+                Duration.ofSeconds(8), 200);
+    }
+
+    @Test
+    void closedLoopMeasuresExactlyTheRequestBudgetOfWholeJsonAnswers() throws Exception {
+        LoadResult r = await(LoadGenerator.run(vertx, direct(false, 0), 2));
+
+        assertThat(r.completed()).isEqualTo(200);
+        assertThat(r.errors()).isZero();
+        assertThat(r.firstError()).isEmpty();
+        assertThat(r.p50Micros()).isPositive().isLessThanOrEqualTo(r.p99Micros());
+        assertThat(r.throughput()).isPositive();
+    }
+
+    @Test
+    void streamedAnswersEndWithDone() throws Exception {
+        LoadResult r = await(LoadGenerator.run(vertx, direct(true, 0), 2));
+
+        assertThat(r.completed()).isEqualTo(200);
+        assertThat(r.errors()).isZero();
+    }
+
+    @Test
+    void openLoopSendsOnScheduleAndMissesNoneWhenTheServerKeepsUp() throws Exception {
+        LoadResult r = await(LoadGenerator.run(vertx, direct(false, 1000), 2));
+
+        assertThat(r.completed()).isEqualTo(200);
+        assertThat(r.errors()).isZero();
+        assertThat(r.missed()).isZero();
+        // 200 requests due at 1,000/s take 0.2 s: the achieved rate cannot exceed the schedule by much.
+        assertThat(r.throughput()).isLessThan(1_500);
+    }
+
+    @Test
+    void theUpstreamTellsAStreamingRequestByItsBody() {
+        assertThat(FakeUpstream.asksForStream(Buffer.buffer(LoadGenerator.requestBody(true)))).isTrue();
+        assertThat(FakeUpstream.asksForStream(Buffer.buffer(LoadGenerator.requestBody(false)))).isFalse();
+        assertThat(FakeUpstream.asksForStream(Buffer.buffer("{\"stream\":false}"))).isFalse();
+    }
+
+    @Test
+    void aRefusedConnectionIsCountedAsAnError() throws Exception {
+        // Nothing listens on a port just freed: every exchange fails, and each failure is counted.
+        int closed = Ports.free();
+        LoadSpec spec = new LoadSpec("closed", "127.0.0.1", closed, "", false, 1, 0, Duration.ZERO,
+                Duration.ofMillis(300), 5);
+
+        LoadResult r = await(LoadGenerator.run(vertx, spec, 1));
+
+        assertThat(r.errors()).isEqualTo(r.completed()).isPositive();
+        assertThat(r.firstError()).isPresent();
+    }
+
+    @Test
+    void oneHarnessRunComparesDirectCallsWithAnInProcessSluice() throws Exception {
+        HarnessOptions options = HarnessOptions.parse(new String[] {"--targets", "direct,sluice", "--sluice", "in-process",
+                "--modes", "plain", "--connections", "4", "--requests", "200", "--prewarm", "0", "--warmup", "0",
+                "--seconds", "8"});
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+
+        LoadHarness.Outcome o = LoadHarness.run(options, "test", new PrintStream(log, true, StandardCharsets.UTF_8));
+
+        assertThat(o.results()).hasSize(2);
+        assertThat(o.results()).allSatisfy(r -> {
+            assertThat(r.completed()).isEqualTo(200);
+            assertThat(r.errors()).as("%s", r.firstError()).isZero();
+        });
+        assertThat(o.results()).extracting(r -> r.spec().target()).containsExactly("direct", "sluice");
+        assertThat(o.markdown()).contains("| json | 4 | closed | direct |", "| json | 4 | closed | sluice |",
+                "Sluice req/s as % of direct");
+    }
+
+    static <T> T await(Future<T> f) throws Exception {
+        return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+}
