@@ -5,7 +5,15 @@ import dev.sluice.gateway.Gateway;
 import dev.sluice.gateway.config.ConfigLoader;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.StoreSettings;
+import dev.sluice.gateway.config.DeploymentConfig;
+import dev.sluice.store.QuotaStore;
+import dev.sluice.store.redis.FailoverConfig;
+import dev.sluice.store.redis.FailoverQuotaStore;
+import dev.sluice.store.redis.FailurePolicy;
 import dev.sluice.store.redis.RedisQuotaStore;
+import dev.sluice.time.NanoClock;
+import java.util.HashMap;
+import java.util.Map;
 import dev.sluice.store.redis.RedisStoreConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -33,8 +41,7 @@ final class ServeCommand {
         Gateway.Builder b = Gateway.builder(config);
         if (config.store().kind() == StoreSettings.Kind.REDIS) {
             try {
-                b.store(RedisQuotaStore.connect(config.store().redisUri(),
-                        RedisStoreConfig.builder().dailyResetZone(config.dailyResetZone()).build()));
+                b.store(redisStore(config));
             } catch (RuntimeException e) {
                 err.println("sluice serve: cannot use the Redis store: " + e.getMessage());
                 return 1;
@@ -65,5 +72,23 @@ final class ServeCommand {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /** The shared Redis store behind the configured failure policy (per deployment where overridden). */
+    static QuotaStore redisStore(SluiceConfig config) {
+        RedisQuotaStore redis = RedisQuotaStore.connect(config.store().redisUri(),
+                RedisStoreConfig.builder().dailyResetZone(config.dailyResetZone()).build());
+        Map<String, FailurePolicy> perDeployment = new HashMap<>();
+        for (DeploymentConfig d : config.deployments().values()) {
+            d.failurePolicy().ifPresent(p -> perDeployment.put(d.id(), policy(p)));
+        }
+        FailoverConfig failover = new FailoverConfig(policy(config.store().failurePolicy()), perDeployment,
+                FailoverConfig.DEFAULT_RETRY_AFTER, config.dailyResetZone());
+        int replicas = config.store().replicas();
+        return new FailoverQuotaStore(redis, failover, NanoClock.system(), () -> replicas);
+    }
+
+    private static FailurePolicy policy(StoreSettings.FailurePolicy p) {
+        return FailurePolicy.byWireName(p.wireName()).orElseThrow();
     }
 }

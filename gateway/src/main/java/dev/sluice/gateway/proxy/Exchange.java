@@ -203,7 +203,17 @@ final class Exchange {
         }
         RequestPath path = new RequestPath(key.org(), key.tenant(), key.team(), key.id(), profile.id(), deployment.id());
         Demand demand = new Demand(estimate.inputTokens(), estimate.outputTokens(), plan.streaming());
-        onDecision(core.governor.admit(new AdmissionRequest(traceId, path, demand, trafficClass, deadlineNanos)));
+        Decision decision;
+        try {
+            decision = core.governor.admit(new AdmissionRequest(traceId, path, demand, trafficClass, deadlineNanos));
+        } catch (RuntimeException e) {
+            // The shared quota store is unreachable and the deployment's policy is to fail closed.
+            resp.putHeader("retry-after", "1");
+            fail(503, "quota_store_unavailable", "Sluice cannot reach its quota store; the request was not sent.",
+                    Optional.empty());
+            return;
+        }
+        onDecision(decision);
     }
 
     /** The key's class and deadline, or tighter ones from the request headers; never above what the key allows. */
@@ -356,7 +366,11 @@ final class Exchange {
     void settle(Usage usage) {
         if (reservation != null && !reservationEnded) {
             reservationEnded = true;
-            reservation.settle(usage);
+            try {
+                reservation.settle(usage);
+            } catch (RuntimeException e) {
+                // The store could not take it now; the lease expires and gives its capacity back.
+            }
             core.ledger.recordReservationSettled();
         }
     }
@@ -364,7 +378,11 @@ final class Exchange {
     void release() {
         if (reservation != null && !reservationEnded) {
             reservationEnded = true;
-            reservation.release();
+            try {
+                reservation.release();
+            } catch (RuntimeException e) {
+                // As for settle: the lease expires.
+            }
             core.ledger.recordReservationReleased();
         }
     }
