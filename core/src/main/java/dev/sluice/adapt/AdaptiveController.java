@@ -1,0 +1,607 @@
+package dev.sluice.adapt;
+
+import dev.sluice.governor.DeploymentGuard;
+import dev.sluice.governor.GatewayDecision;
+import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.governor.Rejection;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Limit;
+import dev.sluice.limits.Limits;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.ramp.RampGovernor;
+import dev.sluice.signal.LimitObservation;
+import dev.sluice.signal.ProviderSignal;
+import dev.sluice.store.BucketState;
+import dev.sluice.time.NanoClock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.random.RandomGenerator;
+
+/**
+ * Adaptive control of one provider deployment: learns from every answer the deployment gives and
+ * applies what it learns through the governor ({@link QuotaGovernor#control},
+ * {@link QuotaGovernor#syncDown}, {@link QuotaGovernor#guard}), so it works the same with any
+ * quota store.
+ *
+ * <ul>
+ *   <li>Cooldown: a 429 or overload pauses the rate the provider named (all of the deployment's
+ *       rates when it named none) for the retry delay plus jitter, or the floor when it gave none.
+ *   <li>Multiplier: each rate runs at its configured amount times a multiplier cut by x0.65 on a
+ *       fresh 429 or overload and raised by +0.03 per success (shared, or per rate). A refusal of a
+ *       request sent before the last cut is stale and does not cut again.
+ *   <li>Correction: a remaining figure below what the bucket believes syncs the bucket down at
+ *       once; limit figures that consistently differ from the configured limit are adopted as the
+ *       limit in force (never above the configured one) and reported as {@link LimitDrift}.
+ *   <li>Without limit figures, the share of recent requests that succeeded at a fresh 429 sets a
+ *       ceiling on the multiplier, which climbs back slowly while answers are clean.
+ *   <li>Ramp: a {@link RampGovernor} bounds the multiplier from above on cold start, after a long
+ *       cooldown and after an idle spell. The rate factor of a rate is
+ *       {@code observed-limit factor * min(multiplier, ramp)}: the ramp and the multiplier are two
+ *       ceilings on the same quantity, so the tighter one binds; multiplying them would punish a
+ *       ramping deployment twice for one 429.
+ *   <li>Modes: normal, caution, brownout, load shedding, from the multiplier, 429 ratio, queue
+ *       pressure and latency ({@link ModePolicy}); as the deployment's {@link DeploymentGuard} it
+ *       refuses what the mode excludes before any bucket is touched.
+ *   <li>Optional SRE-style client-side throttling ({@link ClientThrottleConfig}).
+ * </ul>
+ *
+ * <p>Drive it with {@link #onSignal} for every answer, and {@link #tick()} about once a second
+ * (modes must be able to relax when no traffic flows). Thread-safe. {@link #screen} and
+ * {@link #brownout} never take the state lock, because the governor calls them while holding its
+ * own; the state lock is held while calling the governor, never the other way round.
+ */
+public final class AdaptiveController implements DeploymentGuard {
+
+    /** Modes and the ramp are judged at most this often from answers; {@link #tick()} always judges. */
+    static final long EVALUATION_SPACING_NANOS = 250_000_000L;
+
+    /** A learned latency baseline follows healthy windows with this half-life. */
+    static final long BASELINE_HALF_LIFE_NANOS = 300_000_000_000L;
+
+    private static final Dimension[] RATES = {Dimension.REQUESTS, Dimension.INPUT_TOKENS, Dimension.OUTPUT_TOKENS,
+            Dimension.TOTAL_TOKENS};
+
+    private final String deployment;
+    private final Scope scope;
+    private final AdaptiveConfig config;
+    private final QuotaGovernor governor;
+    private final NanoClock clock;
+    private final RandomGenerator random;
+    private final List<AdaptiveListener> listeners = new CopyOnWriteArrayList<>();
+
+    // Read without the state lock by screen() and brownout().
+    private volatile ModeState modeState;
+    private volatile long guardPausedUntil = Long.MIN_VALUE;
+    private final ClientThrottle throttle;
+    private final RollingSums queue;
+
+    // Guarded by this.
+    private final double[] multiplier = new double[Dimension.COUNT];
+    private double ceiling = 1.0;
+    private final DriftPolicy.State[] drift = new DriftPolicy.State[Dimension.COUNT];
+    private final long[] pausedUntil = new long[Dimension.COUNT];
+    private final double[] pushedFactor = new double[Dimension.COUNT];
+    private final long[] pushedPauseUntil = new long[Dimension.COUNT];
+    private final long[] figureSentAt = new long[Dimension.COUNT];
+    private final SignalWindow window;
+    private final RampGovernor ramp;
+    private long lastCutNanos = Long.MIN_VALUE;
+    private long lastLimitFigureNanos = Long.MIN_VALUE;
+    private long lastEvaluationNanos;
+    private long ceilingCheckedNanos;
+    private double latencyBaselineNanos;
+    private long baselineUpdatedNanos;
+    private ModePolicy.Readings readings = new ModePolicy.Readings(1, 0, 0, 0);
+
+    private record ModeState(Mode mode, long sinceNanos) {}
+
+    private AdaptiveController(String deployment, AdaptiveConfig config, QuotaGovernor governor,
+            RandomGenerator random) {
+        this.deployment = Objects.requireNonNull(deployment, "deployment");
+        this.config = Objects.requireNonNull(config, "config");
+        this.governor = Objects.requireNonNull(governor, "governor");
+        this.random = Objects.requireNonNull(random, "random");
+        this.clock = governor.clock();
+        this.scope = Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment);
+        long now = clock.nanos();
+        this.modeState = new ModeState(Mode.NORMAL, now);
+        this.throttle = new ClientThrottle(config.clientThrottle());
+        this.queue = new RollingSums(config.window().length(), config.window().slots(), 2);
+        this.window = new SignalWindow(config.window());
+        this.ramp = new RampGovernor(config.ramp(), now);
+        Arrays.fill(multiplier, 1.0);
+        Arrays.fill(drift, DriftPolicy.State.initial());
+        Arrays.fill(pausedUntil, Long.MIN_VALUE);
+        Arrays.fill(pushedFactor, Double.NaN);
+        Arrays.fill(pushedPauseUntil, Long.MIN_VALUE);
+        Arrays.fill(figureSentAt, Long.MIN_VALUE);
+        this.lastEvaluationNanos = now - EVALUATION_SPACING_NANOS;
+        this.ceilingCheckedNanos = now;
+        this.baselineUpdatedNanos = now;
+    }
+
+    /**
+     * Creates the controller of {@code deployment}, installs it as the deployment's guard and
+     * applies the ramp's first stage to the deployment's bucket at once.
+     *
+     * @param deployment the provider deployment id, as in the governor's configuration
+     * @param config its tuning
+     * @param governor the governor whose deployment bucket it controls; its clock is the controller's
+     * @param random jitter and client-side throttling draws; seed it for reproducible runs
+     */
+    public static AdaptiveController attach(String deployment, AdaptiveConfig config, QuotaGovernor governor,
+            RandomGenerator random) {
+        AdaptiveController c = new AdaptiveController(deployment, config, governor, random);
+        governor.guard(deployment, c);
+        synchronized (c) {
+            c.push(c.clock.nanos(), c.limits());
+        }
+        return c;
+    }
+
+    public String deployment() {
+        return deployment;
+    }
+
+    public AdaptiveConfig config() {
+        return config;
+    }
+
+    /** The current operating mode. */
+    public Mode mode() {
+        return modeState.mode();
+    }
+
+    public void addListener(AdaptiveListener listener) {
+        listeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /**
+     * Learns from one answer of the deployment.
+     *
+     * @param signal the normalised answer
+     * @param latencyNanos from sending the request to the answer (to its headers for streams);
+     *     it also tells which cut the request was sent under
+     */
+    public void onSignal(ProviderSignal signal, long latencyNanos) {
+        Objects.requireNonNull(signal, "signal");
+        List<AdaptiveEvent> events = new ArrayList<>(2);
+        synchronized (this) {
+            long now = clock.nanos();
+            long latency = Math.max(0, latencyNanos);
+            Limits limits = limits();
+            Outcome outcome = Outcome.of(signal);
+            double relative = relativeFactor(now, limits);
+            switch (outcome) {
+                case SUCCESS -> {
+                    window.success(now, relative, latency);
+                    ramp.record(false, latency, now);
+                    if (!(readings.latencyRatio() >= config.modes().latencyRatio().enter().caution())) {
+                        for (Dimension d : RATES) {
+                            multiplier[d.ordinal()] = MultiplierPolicy.increase(multiplier[d.ordinal()], ceiling,
+                                    config.multiplier());
+                        }
+                    }
+                }
+                case LIMITED -> {
+                    window.limited(now, relative);
+                    ramp.record(true, latency, now);
+                    List<Dimension> named = named(signal, limits);
+                    if (now - latency > lastCutNanos) {
+                        lastCutNanos = now;
+                        if (headerless(now)) {
+                            learnCeiling(now);
+                        }
+                        cut(named);
+                    }
+                    pause(named, CooldownPolicy.pauseNanos(signal.retryAfterMillis(), uniform(), config.cooldown()),
+                            signal.reason(), now, limits, events);
+                }
+                case EXHAUSTED -> pause(rates(limits), CooldownPolicy.exhaustedPauseNanos(signal.retryAfterMillis(),
+                        uniform(), config.cooldown()), signal.reason(), now, limits, events);
+                case SLOW -> window.latency(now, latency);
+                case IGNORED -> { }
+            }
+            if (outcome != Outcome.IGNORED) {
+                throttle.record(now, outcome != Outcome.LIMITED && outcome != Outcome.EXHAUSTED);
+            }
+            correct(signal.observations(), now - latency, limits, now, events);
+            evaluate(now, false, events);
+            push(now, limits);
+        }
+        deliver(events);
+    }
+
+    /**
+     * A request of class {@code c} waited {@code waitedNanos} in its queue out of a budget of
+     * {@code budgetNanos} (its class budget cut by its deadline) and was admitted. Safe to call
+     * from a {@link dev.sluice.governor.GovernorListener}.
+     */
+    public void onQueueWait(TrafficClass c, long waitedNanos, long budgetNanos) {
+        double pressure = budgetNanos <= 0 ? 1.0 : Math.min(1.0, Math.max(0, waitedNanos) / (double) budgetNanos);
+        recordPressure(c, pressure);
+    }
+
+    /**
+     * A request of class {@code c} was refused because it could not be served within its wait
+     * budget or deadline (it timed out in the queue, or would have): full pressure.
+     */
+    public void onQueueRefused(TrafficClass c) {
+        recordPressure(c, 1.0);
+    }
+
+    private void recordPressure(TrafficClass c, double pressure) {
+        if (!config.modes().queuePressureClasses().contains(c)) {
+            return;
+        }
+        long now = clock.nanos();
+        synchronized (queue) {
+            queue.add(now, 0, pressure);
+            queue.add(now, 1, 1);
+        }
+    }
+
+    /** Judges modes and the ramp and applies time-driven changes; call about once a second. */
+    public void tick() {
+        List<AdaptiveEvent> events = new ArrayList<>(1);
+        synchronized (this) {
+            long now = clock.nanos();
+            Limits limits = limits();
+            evaluate(now, true, events);
+            push(now, limits);
+        }
+        deliver(events);
+    }
+
+    @Override
+    public Optional<Rejection> screen(TrafficClass trafficClass, long nowNanos) {
+        long pausedUntilNow = guardPausedUntil;
+        if (nowNanos < pausedUntilNow) {
+            return Optional.of(refusal(GatewayDecision.REJECTED_LOCALLY, "deployment_cooling_down",
+                    pausedUntilNow - nowNanos, "Deployment " + deployment + " is cooling down after the provider "
+                            + "refused requests; it resumes in " + human(pausedUntilNow - nowNanos) + "."));
+        }
+        ModeState s = modeState;
+        ModeConfig m = config.modes();
+        long retry = Math.max(m.minRetryAfter().toNanos(), s.sinceNanos() + m.minDwell().toNanos() - nowNanos);
+        if (s.mode() == Mode.LOAD_SHEDDING && !m.servedWhileShedding().contains(trafficClass)) {
+            return Optional.of(refusal(GatewayDecision.SHED_UNDER_PRESSURE, "load_shedding_non_critical", retry,
+                    "Deployment " + deployment + " is shedding load: only critical requests are served for now; "
+                            + "retry in " + human(retry) + " or later."));
+        }
+        if (s.mode() == Mode.BROWNOUT && m.pausedInBrownout().contains(trafficClass)) {
+            return Optional.of(refusal(GatewayDecision.SHED_UNDER_PRESSURE,
+                    trafficClass.wireName() + "_paused_in_brownout", retry, "Deployment " + deployment
+                            + " is in brownout: " + trafficClass.wireName() + " work is paused; retry in "
+                            + human(retry) + " or later."));
+        }
+        ClientThrottleConfig t = config.clientThrottle();
+        if (t.enabled() && !t.exempt().contains(trafficClass) && throttle.refuse(nowNanos, uniform())) {
+            return Optional.of(refusal(GatewayDecision.SHED_UNDER_PRESSURE, "client_side_throttled",
+                    m.minRetryAfter().toNanos(), "Deployment " + deployment + " has refused many recent requests; "
+                            + "this one was throttled locally to let it recover."));
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public boolean brownout(long nowNanos) {
+        Mode m = modeState.mode();
+        return m == Mode.BROWNOUT || m == Mode.LOAD_SHEDDING;
+    }
+
+    /** The deployment's adaptive state now. */
+    public synchronized AdaptiveSnapshot snapshot() {
+        long now = clock.nanos();
+        Limits limits = limits();
+        Map<Dimension, Double> mult = new EnumMap<>(Dimension.class);
+        Map<Dimension, Double> observed = new EnumMap<>(Dimension.class);
+        Map<Dimension, Double> factors = new EnumMap<>(Dimension.class);
+        Map<Dimension, Long> paused = new EnumMap<>(Dimension.class);
+        double rampFraction = ramp.fraction(now);
+        for (Dimension d : rates(limits)) {
+            mult.put(d, multiplier[d.ordinal()]);
+            observed.put(d, drift[d.ordinal()].factor());
+            factors.put(d, factor(d, rampFraction));
+            paused.put(d, pauseLeft(d.ordinal(), now));
+        }
+        SignalWindow.Stats s = window.stats(now);
+        ModeState m = modeState;
+        double throttleP = config.clientThrottle().enabled() ? throttle.probability(now) : 0;
+        return new AdaptiveSnapshot(deployment, m.mode(), m.sinceNanos(), mult, ceiling, observed, ramp.stage(),
+                rampFraction, factors, paused, s.answers(), readings.limitedRatio(), readings.queuePressure(),
+                readings.latencyRatio(), headerless(now), throttleP);
+    }
+
+    // ---- state changes, all with the state lock held ----
+
+    private void cut(List<Dimension> named) {
+        MultiplierConfig c = config.multiplier();
+        Dimension[] which = c.perDimension() ? named.toArray(Dimension[]::new) : RATES;
+        if (!c.perDimension()) {
+            double shared = MultiplierPolicy.decrease(minMultiplier(), c);
+            for (Dimension d : which) {
+                multiplier[d.ordinal()] = shared;
+            }
+            return;
+        }
+        for (Dimension d : which) {
+            multiplier[d.ordinal()] = MultiplierPolicy.decrease(multiplier[d.ordinal()], c);
+        }
+    }
+
+    private void learnCeiling(long now) {
+        SignalWindow.Stats s = window.stats(now);
+        if (s.answers() < config.window().minSamples()) {
+            return;
+        }
+        double estimate = MultiplierPolicy.ceilingEstimate(s.meanFactor(), s.successes(), s.limited(),
+                config.multiplier().floor());
+        ceiling = Math.min(ceiling * config.headerless().ceilingDecrease(), estimate);
+        ceilingCheckedNanos = now;
+        for (Dimension d : RATES) {
+            multiplier[d.ordinal()] = Math.min(multiplier[d.ordinal()], ceiling);
+        }
+    }
+
+    private void pause(List<Dimension> dims, long pauseNanos, String reason, long now, Limits limits,
+            List<AdaptiveEvent> events) {
+        if (pauseNanos <= 0) {
+            return;
+        }
+        long until = now + pauseNanos;
+        long before = Long.MIN_VALUE;
+        boolean extended = false;
+        if (dims.isEmpty()) {
+            // No rate to pause in the store: the guard refuses for the duration instead.
+            before = guardPausedUntil;
+            if (until > before) {
+                guardPausedUntil = until;
+                extended = true;
+            }
+        }
+        for (Dimension d : dims) {
+            before = Math.max(before, pausedUntil[d.ordinal()]);
+            if (until > pausedUntil[d.ordinal()]) {
+                pausedUntil[d.ordinal()] = until;
+                extended = true;
+            }
+        }
+        // A burst of refusals extends one pause a little at a time; report it when it starts or grows by half.
+        if (extended && (before <= now || until - before >= pauseNanos / 2)) {
+            events.add(new CooldownStarted(deployment, dims, pauseNanos, reason, now));
+        }
+        if (pauseNanos >= config.cooldown().rampAfter().toNanos()) {
+            ramp.restartAtOrBelow(minMultiplier(), "paused " + human(pauseNanos) + " (" + reason + ")", now)
+                    .ifPresent(step -> events.add(new RampChanged(deployment, step)));
+        }
+    }
+
+    /**
+     * Applies the figures of one answer to a request sent at {@code sentAt}. Answers arrive out of
+     * order (a 429 in milliseconds, a success after seconds), so a figure from a request sent
+     * before one already applied is older news and is skipped.
+     */
+    private void correct(List<LimitObservation> observations, long sentAt, Limits limits, long now,
+            List<AdaptiveEvent> events) {
+        BucketState bucket = null;
+        CorrectionConfig c = config.correction();
+        for (LimitObservation o : observations) {
+            Optional<Dimension> dim = Outcome.dimensionOf(o.kind());
+            if (dim.isEmpty() || dim.get().kind() != Dimension.Kind.RATE || !limits.has(dim.get())) {
+                continue;
+            }
+            Dimension d = dim.get();
+            if (sentAt < figureSentAt[d.ordinal()]) {
+                continue;
+            }
+            figureSentAt[d.ordinal()] = sentAt;
+            long configured = limits.get(d).map(Limit::amount).orElseThrow();
+            if (o.limit().isPresent()) {
+                lastLimitFigureNanos = now;
+                if (c.adoptObservedLimits()) {
+                    double perMinute = o.limit().getAsLong() * 60e9 / c.reportedWindow(d).toNanos();
+                    adopt(d, configured, perMinute / configured, now, events);
+                }
+            }
+            if (o.remaining().isPresent() && c.syncDown()) {
+                if (bucket == null) {
+                    bucket = governor.bucket(scope).orElse(null);
+                    if (bucket == null) {
+                        continue;
+                    }
+                }
+                Optional<BucketState.DimensionState> ds = bucket.of(d);
+                long remaining = o.remaining().getAsLong();
+                if (ds.isPresent() && remaining < ds.get().available()) {
+                    governor.syncDown(deployment, d, remaining);
+                    // Saturated buckets sync a little on every answer; only a real gap is worth an event.
+                    if (remaining < ds.get().available() - Math.max(1, 0.01 * ds.get().capacity())) {
+                        events.add(new CapacitySynced(deployment, d, (long) Math.floor(ds.get().available()),
+                                remaining, now));
+                    }
+                    bucket = null;
+                }
+            }
+        }
+    }
+
+    private void adopt(Dimension d, long configured, double ratio, long now, List<AdaptiveEvent> events) {
+        DriftPolicy.State before = drift[d.ordinal()];
+        DriftPolicy.State after = DriftPolicy.next(before, ratio, config.correction());
+        drift[d.ordinal()] = after;
+        if (after.factor() == before.factor()) {
+            return;
+        }
+        if (after.factor() < before.factor()) {
+            // The provider now states the limit: what was learned against the old base is re-expressed
+            // against the new one, and the headerless ceiling is superseded.
+            ceiling = 1.0;
+            Dimension[] which = config.multiplier().perDimension() ? new Dimension[] {d} : RATES;
+            for (Dimension w : which) {
+                multiplier[w.ordinal()] = MultiplierPolicy.rebase(multiplier[w.ordinal()], before.factor(),
+                        after.factor());
+            }
+        }
+        events.add(new LimitDrift(deployment, d, configured, Math.round(after.factor() * configured), after.factor(),
+                now));
+    }
+
+    private void evaluate(long now, boolean force, List<AdaptiveEvent> events) {
+        if (!force && now - lastEvaluationNanos < EVALUATION_SPACING_NANOS) {
+            return;
+        }
+        lastEvaluationNanos = now;
+        SignalWindow.Stats s = window.stats(now);
+        ModeState m = modeState;
+        if (ceiling < 1.0 && s.limited() <= s.answers() * config.headerless().cleanRatio() && m.mode() == Mode.NORMAL) {
+            ceiling = MultiplierPolicy.recoverCeiling(ceiling, now - ceilingCheckedNanos,
+                    config.headerless().ceilingRecoveryPerMinute());
+        }
+        ceilingCheckedNanos = now;
+        learnBaseline(now, s, m.mode());
+        readings = read(now, s);
+        Optional<ModePolicy.Change> change = ModePolicy.next(m.mode(), m.sinceNanos(), readings, now, config.modes());
+        if (change.isPresent()) {
+            modeState = new ModeState(change.get().to(), now);
+            events.add(new ModeTransition(deployment, m.mode(), change.get().to(), change.get().reason(), now));
+        }
+        ramp.evaluate(now, modeState.mode() == Mode.NORMAL).ifPresent(step -> events.add(new RampChanged(deployment,
+                step)));
+    }
+
+    private ModePolicy.Readings read(long now, SignalWindow.Stats s) {
+        int min = config.window().minSamples();
+        // A low multiplier is pressure only while refusals are more than the isolated probe of a healthy deployment.
+        boolean refusing = s.limited() > 0 && s.limited() >= s.answers() * config.headerless().cleanRatio();
+        double mult = refusing ? minMultiplier() / ceiling : 1.0;
+        double ratio = s.answers() >= min ? (double) s.limited() / s.answers() : 0;
+        double pressure;
+        synchronized (queue) {
+            double n = queue.sum(now, 1);
+            pressure = n >= min ? queue.sum(now, 0) / n : 0;
+        }
+        double baseline = config.modes().latencyBaseline().map(b -> (double) b.toNanos()).orElse(latencyBaselineNanos);
+        double latency = s.p95Nanos().isPresent() && baseline > 0 ? s.p95Nanos().getAsLong() / baseline : 0;
+        return new ModePolicy.Readings(mult, ratio, pressure, latency);
+    }
+
+    private void learnBaseline(long now, SignalWindow.Stats s, Mode mode) {
+        if (config.modes().latencyBaseline().isPresent() || s.p95Nanos().isEmpty() || mode != Mode.NORMAL) {
+            baselineUpdatedNanos = now;
+            return;
+        }
+        double p95 = s.p95Nanos().getAsLong();
+        if (latencyBaselineNanos == 0) {
+            latencyBaselineNanos = p95;
+        } else if (p95 < latencyBaselineNanos * config.modes().latencyRatio().enter().caution()) {
+            double alpha = 1 - Math.exp(-(double) (now - baselineUpdatedNanos) / BASELINE_HALF_LIFE_NANOS * Math.log(2));
+            latencyBaselineNanos += alpha * (p95 - latencyBaselineNanos);
+        }
+        baselineUpdatedNanos = now;
+    }
+
+    /** Sends every changed rate factor and pause to the governor. */
+    private void push(long now, Limits limits) {
+        double rampFraction = ramp.fraction(now);
+        for (Dimension d : rates(limits)) {
+            int i = d.ordinal();
+            double f = factor(d, rampFraction);
+            if (!(Math.abs(f - pushedFactor[i]) <= 1e-9) || pausedUntil[i] != pushedPauseUntil[i]) {
+                governor.control(deployment, d, f, pauseLeft(i, now));
+                pushedFactor[i] = f;
+                pushedPauseUntil[i] = pausedUntil[i];
+            }
+        }
+    }
+
+    /** What is left of the pause on dimension {@code i}; 0 when none (never from overflowing arithmetic). */
+    private long pauseLeft(int i, long now) {
+        return pausedUntil[i] > now ? pausedUntil[i] - now : 0;
+    }
+
+    private double factor(Dimension d, double rampFraction) {
+        double f = drift[d.ordinal()].factor() * Math.min(multiplier[d.ordinal()], rampFraction);
+        return Math.max(DriftPolicy.MIN_FACTOR, Math.min(1.0, f));
+    }
+
+    // ---- helpers ----
+
+    private double relativeFactor(long now, Limits limits) {
+        double rampFraction = ramp.fraction(now);
+        double f = 1.0;
+        for (Dimension d : rates(limits)) {
+            f = Math.min(f, Math.min(multiplier[d.ordinal()], rampFraction));
+        }
+        return f;
+    }
+
+    private double minMultiplier() {
+        double m = 1.0;
+        for (Dimension d : RATES) {
+            m = Math.min(m, multiplier[d.ordinal()]);
+        }
+        return m;
+    }
+
+    private boolean headerless(long now) {
+        return lastLimitFigureNanos == Long.MIN_VALUE
+                || now - lastLimitFigureNanos > config.headerless().headerMemory().toNanos();
+    }
+
+    /** The deployment's limited rates the provider named, or all of them when it named none of them. */
+    private static List<Dimension> named(ProviderSignal signal, Limits limits) {
+        Optional<Dimension> d = signal.limitHit().flatMap(Outcome::dimensionOf);
+        if (d.isPresent() && d.get().kind() == Dimension.Kind.RATE && limits.has(d.get())) {
+            return List.of(d.get());
+        }
+        return rates(limits);
+    }
+
+    private static List<Dimension> rates(Limits limits) {
+        List<Dimension> out = new ArrayList<>(RATES.length);
+        for (Dimension d : RATES) {
+            if (limits.has(d)) {
+                out.add(d);
+            }
+        }
+        return out;
+    }
+
+    private Limits limits() {
+        return governor.config().settings(scope).limits();
+    }
+
+    private double uniform() {
+        synchronized (random) {
+            return random.nextDouble();
+        }
+    }
+
+    private Rejection refusal(GatewayDecision decision, String code, long retryNanos, String message) {
+        return new Rejection(decision, code, Optional.empty(), Optional.of(scope), (retryNanos + 999_999) / 1_000_000,
+                true, message);
+    }
+
+    private void deliver(List<AdaptiveEvent> events) {
+        for (AdaptiveEvent e : events) {
+            for (AdaptiveListener l : listeners) {
+                l.onEvent(e);
+            }
+        }
+    }
+
+    private static String human(long nanos) {
+        return nanos < 1_000_000_000L ? Math.max(1, nanos / 1_000_000) + " ms"
+                : String.format(Locale.ROOT, "%.1f s", nanos / 1e9);
+    }
+}

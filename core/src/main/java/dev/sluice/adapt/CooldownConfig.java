@@ -1,0 +1,59 @@
+package dev.sluice.adapt;
+
+import dev.sluice.config.ConfigException;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How long a deployment (or only the rate the provider named) is paused after a 429 or overload.
+ *
+ * @param floor the pause when the provider gave no retry delay
+ * @param jitterRatio up to this fraction of the delay is added at random, in [0, 1]
+ * @param max the longest pause from one answer; a longer hint is cut to this
+ * @param exhaustedPause the pause after a refusal that waiting will not cure soon (spent quota,
+ *     spend cap, zero quota) when the provider gave no delay
+ * @param rampAfter a pause at least this long sends the ramp back down (recovery after a cooldown)
+ */
+public record CooldownConfig(Duration floor, double jitterRatio, Duration max, Duration exhaustedPause,
+        Duration rampAfter) {
+
+    /**
+     * One second: providers enforce per-minute limits over one-second slices (OpenAI quantises RPM
+     * per second, Azure uses 1 s and 10 s windows), so a shorter pause lands in the same slice.
+     */
+    public static final Duration DEFAULT_FLOOR = Duration.ofSeconds(1);
+
+    /** Up to 10% more: enough to spread replicas resuming together, not enough to waste capacity. */
+    public static final double DEFAULT_JITTER_RATIO = 0.10;
+
+    /**
+     * Fifteen minutes: a longer hint (a daily quota) is honoured in slices, each ending with one
+     * probe that costs no paid execution if it is refused again; a hostile or garbled hint cannot
+     * freeze a deployment for a day.
+     */
+    public static final Duration DEFAULT_MAX = Duration.ofMinutes(15);
+
+    /** Five minutes: a spent quota or spend cap needs a human; probing every five minutes notices the fix. */
+    public static final Duration DEFAULT_EXHAUSTED_PAUSE = Duration.ofMinutes(5);
+
+    /** Ten seconds: after that long without traffic the provider's acceleration window has forgotten us. */
+    public static final Duration DEFAULT_RAMP_AFTER = Duration.ofSeconds(10);
+
+    public CooldownConfig {
+        Objects.requireNonNull(floor, "floor");
+        Objects.requireNonNull(max, "max");
+        Objects.requireNonNull(exhaustedPause, "exhaustedPause");
+        Objects.requireNonNull(rampAfter, "rampAfter");
+        ConfigException.require(!floor.isNegative(), "floor", ">= 0", floor);
+        ConfigException.require(jitterRatio >= 0 && jitterRatio <= 1, "jitter_ratio", "in [0, 1]", jitterRatio);
+        ConfigException.require(max.isPositive() && max.compareTo(floor) >= 0, "max", "> 0 and >= floor " + floor, max);
+        ConfigException.require(exhaustedPause.isPositive(), "exhausted_pause", "> 0", exhaustedPause);
+        ConfigException.require(rampAfter.isPositive(), "ramp_after", "> 0", rampAfter);
+    }
+
+    /** The documented defaults. */
+    public static CooldownConfig defaults() {
+        return new CooldownConfig(DEFAULT_FLOOR, DEFAULT_JITTER_RATIO, DEFAULT_MAX, DEFAULT_EXHAUSTED_PAUSE,
+                DEFAULT_RAMP_AFTER);
+    }
+}

@@ -1,0 +1,537 @@
+package dev.sluice.adapt;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.sluice.governor.AdmissionRequest;
+import dev.sluice.governor.Decision;
+import dev.sluice.governor.Demand;
+import dev.sluice.governor.GatewayDecision;
+import dev.sluice.governor.GovernorConfig;
+import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.governor.Rejection;
+import dev.sluice.governor.RequestPath;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Limit;
+import dev.sluice.limits.Limits;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.ramp.RampConfig;
+import dev.sluice.signal.LimitKind;
+import dev.sluice.signal.ProviderSignal;
+import dev.sluice.signal.SignalStatus;
+import dev.sluice.store.BucketState;
+import dev.sluice.store.InMemoryQuotaStore;
+import dev.sluice.time.FakeClock;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.junit.jupiter.api.Test;
+
+class AdaptiveControllerTest {
+
+    private static final long MS = 1_000_000L;
+    private static final long S = 1_000_000_000L;
+    private static final String DEP = "dep";
+    private static final Scope SCOPE = Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, DEP);
+    private static final Limits LIMITS = Limits.of(Limit.of(Dimension.REQUESTS, 1200),
+            Limit.of(Dimension.TOTAL_TOKENS, 900_000));
+    private static final AdaptiveConfig NO_RAMP = AdaptiveConfig.defaults().withRamp(RampConfig.disabled());
+
+    private final FakeClock clock = new FakeClock();
+    private final List<AdaptiveEvent> events = new ArrayList<>();
+
+    private QuotaGovernor governor(Limits limits) {
+        GovernorConfig config = GovernorConfig.builder().scope(SCOPE, limits).build();
+        return new QuotaGovernor(config, new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock);
+    }
+
+    private AdaptiveController attach(QuotaGovernor governor, AdaptiveConfig config, double draw) {
+        AdaptiveController c = AdaptiveController.attach(DEP, config, governor, new FixedRandom(draw));
+        c.addListener(events::add);
+        return c;
+    }
+
+    private static BucketState.DimensionState state(QuotaGovernor g, Dimension d) {
+        return g.bucket(SCOPE).orElseThrow().of(d).orElseThrow();
+    }
+
+    private static AdmissionRequest request(TrafficClass c) {
+        return new AdmissionRequest("r", new RequestPath("org", "acme", "team", "key", "profile", DEP),
+                new Demand(500, 500, false), c, AdmissionRequest.NO_DEADLINE);
+    }
+
+    private <T extends AdaptiveEvent> List<T> eventsOf(Class<T> type) {
+        return events.stream().filter(type::isInstance).map(type::cast).toList();
+    }
+
+    // ---- cooldown ----
+
+    @Test
+    void aColdStartRunsAtTheRampsFirstStage() {
+        QuotaGovernor g = governor(LIMITS);
+        attach(g, AdaptiveConfig.defaults(), 0.5);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(0.10);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).rateFactor()).isEqualTo(0.10);
+    }
+
+    @Test
+    void a429WithADelayPausesOnlyTheNamedRateForTheDelayPlusJitter() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(4_000)), 0);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(4_200 * MS);
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isZero();
+        assertThat(eventsOf(CooldownStarted.class)).containsExactly(
+                new CooldownStarted(DEP, List.of(Dimension.TOTAL_TOKENS), 4_200 * MS, "rate_limited", 0));
+    }
+
+    @Test
+    void a429WithoutDelayPausesEveryRateForTheOneSecondFloor() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(), 0);
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isEqualTo(1_050 * MS);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(1_050 * MS);
+    }
+
+    @Test
+    void anExhaustedQuotaPausesFiveMinutesWithoutCuttingTheRate() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.0);
+        c.onSignal(Signals.refused(ProviderSignal.REASON_INSUFFICIENT_QUOTA, Optional.empty(), OptionalLong.empty()), 0);
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isEqualTo(300 * S);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(1.0);
+    }
+
+    @Test
+    void oneOversizedRequestChangesNothing() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.refused(ProviderSignal.REASON_REQUEST_TOO_LARGE, Optional.of(LimitKind.TOKENS),
+                OptionalLong.empty()), 0);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isZero();
+        assertThat(state(g, Dimension.TOTAL_TOKENS).rateFactor()).isEqualTo(1.0);
+    }
+
+    @Test
+    void withoutARateToPauseTheGuardRefusesForTheCooldown() {
+        QuotaGovernor g = governor(Limits.of(Limit.of(Dimension.CONCURRENT_REQUESTS, 10)));
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(), 0);
+        Optional<Rejection> r = c.screen(TrafficClass.CRITICAL, 0);
+        assertThat(r).hasValueSatisfying(x -> {
+            assertThat(x.decision()).isEqualTo(GatewayDecision.REJECTED_LOCALLY);
+            assertThat(x.code()).isEqualTo("deployment_cooling_down");
+            assertThat(x.retryAfterMillis()).isEqualTo(1_050);
+        });
+        assertThat(c.screen(TrafficClass.CRITICAL, 1_050 * MS)).isEmpty();
+    }
+
+    // ---- multiplier ----
+
+    @Test
+    void a429CutsTheRateByAThirdAndEachSuccessGivesThreePercentBack() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(), 0);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.65, within(1e-9));
+        for (int i = 0; i < 3; i++) {
+            c.onSignal(Signals.success(), 100 * MS);
+        }
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.74, within(1e-9));
+        assertThat(state(g, Dimension.TOTAL_TOKENS).rateFactor()).isCloseTo(0.74, within(1e-9));
+    }
+
+    @Test
+    void aRefusalOfARequestSentBeforeTheLastCutDoesNotCutAgain() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(), 0);
+        clock.advanceMillis(100);
+        c.onSignal(Signals.limited(), 200 * MS);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.65, within(1e-9));
+        c.onSignal(Signals.limited(), 50 * MS);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.4225, within(1e-9));
+    }
+
+    @Test
+    void freshRefusalsStopAtTheFloor() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 6; i++) {
+            clock.advanceMillis(10);
+            c.onSignal(Signals.limited(), 0);
+        }
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(0.20);
+    }
+
+    @Test
+    void perDimensionMultipliersCutOnlyTheNamedRate() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP.withMultiplier(new MultiplierConfig(0.65, 0.03, 0.2, true)), 0.5);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(100)), 0);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).rateFactor()).isCloseTo(0.65, within(1e-9));
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(1.0);
+    }
+
+    @Test
+    void withoutLimitFiguresAFresh429SetsACeilingFromTheSuccessfulShare() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 30; i++) {
+            c.onSignal(Signals.success(), 100 * MS);
+        }
+        clock.advanceMillis(10);
+        c.onSignal(Signals.limited(), 0);
+        // 30 of 31 answers succeeded at factor 1: ceiling 30/31; the cut applies below it.
+        assertThat(c.snapshot().ceiling()).isCloseTo(0.95, within(1e-9));
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.95 * 0.65, within(1e-9));
+    }
+
+    @Test
+    void withLimitFiguresNoCeilingIsLearned() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 30; i++) {
+            c.onSignal(Signals.success(Signals.limit(LimitKind.REQUESTS, 1200)), 100 * MS);
+        }
+        clock.advanceMillis(10);
+        c.onSignal(Signals.limited(), 0);
+        assertThat(c.snapshot().ceiling()).isEqualTo(1.0);
+        assertThat(c.snapshot().headerless()).isFalse();
+    }
+
+    // ---- correction ----
+
+    @Test
+    void aLowerRemainingFigureSyncsTheBucketDownAtOnce() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.success(Signals.remaining(LimitKind.TOKENS, 1_000)), 100 * MS);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).available()).isEqualTo(1_000.0);
+        assertThat(eventsOf(CapacitySynced.class)).containsExactly(
+                new CapacitySynced(DEP, Dimension.TOTAL_TOKENS, 900_000, 1_000, 0));
+    }
+
+    @Test
+    void aHigherRemainingFigureNeverRaisesTheBucket() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.success(Signals.remaining(LimitKind.TOKENS, 1_000)), 100 * MS);
+        c.onSignal(Signals.success(Signals.remaining(LimitKind.TOKENS, 800_000)), 100 * MS);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).available()).isEqualTo(1_000.0);
+        assertThat(eventsOf(CapacitySynced.class)).hasSize(1);
+    }
+
+    @Test
+    void threeLowerLimitFiguresAreAdoptedAndReportedAsDrift() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 2; i++) {
+            c.onSignal(Signals.success(Signals.limit(LimitKind.REQUESTS, 600)), 100 * MS);
+        }
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(1.0);
+        clock.advanceMillis(5);
+        c.onSignal(Signals.success(Signals.limit(LimitKind.REQUESTS, 600)), 100 * MS);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(0.5);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).rateFactor()).isEqualTo(1.0);
+        assertThat(eventsOf(LimitDrift.class)).containsExactly(
+                new LimitDrift(DEP, Dimension.REQUESTS, 1200, 600, 0.5, 5 * MS));
+    }
+
+    @Test
+    void limitFiguresAboveTheConfiguredLimitAreNeverAdopted() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 5; i++) {
+            c.onSignal(Signals.success(Signals.limit(LimitKind.REQUESTS, 2400)), 100 * MS);
+        }
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(1.0);
+        assertThat(eventsOf(LimitDrift.class)).isEmpty();
+    }
+
+    @Test
+    void aTenSecondRequestWindowIsComparedPerMinute() {
+        QuotaGovernor g = governor(LIMITS);
+        CorrectionConfig azure = new CorrectionConfig(true, true, 0.05, 3,
+                Map.of(Dimension.REQUESTS, Duration.ofSeconds(10)));
+        AdaptiveController c = attach(g, NO_RAMP.withCorrection(azure), 0.5);
+        for (int i = 0; i < 3; i++) {
+            c.onSignal(Signals.success(Signals.limit(LimitKind.REQUESTS, 200)), 100 * MS);
+        }
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(1.0);
+        for (int i = 0; i < 3; i++) {
+            c.onSignal(Signals.success(Signals.limit(LimitKind.REQUESTS, 100)), 100 * MS);
+        }
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(0.5);
+    }
+
+    @Test
+    void anAdoptedLimitReexpressesTheMultiplierAgainstTheNewBase() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(), 0);
+        for (int i = 0; i < 3; i++) {
+            c.onSignal(Signals.limited(Signals.limit(LimitKind.REQUESTS, 600)), 10 * S);
+        }
+        // 0.65 of 1200 rpm would be 780 rpm; against 600 rpm that is capped at 1: 600 rpm.
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(0.5);
+    }
+
+    // ---- modes ----
+
+    /** Three fresh 429s one second apart: caution, brownout, load shedding. */
+    private AdaptiveController overloaded(QuotaGovernor g) {
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 3; i++) {
+            c.onSignal(Signals.limited(), 0);
+            clock.advanceMillis(1_000);
+        }
+        return c;
+    }
+
+    @Test
+    void consecutiveCutsMoveThroughCautionAndBrownoutToLoadShedding() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        assertThat(c.mode()).isEqualTo(Mode.LOAD_SHEDDING);
+        assertThat(eventsOf(ModeTransition.class)).containsExactly(
+                new ModeTransition(DEP, Mode.NORMAL, Mode.CAUTION, "multiplier 0.65 < 0.85", 0),
+                new ModeTransition(DEP, Mode.CAUTION, Mode.BROWNOUT, "multiplier 0.42 < 0.55", S),
+                new ModeTransition(DEP, Mode.BROWNOUT, Mode.LOAD_SHEDDING, "multiplier 0.27 < 0.30", 2 * S));
+    }
+
+    @Test
+    void loadSheddingRefusesAllButCriticalBeforeAnyBucketIsTouched() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        Decision d = g.admit(request(TrafficClass.INTERACTIVE));
+        assertThat(d).isInstanceOfSatisfying(Decision.Rejected.class, r -> {
+            assertThat(r.rejection().decision()).isEqualTo(GatewayDecision.SHED_UNDER_PRESSURE);
+            assertThat(r.rejection().code()).isEqualTo("load_shedding_non_critical");
+            assertThat(r.rejection().scopeName()).isEqualTo("deployment:dep");
+            // Entered at 2 s, now 3 s: at least 14 s of dwell are left.
+            assertThat(r.rejection().retryAfterMillis()).isEqualTo(14_000);
+        });
+        assertThat(state(g, Dimension.REQUESTS).reserved()).isZero();
+        assertThat(c.screen(TrafficClass.CRITICAL, clock.nanos())).isEmpty();
+        assertThat(c.brownout(clock.nanos())).isTrue();
+    }
+
+    @Test
+    void brownoutPausesBackgroundAndTrimsWhatItAdmits() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(), 0);
+        clock.advanceMillis(1_000);
+        c.onSignal(Signals.limited(), 0);
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        assertThat(c.screen(TrafficClass.BACKGROUND, clock.nanos())).hasValueSatisfying(r -> {
+            assertThat(r.decision()).isEqualTo(GatewayDecision.SHED_UNDER_PRESSURE);
+            assertThat(r.code()).isEqualTo("background_paused_in_brownout");
+        });
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+        clock.advanceMillis(2_000);
+        assertThat(g.admit(request(TrafficClass.INTERACTIVE)))
+                .isInstanceOfSatisfying(Decision.Admitted.class, a -> assertThat(a.brownout()).isTrue());
+    }
+
+    @Test
+    void modesStepDownOneAtATimeAfterTheDwellOnceTheWindowIsCalm() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        events.clear();
+        for (int i = 0; i < 30; i++) {
+            c.onSignal(Signals.success(), 100 * MS);
+        }
+        clock.setNanos(40 * S);
+        c.tick();
+        clock.setNanos(54 * S);
+        c.tick();
+        clock.setNanos(55 * S);
+        c.tick();
+        clock.setNanos(70 * S);
+        c.tick();
+        assertThat(eventsOf(ModeTransition.class)).extracting(ModeTransition::to, ModeTransition::atNanos)
+                .containsExactly(tuple(Mode.BROWNOUT, 40 * S),
+                        tuple(Mode.CAUTION, 55 * S),
+                        tuple(Mode.NORMAL, 70 * S));
+    }
+
+    @Test
+    void latencyFarAboveTheBaselineCausesBrownout() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveConfig config = NO_RAMP.withModes(ModeConfig.defaults().withLatencyBaseline(Optional.of(Duration.ofSeconds(1))));
+        AdaptiveController c = attach(g, config, 0.5);
+        for (int i = 0; i < 20; i++) {
+            c.onSignal(Signals.success(), 2_600 * MS);
+        }
+        c.tick();
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        assertThat(eventsOf(ModeTransition.class).get(0).reason()).startsWith("latency p95 x2.6");
+    }
+
+    @Test
+    void interactiveRequestsRunningOutOfTimeShedLoad() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 20; i++) {
+            c.onQueueRefused(TrafficClass.BATCH);
+        }
+        c.tick();
+        assertThat(c.mode()).isEqualTo(Mode.NORMAL);
+        for (int i = 0; i < 20; i++) {
+            c.onQueueRefused(TrafficClass.INTERACTIVE);
+        }
+        c.tick();
+        assertThat(c.mode()).isEqualTo(Mode.LOAD_SHEDDING);
+        assertThat(eventsOf(ModeTransition.class).get(0).reason()).isEqualTo("queue pressure 1.00 >= 0.80");
+    }
+
+    @Test
+    void queueWaitsReachTheControllerThroughTheGovernorListener() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveControllers all = new AdaptiveControllers(g, d -> NO_RAMP, 7);
+        g.addListener(all);
+        AdaptiveController c = all.controller(DEP);
+        Rejection timedOut = new Rejection(GatewayDecision.QUEUED_THEN_TIMED_OUT, "queue_wait_exceeded",
+                Optional.empty(), Optional.empty(), 100, true, "timed out");
+        Rejection ownQuota = new Rejection(GatewayDecision.QUEUED_THEN_TIMED_OUT, "queue_wait_exceeded",
+                Optional.of(Dimension.REQUESTS), Optional.of(Scope.of(ScopeLevel.TENANT, "acme")), 100, true, "mine");
+        for (int i = 0; i < 20; i++) {
+            all.onDecision(request(TrafficClass.INTERACTIVE), new Decision.Rejected(ownQuota));
+        }
+        all.tick();
+        assertThat(c.mode()).isEqualTo(Mode.NORMAL);
+        for (int i = 0; i < 20; i++) {
+            all.onDecision(request(TrafficClass.INTERACTIVE), new Decision.Rejected(timedOut));
+        }
+        all.tick();
+        assertThat(c.mode()).isEqualTo(Mode.LOAD_SHEDDING);
+    }
+
+    // ---- client-side throttling ----
+
+    @Test
+    void clientSideThrottlingIsOffByDefault() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.0);
+        staleRefusals(c, 10);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+    }
+
+    @Test
+    void clientSideThrottlingRefusesTheShareTheProviderWouldRefuse() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveConfig config = NO_RAMP.withClientThrottle(ClientThrottleConfig.defaults().enable());
+        AdaptiveController c = attach(g, config, 0.5);
+        staleRefusals(c, 10);
+        // 10 attempts, 0 accepted: p = 10/11 > 0.5.
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).hasValueSatisfying(r -> {
+            assertThat(r.decision()).isEqualTo(GatewayDecision.SHED_UNDER_PRESSURE);
+            assertThat(r.code()).isEqualTo("client_side_throttled");
+        });
+        assertThat(c.screen(TrafficClass.CRITICAL, clock.nanos())).isEmpty();
+        for (int i = 0; i < 20; i++) {
+            c.onSignal(Signals.success(), 100 * MS);
+        }
+        // 31 attempts (one refused here), 20 accepted: 31 - 2 * 20 < 0.
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+    }
+
+    /** One fresh 429 and then stale ones, so the multiplier stays at 0.65 (caution, which refuses nothing). */
+    private void staleRefusals(AdaptiveController c, int n) {
+        c.onSignal(Signals.limited(), 0);
+        for (int i = 1; i < n; i++) {
+            clock.advanceMillis(1);
+            c.onSignal(Signals.limited(), S);
+        }
+        assertThat(c.mode()).isEqualTo(Mode.CAUTION);
+    }
+
+    // ---- ramp ----
+
+    private static final RampConfig FAST_RAMP = RampConfig.defaults().withStages(List.of(0.5, 1.0)).withMinSamples(1)
+            .withStageDuration(Duration.ofSeconds(1));
+
+    /** Runs the ramp to its end: 0.5 until 1 s, then up to 1.0 by 61 s. */
+    private AdaptiveController rampedUp(QuotaGovernor g) {
+        AdaptiveController c = attach(g, AdaptiveConfig.defaults().withRamp(FAST_RAMP), 0.0);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(0.5);
+        c.onSignal(Signals.success(), 100 * MS);
+        clock.setNanos(S);
+        c.tick();
+        clock.setNanos(31 * S);
+        c.tick();
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.75, within(1e-9));
+        clock.setNanos(61 * S);
+        c.onSignal(Signals.success(), 100 * MS);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(1.0);
+        return c;
+    }
+
+    @Test
+    void aLongCooldownSendsTheRampBackBelowTheCutMultiplier() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = rampedUp(g);
+        c.onSignal(Signals.limited(Optional.empty(), OptionalLong.of(30_000)), 0);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(0.5);
+        assertThat(eventsOf(RampChanged.class).getLast().step().reason()).isEqualTo("paused 30.0 s (rate_limited)");
+    }
+
+    @Test
+    void aShortCooldownLeavesTheRampAlone() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = rampedUp(g);
+        c.onSignal(Signals.limited(Optional.empty(), OptionalLong.of(2_000)), 0);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.65, within(1e-9));
+    }
+
+    @Test
+    void fiveIdleMinutesRearmTheRamp() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = rampedUp(g);
+        clock.setNanos(61 * S + 300 * S);
+        c.tick();
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(0.5);
+    }
+
+    @Test
+    void timeoutsAndServerErrorsDoNotMoveTheRate() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.status(SignalStatus.TIMEOUT, 0, ProviderSignal.REASON_TIMEOUT), 30 * S);
+        c.onSignal(Signals.status(SignalStatus.SERVER_ERROR, 500, ProviderSignal.REASON_SERVER_ERROR), 0);
+        c.onSignal(Signals.status(SignalStatus.CONNECTION_FAILED, 0, ProviderSignal.REASON_CONNECTION_FAILED), 0);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(1.0);
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isZero();
+    }
+
+    @Test
+    void anOverloadCutsAndPausesLikeA429() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.0);
+        c.onSignal(Signals.overloaded(), 0);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.65, within(1e-9));
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isEqualTo(S);
+    }
+
+    @Test
+    void theRegistrySeedsEachDeploymentReproducibly() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveControllers a = new AdaptiveControllers(g, d -> NO_RAMP, 42);
+        a.controller(DEP).onSignal(Signals.limited(), 0);
+        long first = state(g, Dimension.REQUESTS).pausedForNanos();
+        QuotaGovernor g2 = governor(LIMITS);
+        AdaptiveControllers b = new AdaptiveControllers(g2, d -> NO_RAMP, 42);
+        b.controller(DEP).onSignal(Signals.limited(), 0);
+        assertThat(state(g2, Dimension.REQUESTS).pausedForNanos()).isEqualTo(first).isBetween(S, 1_100 * MS);
+    }
+}

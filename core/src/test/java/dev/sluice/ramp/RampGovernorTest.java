@@ -1,0 +1,189 @@
+package dev.sluice.ramp;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import dev.sluice.config.ConfigException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class RampGovernorTest {
+
+    private static final long S = 1_000_000_000L;
+    private static final long LATENCY = 800_000_000L;
+
+    private final RampConfig config = RampConfig.defaults();
+
+    /** Records {@code n} answers at {@code now}, the first {@code refused} of them 429s. */
+    private static void answers(RampGovernor ramp, int n, int refused, long latency, long now) {
+        for (int i = 0; i < n; i++) {
+            ramp.record(i < refused, latency, now);
+        }
+    }
+
+    @Test
+    void coldStartRunsAtTheFirstStage() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        assertThat(ramp.stage()).isZero();
+        assertThat(ramp.fraction(0)).isEqualTo(0.10);
+        assertThat(ramp.complete(0)).isFalse();
+    }
+
+    @Test
+    void aCleanStageAdvancesAfterTenSecondsAndTwentyAnswers() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        answers(ramp, 20, 0, LATENCY, 5 * S);
+        assertThat(ramp.evaluate(9 * S, true)).isEmpty();
+        Optional<RampStep> step = ramp.evaluate(10 * S, true);
+        assertThat(step).hasValueSatisfying(s -> {
+            assertThat(s.fromStage()).isZero();
+            assertThat(s.toStage()).isEqualTo(1);
+            assertThat(s.target()).isEqualTo(0.25);
+            assertThat(s.advanced()).isTrue();
+        });
+    }
+
+    @Test
+    void aRiseIsSpreadAtHalfTheTargetPerMinute() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        answers(ramp, 20, 0, LATENCY, 5 * S);
+        ramp.evaluate(10 * S, true);
+        // 0.10 + 0.5 * 9 s / 60 s = 0.175; 0.25 is reached after 18 s.
+        assertThat(ramp.fraction(19 * S)).isCloseTo(0.175, within(1e-9));
+        assertThat(ramp.fraction(28 * S)).isCloseTo(0.25, within(1e-9));
+        assertThat(ramp.fraction(100 * S)).isEqualTo(0.25);
+    }
+
+    @Test
+    void theStageIsHeldOnlyOnceItsFractionIsReached() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        answers(ramp, 20, 0, LATENCY, 5 * S);
+        ramp.evaluate(10 * S, true);
+        answers(ramp, 20, 0, LATENCY, 20 * S);
+        // Reached at 28 s; held for 10 s at 38 s.
+        assertThat(ramp.evaluate(37 * S, true)).isEmpty();
+        assertThat(ramp.evaluate(38 * S, true)).hasValueSatisfying(s -> assertThat(s.toStage()).isEqualTo(2));
+    }
+
+    @Test
+    void tooFewAnswersHoldTheStage() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        answers(ramp, 19, 0, LATENCY, 5 * S);
+        assertThat(ramp.evaluate(200 * S, true)).isEmpty();
+        assertThat(ramp.stage()).isZero();
+    }
+
+    @Test
+    void oneRefusalInTwentyStepsBack() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        answers(ramp, 20, 0, LATENCY, 5 * S);
+        ramp.evaluate(10 * S, true);
+        answers(ramp, 20, 1, LATENCY, 12 * S);
+        // 1/20 = 5% >= 1%: back to 10% at once, before the stage's time is up.
+        Optional<RampStep> step = ramp.evaluate(12 * S, true);
+        assertThat(step).hasValueSatisfying(s -> {
+            assertThat(s.toStage()).isZero();
+            assertThat(s.reason()).isEqualTo("429 ratio 0.050 >= 0.010 over 20 answers");
+        });
+        assertThat(ramp.fraction(12 * S)).isEqualTo(0.10);
+    }
+
+    @Test
+    void latencyBeyondTheBandOfThePreviousStageStepsBack() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        answers(ramp, 20, 0, 1_000_000_000L, 5 * S);
+        ramp.evaluate(10 * S, true);
+        answers(ramp, 20, 0, 1_600_000_000L, 20 * S);
+        assertThat(ramp.evaluate(20 * S, true)).hasValueSatisfying(s -> {
+            assertThat(s.toStage()).isZero();
+            assertThat(s.reason()).startsWith("p95 latency 1");
+        });
+    }
+
+    @Test
+    void latencyWithinTheBandAdvances() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        answers(ramp, 20, 0, 1_000_000_000L, 5 * S);
+        ramp.evaluate(10 * S, true);
+        answers(ramp, 20, 0, 1_400_000_000L, 20 * S);
+        assertThat(ramp.evaluate(38 * S, true)).hasValueSatisfying(s -> assertThat(s.toStage()).isEqualTo(2));
+    }
+
+    @Test
+    void aCleanStageWaitsWhileAdvancingIsHeldBack() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        answers(ramp, 20, 0, LATENCY, 5 * S);
+        assertThat(ramp.evaluate(10 * S, false)).isEmpty();
+        assertThat(ramp.evaluate(11 * S, true)).isPresent();
+    }
+
+    @Test
+    void allFourStagesReachTheFullTarget() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        long t = 0;
+        for (int stage = 0; stage < 3; stage++) {
+            answers(ramp, 20, 0, LATENCY, t);
+            t += 200 * S;
+            assertThat(ramp.evaluate(t, true)).isPresent();
+        }
+        assertThat(ramp.stage()).isEqualTo(3);
+        assertThat(ramp.complete(t)).isFalse();
+        assertThat(ramp.complete(t + 60 * S)).isTrue();
+        assertThat(ramp.fraction(t + 60 * S)).isEqualTo(1.0);
+    }
+
+    @Test
+    void fiveIdleMinutesStartTheRampOver() {
+        RampGovernor ramp = new RampGovernor(config.withStages(List.of(0.5, 1.0)), 0);
+        answers(ramp, 20, 0, LATENCY, 0);
+        ramp.evaluate(10 * S, true);
+        assertThat(ramp.complete(200 * S)).isTrue();
+        assertThat(ramp.evaluate(299 * S, true)).isEmpty();
+        Optional<RampStep> step = ramp.evaluate(300 * S, true);
+        assertThat(step).hasValueSatisfying(s -> assertThat(s.reason()).isEqualTo("idle for 300 s: ramp starts over"));
+        assertThat(ramp.fraction(300 * S)).isEqualTo(0.5);
+    }
+
+    @Test
+    void aRestartAfterACooldownDropsToTheStageBelowAndNeverRaises() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        long t = 0;
+        for (int stage = 0; stage < 3; stage++) {
+            answers(ramp, 20, 0, LATENCY, t);
+            t += 200 * S;
+            ramp.evaluate(t, true);
+        }
+        t += 60 * S;
+        assertThat(ramp.restartAtOrBelow(0.65, "paused", t)).hasValueSatisfying(s -> {
+            assertThat(s.fromStage()).isEqualTo(3);
+            assertThat(s.toStage()).isEqualTo(2);
+        });
+        assertThat(ramp.fraction(t)).isEqualTo(0.5);
+        assertThat(ramp.restartAtOrBelow(0.9, "paused", t)).isEmpty();
+        assertThat(ramp.restartAtOrBelow(0.05, "paused", t)).hasValueSatisfying(s -> assertThat(s.toStage()).isZero());
+    }
+
+    @Test
+    void aDisabledRampIsAlwaysAtTheFullTarget() {
+        RampGovernor ramp = new RampGovernor(RampConfig.disabled(), 0);
+        assertThat(ramp.fraction(0)).isEqualTo(1.0);
+        assertThat(ramp.evaluate(1_000 * S, true)).isEmpty();
+        assertThat(ramp.restartAtOrBelow(0.1, "paused", 0)).isEmpty();
+    }
+
+    @Test
+    void stagesMustRiseAndEndAtTheFullTarget() {
+        assertThatThrownBy(() -> config.withStages(List.of(0.1, 0.5, 0.4, 1.0)))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("stages[2]: 0.4 (expected: in (0.5, 1] and above the stage before)");
+        assertThatThrownBy(() -> config.withStages(List.of(0.1, 0.5)))
+                .hasMessage("stages: [0.1, 0.5] (expected: a last stage of 1.0 (the full target))");
+        assertThatThrownBy(() -> config.withStageDuration(Duration.ZERO))
+                .hasMessage("stage_duration: PT0S (expected: > 0)");
+        assertThatThrownBy(() -> config.withMaxGrowthPerMinute(-0.5))
+                .hasMessage("max_growth_per_minute: -0.5 (expected: > 0)");
+    }
+}
