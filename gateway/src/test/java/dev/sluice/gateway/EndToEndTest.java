@@ -143,6 +143,13 @@ class EndToEndTest {
                 null, GEMINI);
         assertThat(stream.statusCode()).as(stream.body()).isEqualTo(200);
         assertThat(stream.body()).startsWith("data: ").contains("usageMetadata");
+        long settled = f.gateway.ledger().reservationsSettled();
+        HttpResponse<String> array = f.post("/v1beta/models/gemini:streamGenerateContent", null, GEMINI,
+                "x-goog-api-key", GatewayFixture.KEY);
+        assertThat(array.statusCode()).as(array.body()).isEqualTo(200);
+        assertThat(array.body()).startsWith("[").contains("usageMetadata");
+        f.awaitBalanced();
+        assertThat(f.gateway.ledger().reservationsSettled()).isEqualTo(settled + 1);
         HttpResponse<String> count = f.post("/v1beta/models/gemini:countTokens", null, GEMINI, "x-goog-api-key",
                 GatewayFixture.KEY);
         assertThat(json(count).path("totalTokens").asLong()).isPositive();

@@ -39,6 +39,9 @@ import java.util.concurrent.TimeoutException;
  */
 final class UpstreamCall {
 
+    /** The most of a JSON-array stream kept to read its usage at the end; beyond it the estimate stands. */
+    static final int MAX_KEPT_STREAM_BYTES = 8 * 1024 * 1024;
+
     /** When a 429 gives no hint, a gateway retry waits this long. */
     static final long DEFAULT_RETRY_MILLIS = 250;
 
@@ -55,6 +58,8 @@ final class UpstreamCall {
     private int attempts;
     private long sentAtNanos;
     private StreamUsageTracker tracker;
+    /** Gemini streams without {@code alt=sse} are one JSON array: kept (bounded) to read its last usage. */
+    private Buffer jsonArrayStream;
     private ChatStreamConverter converter;
 
     UpstreamCall(Exchange x) {
@@ -278,6 +283,11 @@ final class UpstreamCall {
             case FROM_GEMINI -> ChatStreams.fromGemini(meta(), x.plan.clientWantsUsage());
         };
         tracker = converter != null ? converter.usage() : StreamUsageTracker.of(x.plan.format());
+        String upstreamType = r.getHeader("content-type");
+        if (x.plan.format() == dev.sluice.gateway.translate.WireFormat.GEMINI && upstreamType != null
+                && upstreamType.startsWith("application/json")) {
+            jsonArrayStream = Buffer.buffer();
+        }
         resp.setStatusCode(status);
         String type = r.getHeader("content-type");
         resp.putHeader("content-type", x.plan.translation() != UpstreamPlan.Translation.NATIVE || type == null
@@ -295,7 +305,13 @@ final class UpstreamCall {
                     resp.write(event);
                 }
             } else {
-                tracker.feed(buf.getBytes());
+                if (jsonArrayStream != null) {
+                    if (jsonArrayStream.length() + buf.length() <= MAX_KEPT_STREAM_BYTES) {
+                        jsonArrayStream.appendBuffer(buf);
+                    }
+                } else {
+                    tracker.feed(buf.getBytes());
+                }
                 resp.write(buf);
             }
             if (resp.writeQueueFull() && stallTimer < 0) {
@@ -353,6 +369,13 @@ final class UpstreamCall {
     }
 
     private void settleStream() {
+        if (jsonArrayStream != null) {
+            Optional<ObservedUsage> whole = UsageExtractor.extract(x.plan.format(), jsonArrayStream.getBytes());
+            if (whole.isPresent()) {
+                settle(whole);
+                return;
+            }
+        }
         settle(Optional.of(tracker.usage()));
     }
 
