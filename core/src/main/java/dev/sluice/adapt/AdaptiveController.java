@@ -64,9 +64,6 @@ public final class AdaptiveController implements DeploymentGuard {
     /** Modes and the ramp are judged at most this often from answers; {@link #tick()} always judges. */
     static final long EVALUATION_SPACING_NANOS = 250_000_000L;
 
-    /** A learned latency baseline follows healthy windows with this half-life. */
-    static final long BASELINE_HALF_LIFE_NANOS = 300_000_000_000L;
-
     private static final Dimension[] RATES = {Dimension.REQUESTS, Dimension.INPUT_TOKENS, Dimension.OUTPUT_TOKENS,
             Dimension.TOTAL_TOKENS};
 
@@ -82,7 +79,7 @@ public final class AdaptiveController implements DeploymentGuard {
     private volatile ModeState modeState;
     private volatile long guardPausedUntil = Long.MIN_VALUE;
     private final ClientThrottle throttle;
-    private final RollingSums queue;
+    private final PressureGauge gauge;
 
     // Guarded by this.
     private final double[] multiplier = new double[Dimension.COUNT];
@@ -92,14 +89,11 @@ public final class AdaptiveController implements DeploymentGuard {
     private final double[] pushedFactor = new double[Dimension.COUNT];
     private final long[] pushedPauseUntil = new long[Dimension.COUNT];
     private final long[] figureSentAt = new long[Dimension.COUNT];
-    private final SignalWindow window;
     private final RampGovernor ramp;
     private long lastCutNanos = Long.MIN_VALUE;
     private long lastLimitFigureNanos = Long.MIN_VALUE;
     private long lastEvaluationNanos;
     private long ceilingCheckedNanos;
-    private double latencyBaselineNanos;
-    private long baselineUpdatedNanos;
     private ModePolicy.Readings readings = new ModePolicy.Readings(1, 0, 0, 0);
 
     private record ModeState(Mode mode, long sinceNanos) {}
@@ -115,8 +109,7 @@ public final class AdaptiveController implements DeploymentGuard {
         long now = clock.nanos();
         this.modeState = new ModeState(Mode.NORMAL, now);
         this.throttle = new ClientThrottle(config.clientThrottle());
-        this.queue = new RollingSums(config.window().length(), config.window().slots(), 2);
-        this.window = new SignalWindow(config.window());
+        this.gauge = new PressureGauge(config, now);
         this.ramp = new RampGovernor(config.ramp(), now);
         Arrays.fill(multiplier, 1.0);
         Arrays.fill(drift, DriftPolicy.State.initial());
@@ -126,7 +119,6 @@ public final class AdaptiveController implements DeploymentGuard {
         Arrays.fill(figureSentAt, Long.MIN_VALUE);
         this.lastEvaluationNanos = now - EVALUATION_SPACING_NANOS;
         this.ceilingCheckedNanos = now;
-        this.baselineUpdatedNanos = now;
     }
 
     /**
@@ -183,7 +175,7 @@ public final class AdaptiveController implements DeploymentGuard {
             double relative = relativeFactor(now, limits);
             switch (outcome) {
                 case SUCCESS -> {
-                    window.success(now, relative, latency);
+                    gauge.success(now, relative, latency);
                     ramp.record(false, latency, now);
                     if (!(readings.latencyRatio() >= config.modes().latencyRatio().enter().caution())) {
                         for (Dimension d : RATES) {
@@ -193,7 +185,7 @@ public final class AdaptiveController implements DeploymentGuard {
                     }
                 }
                 case LIMITED -> {
-                    window.limited(now, relative);
+                    gauge.limited(now, relative);
                     ramp.record(true, latency, now);
                     List<Dimension> named = named(signal, limits);
                     if (now - latency > lastCutNanos) {
@@ -208,7 +200,7 @@ public final class AdaptiveController implements DeploymentGuard {
                 }
                 case EXHAUSTED -> pause(rates(limits), CooldownPolicy.exhaustedPauseNanos(signal.retryAfterMillis(),
                         uniform(), config.cooldown()), signal.reason(), now, limits, events);
-                case SLOW -> window.latency(now, latency);
+                case SLOW -> gauge.slow(now, latency);
                 case IGNORED -> { }
             }
             if (outcome != Outcome.IGNORED) {
@@ -243,11 +235,7 @@ public final class AdaptiveController implements DeploymentGuard {
         if (!config.modes().queuePressureClasses().contains(c)) {
             return;
         }
-        long now = clock.nanos();
-        synchronized (queue) {
-            queue.add(now, 0, pressure);
-            queue.add(now, 1, 1);
-        }
+        gauge.queued(clock.nanos(), pressure);
     }
 
     /** Judges modes and the ramp and applies time-driven changes; call about once a second. */
@@ -314,7 +302,7 @@ public final class AdaptiveController implements DeploymentGuard {
             factors.put(d, factor(d, rampFraction));
             paused.put(d, pauseLeft(d.ordinal(), now));
         }
-        SignalWindow.Stats s = window.stats(now);
+        SignalWindow.Stats s = gauge.stats(now);
         ModeState m = modeState;
         double throttleP = config.clientThrottle().enabled() ? throttle.probability(now) : 0;
         return new AdaptiveSnapshot(deployment, m.mode(), m.sinceNanos(), mult, ceiling, observed, ramp.stage(),
@@ -340,7 +328,7 @@ public final class AdaptiveController implements DeploymentGuard {
     }
 
     private void learnCeiling(long now) {
-        SignalWindow.Stats s = window.stats(now);
+        SignalWindow.Stats s = gauge.stats(now);
         if (s.answers() < config.window().minSamples()) {
             return;
         }
@@ -461,15 +449,14 @@ public final class AdaptiveController implements DeploymentGuard {
             return;
         }
         lastEvaluationNanos = now;
-        SignalWindow.Stats s = window.stats(now);
+        SignalWindow.Stats s = gauge.stats(now);
         ModeState m = modeState;
         if (ceiling < 1.0 && s.limited() <= s.answers() * config.headerless().cleanRatio() && m.mode() == Mode.NORMAL) {
             ceiling = MultiplierPolicy.recoverCeiling(ceiling, now - ceilingCheckedNanos,
                     config.headerless().ceilingRecoveryPerMinute());
         }
         ceilingCheckedNanos = now;
-        learnBaseline(now, s, m.mode());
-        readings = read(now, s);
+        readings = gauge.read(now, s, m.mode(), minMultiplier() / ceiling);
         Optional<ModePolicy.Change> change = ModePolicy.next(m.mode(), m.sinceNanos(), readings, now, config.modes());
         if (change.isPresent()) {
             modeState = new ModeState(change.get().to(), now);
@@ -477,37 +464,6 @@ public final class AdaptiveController implements DeploymentGuard {
         }
         ramp.evaluate(now, modeState.mode() == Mode.NORMAL).ifPresent(step -> events.add(new RampChanged(deployment,
                 step)));
-    }
-
-    private ModePolicy.Readings read(long now, SignalWindow.Stats s) {
-        int min = config.window().minSamples();
-        // A low multiplier is pressure only while refusals are more than the isolated probe of a healthy deployment.
-        boolean refusing = s.limited() > 0 && s.limited() >= s.answers() * config.headerless().cleanRatio();
-        double mult = refusing ? minMultiplier() / ceiling : 1.0;
-        double ratio = s.answers() >= min ? (double) s.limited() / s.answers() : 0;
-        double pressure;
-        synchronized (queue) {
-            double n = queue.sum(now, 1);
-            pressure = n >= min ? queue.sum(now, 0) / n : 0;
-        }
-        double baseline = config.modes().latencyBaseline().map(b -> (double) b.toNanos()).orElse(latencyBaselineNanos);
-        double latency = s.p95Nanos().isPresent() && baseline > 0 ? s.p95Nanos().getAsLong() / baseline : 0;
-        return new ModePolicy.Readings(mult, ratio, pressure, latency);
-    }
-
-    private void learnBaseline(long now, SignalWindow.Stats s, Mode mode) {
-        if (config.modes().latencyBaseline().isPresent() || s.p95Nanos().isEmpty() || mode != Mode.NORMAL) {
-            baselineUpdatedNanos = now;
-            return;
-        }
-        double p95 = s.p95Nanos().getAsLong();
-        if (latencyBaselineNanos == 0) {
-            latencyBaselineNanos = p95;
-        } else if (p95 < latencyBaselineNanos * config.modes().latencyRatio().enter().caution()) {
-            double alpha = 1 - Math.exp(-(double) (now - baselineUpdatedNanos) / BASELINE_HALF_LIFE_NANOS * Math.log(2));
-            latencyBaselineNanos += alpha * (p95 - latencyBaselineNanos);
-        }
-        baselineUpdatedNanos = now;
     }
 
     /** Sends every changed rate factor and pause to the governor. */

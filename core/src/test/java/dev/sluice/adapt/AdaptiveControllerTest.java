@@ -82,6 +82,17 @@ class AdaptiveControllerTest {
     }
 
     @Test
+    void aControllerAttachedLateStartsWithoutAPause() {
+        clock.setNanos(3_600 * S);
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.tick();
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isZero();
+        assertThat(c.snapshot().pausedForNanos()).containsEntry(Dimension.REQUESTS, 0L);
+        assertThat(g.admit(request(TrafficClass.INTERACTIVE))).isInstanceOf(Decision.Admitted.class);
+    }
+
+    @Test
     void a429WithADelayPausesOnlyTheNamedRateForTheDelayPlusJitter() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
@@ -271,6 +282,19 @@ class AdaptiveControllerTest {
             c.onSignal(Signals.success(Signals.limit(LimitKind.REQUESTS, 100)), 100 * MS);
         }
         assertThat(state(g, Dimension.REQUESTS).rateFactor()).isEqualTo(0.5);
+    }
+
+    @Test
+    void aFigureFromARequestSentBeforeOneAlreadyAppliedIsSkipped() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        clock.setNanos(10 * S);
+        // Two fresh figures of 600 rpm, then a success sent long before carrying the old 1200, then a third 600.
+        c.onSignal(Signals.limited(Signals.limit(LimitKind.REQUESTS, 600)), 30 * MS);
+        c.onSignal(Signals.limited(Signals.limit(LimitKind.REQUESTS, 600)), 20 * MS);
+        c.onSignal(Signals.success(Signals.limit(LimitKind.REQUESTS, 1200)), 3 * S);
+        c.onSignal(Signals.limited(Signals.limit(LimitKind.REQUESTS, 600)), 10 * MS);
+        assertThat(c.snapshot().observedLimitFactors()).containsEntry(Dimension.REQUESTS, 0.5);
     }
 
     @Test
