@@ -25,7 +25,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.function.Consumer;
 
 /**
  * One run of one strategy on one scenario in virtual time. Clients send the scenario's workload;
@@ -191,17 +190,25 @@ public final class Simulation implements StrategyContext {
     }
 
     @Override
-    public void dispatch(Attempt a, long queuedNanos, Consumer<ProviderReply> onReply) {
+    public void dispatch(Attempt a, long queuedNanos, ReplyHandler onReply) {
         Client c = current(a, State.AT_GATEWAY);
         c.state = State.AT_PROVIDER;
         c.queuedNanos += queuedNanos;
+        send(c, a, onReply);
+    }
+
+    private void send(Client c, Attempt a, ReplyHandler onReply) {
         recorder.dispatched(a);
         SimRequest r = a.request();
         providers.get(r.deployment()).call(new ProviderCall(r.tenant(), r.promptTokens(), r.cacheReadTokens(),
                 r.maxTokens(), r.outputTokens(), r.streaming()), reply -> {
                     current(a, State.AT_PROVIDER);
-                    onReply.accept(reply);
                     recorder.replied(a, reply);
+                    java.util.OptionalLong again = onReply.onReply(reply);
+                    if (again.isPresent()) {
+                        loop.after(again.getAsLong(), () -> send(c, a, onReply));
+                        return;
+                    }
                     switch (reply.outcome()) {
                         case SUCCESS -> end(c, Outcome.SUCCESS);
                         case TOO_LARGE -> end(c, Outcome.TOO_LARGE);

@@ -16,6 +16,6 @@ final class NoneStrategy implements Strategy {
 
     @Override
     public void submit(Attempt attempt) {
-        ctx.dispatch(attempt, 0, reply -> {});
+        ctx.dispatch(attempt, 0, StrategyContext.ReplyHandler.passOn(reply -> { }));
     }
 }

@@ -56,7 +56,7 @@ final class SeedControllerStrategy implements Strategy {
                 r.minExecutionNanos() / 1e9, now / 1e9);
         long queued = now - a.submittedAtNanos();
         switch (v.action()) {
-            case ADMIT, ADMIT_BROWNOUT -> ctx.dispatch(a, queued, reply -> learn(c, reply));
+            case ADMIT, ADMIT_BROWNOUT -> ctx.dispatch(a, queued, StrategyContext.ReplyHandler.passOn(reply -> learn(c, reply)));
             case SHED -> ctx.reject(a, queued, new LocalRejection(
                     v.reason().equals("deadline_budget_insufficient") ? "rejected_locally" : "shed_under_pressure",
                     v.reason(), Math.max(1, Math.round(v.waitSeconds() * 1000)),

@@ -28,8 +28,9 @@ import java.util.OptionalInt;
  * The real governor, driven exactly as the gateway drives it: admit; dispatch an admission at
  * once, wait for a queued decision's outcome (which completes during {@code onTimer} or a
  * settlement), return a rejection to the client; run {@code onTimer} when the governor's wake-up
- * hook asks; settle every admission with the provider's reported usage; feed every provider
- * answer to the deployment's adaptive control. One governor per gateway replica, each with its own
+ * hook asks; retry a provider 429 within the reservation when the gateway would (hint within the
+ * class budget and deadline, at most one retry per ten first attempts); settle every admission as
+ * the gateway does; feed every provider answer to the deployment's adaptive control. One governor per gateway replica, each with its own
  * in-memory store, or one store shared by all when the scenario's store is {@code redis}.
  */
 final class SluiceStrategy implements Strategy {
@@ -42,6 +43,10 @@ final class SluiceStrategy implements Strategy {
     private final List<QuotaStore> redisStores = new ArrayList<>();
     private long routed;
     private long pastWakeups;
+    private long gatewayRetries;
+
+    /** What the gateway waits before retrying a provider 429 that gave no hint. */
+    static final long GATEWAY_RETRY_MILLIS = 250;
 
     SluiceStrategy(StrategyContext ctx) {
         this.ctx = ctx;
@@ -96,6 +101,7 @@ final class SluiceStrategy implements Strategy {
     public java.util.Map<String, Long> diagnostics() {
         java.util.Map<String, Long> out = new java.util.TreeMap<>();
         out.put("governor_past_wakeups", pastWakeups);
+        out.put("gateway_retries", gatewayRetries);
         return out;
     }
 
@@ -128,6 +134,7 @@ final class SluiceStrategy implements Strategy {
         final int index;
         final QuotaGovernor governor;
         final TokenEstimator estimator;
+        final java.util.Map<String, GatewayRetryBudget> retries = new java.util.HashMap<>();
         /** Admitted and not yet settled: each holds one open lease. */
         long holding;
         long lastTimer = -1;
@@ -208,13 +215,31 @@ final class SluiceStrategy implements Strategy {
 
         private void dispatch(Attempt a, Decision.Admitted ad, EstimatorProfile ep, String route, TokenEstimate est) {
             Reservation reservation = ad.reservation();
+            SimRequest r = a.request();
             long queued = ctx.loop().now() - a.submittedAtNanos();
+            GatewayRetryBudget budget = retries.computeIfAbsent(r.deployment(), d -> new GatewayRetryBudget());
+            budget.firstAttempt();
+            long[] sentAt = {ctx.loop().now()};
             ctx.dispatch(a, queued, reply -> {
-                SimRequest r = a.request();
+                long now = ctx.loop().now();
+                if (reply.outcome() == ProviderReply.Outcome.RATE_LIMITED) {
+                    // The gateway retries a provider 429 itself, holding the reservation, when the
+                    // hint fits the class budget and the deadline and its retry budget allows.
+                    long delayMillis = Math.max(1, reply.signal().retryAfterMillis().orElse(GATEWAY_RETRY_MILLIS));
+                    long classBudget = config.classes().get(r.trafficClass()).maxQueueWait().toMillis();
+                    long deadlineLeft = r.hasDeadline() ? (r.deadlineNanos() - now) / 1_000_000 : Long.MAX_VALUE;
+                    if (reply.signal().retryable() && delayMillis <= classBudget && delayMillis < deadlineLeft
+                            && budget.tryRetry()) {
+                        gatewayRetries++;
+                        sentAt[0] = now + delayMillis * 1_000_000;
+                        return java.util.OptionalLong.of(delayMillis * 1_000_000);
+                    }
+                }
+                // Settled as the gateway settles: usage on success, nothing for a refusal or an error
+                // status, the input and what streamed for a broken connection.
                 Usage usage = switch (reply.outcome()) {
                     case SUCCESS -> new Usage(r.inputCharged(), reply.outputTokens());
-                    case RATE_LIMITED, TOO_LARGE -> new Usage(0, 0);
-                    case SERVER_ERROR, OVERLOADED -> new Usage(r.inputCharged(), 0);
+                    case RATE_LIMITED, TOO_LARGE, SERVER_ERROR, OVERLOADED -> new Usage(0, 0);
                     case RESET -> new Usage(r.inputCharged(), reply.outputTokens());
                 };
                 holding--;
@@ -222,6 +247,7 @@ final class SluiceStrategy implements Strategy {
                 if (reply.outcome() == ProviderReply.Outcome.SUCCESS) {
                     estimator.learn(ep, route, est, new ActualTokens(est.promptTokens(), reply.outputTokens(), 0));
                 }
+                return java.util.OptionalLong.empty();
             });
         }
 

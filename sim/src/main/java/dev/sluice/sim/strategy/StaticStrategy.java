@@ -56,7 +56,7 @@ final class StaticStrategy implements Strategy {
         w.roll(now);
         if (w.queue.isEmpty() && w.fits(in, out)) {
             w.take(in, out);
-            ctx.dispatch(a, 0, reply -> {});
+            ctx.dispatch(a, 0, StrategyContext.ReplyHandler.passOn(reply -> { }));
             return;
         }
         long nextWindow = (now / WINDOW + 1) * WINDOW;
@@ -149,7 +149,7 @@ final class StaticStrategy implements Strategy {
             while (!queue.isEmpty() && fits(queue.peekFirst().in, queue.peekFirst().out)) {
                 Waiter w = queue.pollFirst();
                 take(w.in, w.out);
-                ctx.dispatch(w.attempt, now - w.since, reply -> {});
+                ctx.dispatch(w.attempt, now - w.since, StrategyContext.ReplyHandler.passOn(reply -> { }));
             }
             if (!queue.isEmpty()) {
                 wakeAt((now / WINDOW + 1) * WINDOW);

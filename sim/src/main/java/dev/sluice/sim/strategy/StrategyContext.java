@@ -17,11 +17,27 @@ public interface StrategyContext {
 
     /**
      * Sends the attempt to its deployment's provider. {@code onReply} runs when the answer is
-     * complete, before the client sees it (to settle and learn).
+     * complete, before the client sees it (to settle and learn); it may instead ask for the same
+     * attempt to be sent again after a delay (a gateway retry), and then sees that answer too.
      *
      * @param queuedNanos how long the attempt waited in the gateway
      */
-    void dispatch(Attempt attempt, long queuedNanos, Consumer<ProviderReply> onReply);
+    void dispatch(Attempt attempt, long queuedNanos, ReplyHandler onReply);
+
+    /** What a strategy does with a provider's answer. */
+    @FunctionalInterface
+    interface ReplyHandler {
+        /** Empty to pass the answer on to the client; a delay in nanoseconds to send the attempt again. */
+        java.util.OptionalLong onReply(ProviderReply reply);
+
+        /** Learns from the answer, then passes it on. */
+        static ReplyHandler passOn(Consumer<ProviderReply> learn) {
+            return r -> {
+                learn.accept(r);
+                return java.util.OptionalLong.empty();
+            };
+        }
+    }
 
     /** Refuses the attempt locally after it waited {@code queuedNanos}. */
     void reject(Attempt attempt, long queuedNanos, LocalRejection rejection);
