@@ -46,6 +46,20 @@ class AdaptiveSimulationTest {
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3})
+    void aLimitCutInHalfReadFromOpenAiHeadersThroughTheNormaliser(long seed) {
+        SimProvider provider = new SimProvider(RPM, TPM, true, false, seed).wire();
+        Simulation sim = new Simulation(seed, RPM, TPM, provider, AdaptiveConfig.defaults(), 300)
+                .arrivals(t -> 1.2 * CAPACITY)
+                .at(180, () -> provider.setLimits(RPM / 2, TPM / 2, 180_000_000_000L, true))
+                .run(300);
+        String timeline = sim.timeline(300, 10);
+        assertThat(sim.refusedRatio(210, 300)).as(timeline).isLessThan(0.01);
+        assertThat(sim.controller.snapshot().observedLimitFactors()).as(timeline)
+                .containsEntry(Dimension.REQUESTS, 0.5).containsEntry(Dimension.TOTAL_TOKENS, 0.5);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3})
     void aColdStartFromIdleTo150PercentStaysUnderOnePercent429s(long seed) {
         SimProvider provider = new SimProvider(RPM, TPM, true, true, seed);
         Simulation sim = new Simulation(seed, RPM, TPM, provider, AdaptiveConfig.defaults(), 300)

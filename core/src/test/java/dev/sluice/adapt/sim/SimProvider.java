@@ -1,11 +1,16 @@
 package dev.sluice.adapt.sim;
 
+import dev.sluice.signal.Headers;
 import dev.sluice.signal.LimitKind;
 import dev.sluice.signal.LimitObservation;
+import dev.sluice.signal.ProviderKind;
 import dev.sluice.signal.ProviderSignal;
+import dev.sluice.signal.SignalNormaliser;
 import dev.sluice.signal.SignalStatus;
+import dev.sluice.time.FakeClock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,7 +25,8 @@ import java.util.function.DoubleUnaryOperator;
  * limit and remaining figures on every answer (OpenAI style) with a retry delay on 429s; an
  * acceleration limit (a ten-second window may carry at most twice the previous one, or a quarter
  * of the window's share of the RPM, whichever is more); scripted overload (529s) and latency, as
- * functions of the time in seconds.
+ * functions of the time in seconds. With {@link #wire()} every answer is written as OpenAI-style
+ * headers and error bodies and read back through the real {@link SignalNormaliser}.
  */
 final class SimProvider {
 
@@ -47,6 +53,7 @@ final class SimProvider {
     private final Map<Long, Long> admittedPerWindow = new HashMap<>();
     private DoubleUnaryOperator overloadProbability = t -> 0;
     private DoubleUnaryOperator latencyFactor = t -> 1;
+    private SignalNormaliser normaliser;
 
     SimProvider(long rpm, long tpm, boolean headers, boolean acceleration, long seed) {
         this.rpm = rpm;
@@ -61,6 +68,12 @@ final class SimProvider {
     /** The probability, by time in seconds, that a request is answered 529 whatever the buckets hold. */
     SimProvider overload(DoubleUnaryOperator probability) {
         this.overloadProbability = probability;
+        return this;
+    }
+
+    /** Answers go over the wire: OpenAI headers and bodies, read by the real normaliser. */
+    SimProvider wire() {
+        this.normaliser = new SignalNormaliser(ProviderKind.OPENAI);
         return this;
     }
 
@@ -86,8 +99,8 @@ final class SimProvider {
         refill(now);
         double seconds = now / 1e9;
         if (random.nextDouble() < overloadProbability.applyAsDouble(seconds)) {
-            return new Answer(new ProviderSignal(SignalStatus.OVERLOADED, 529, Optional.empty(), OptionalLong.empty(),
-                    true, observations(), ProviderSignal.REASON_OVERLOADED, 0), 50_000_000L);
+            return new Answer(signal(now, SignalStatus.OVERLOADED, 529, Optional.empty(), OptionalLong.empty(),
+                    ProviderSignal.REASON_OVERLOADED), 50_000_000L);
         }
         long need = inputTokens + maxOutputTokens;
         long window = Math.floorDiv(now, WINDOW_NANOS);
@@ -96,14 +109,14 @@ final class SimProvider {
             double allowed = Math.max(ACCELERATION_FLOOR * requestCapacity(),
                     ACCELERATION_GROWTH * admittedPerWindow.getOrDefault(window - 1, 0L));
             if (inWindow + 1 > allowed) {
-                return limited(Optional.empty(), (window + 1) * WINDOW_NANOS - now);
+                return limited(now, Optional.empty(), (window + 1) * WINDOW_NANOS - now);
             }
         }
         if (requestLevel < 1) {
-            return limited(Optional.of(LimitKind.REQUESTS), (long) Math.ceil((1 - requestLevel) * NANOS_PER_MINUTE / rpm));
+            return limited(now, Optional.of(LimitKind.REQUESTS), (long) Math.ceil((1 - requestLevel) * NANOS_PER_MINUTE / rpm));
         }
         if (tokenLevel < need) {
-            return limited(Optional.of(LimitKind.TOKENS), (long) Math.ceil((need - tokenLevel) * NANOS_PER_MINUTE / tpm));
+            return limited(now, Optional.of(LimitKind.TOKENS), (long) Math.ceil((need - tokenLevel) * NANOS_PER_MINUTE / tpm));
         }
         requestLevel -= 1;
         tokenLevel -= need;
@@ -112,15 +125,57 @@ final class SimProvider {
         double jitter = 0.8 + 0.4 * random.nextDouble();
         long latency = (long) ((600_000_000L + maxOutputTokens * 5_000_000L) * jitter
                 * latencyFactor.applyAsDouble(seconds));
-        return new Answer(new ProviderSignal(SignalStatus.SUCCESS, 200, Optional.empty(), OptionalLong.empty(), false,
-                observations(), ProviderSignal.REASON_OK, 0), latency);
+        return new Answer(signal(now, SignalStatus.SUCCESS, 200, Optional.empty(), OptionalLong.empty(),
+                ProviderSignal.REASON_OK), latency);
     }
 
-    private Answer limited(Optional<LimitKind> hit, long waitNanos) {
+    private Answer limited(long now, Optional<LimitKind> hit, long waitNanos) {
         OptionalLong retry = headers ? OptionalLong.of(Math.max(1, (waitNanos + 999_999) / 1_000_000))
                 : OptionalLong.empty();
-        return new Answer(new ProviderSignal(SignalStatus.RATE_LIMITED, 429, headers ? hit : Optional.empty(), retry,
-                true, observations(), ProviderSignal.REASON_RATE_LIMITED, 0), 30_000_000L);
+        return new Answer(signal(now, SignalStatus.RATE_LIMITED, 429, headers ? hit : Optional.empty(), retry,
+                ProviderSignal.REASON_RATE_LIMITED), 30_000_000L);
+    }
+
+    /** The answer as a signal: built directly, or written to the wire and read back by the normaliser. */
+    private ProviderSignal signal(long now, SignalStatus status, int http, Optional<LimitKind> hit,
+            OptionalLong retryMillis, String reason) {
+        if (normaliser == null) {
+            return new ProviderSignal(status, http, hit, retryMillis, status != SignalStatus.SUCCESS
+                    && status != SignalStatus.CLIENT_ERROR, observations(), reason, 0);
+        }
+        Map<String, String> h = new HashMap<>();
+        String body = "";
+        if (headers) {
+            h.put("x-ratelimit-limit-requests", Long.toString(rpm));
+            h.put("x-ratelimit-remaining-requests", Long.toString((long) requestLevel));
+            h.put("x-ratelimit-reset-requests", goDuration((long) ((requestCapacity() - requestLevel) * 60_000 / rpm)));
+            h.put("x-ratelimit-limit-tokens", Long.toString(tpm));
+            h.put("x-ratelimit-remaining-tokens", Long.toString((long) tokenLevel));
+            h.put("x-ratelimit-reset-tokens", goDuration((long) ((tpm - tokenLevel) * 60_000 / tpm)));
+            retryMillis.ifPresent(ms -> h.put("retry-after-ms", Long.toString(ms)));
+        }
+        if (status == SignalStatus.RATE_LIMITED) {
+            String type = hit.map(k -> k == LimitKind.REQUESTS ? "requests" : "tokens").orElse("requests");
+            body = "{\"error\":{\"message\":\"Rate limit reached for gpt-4o in organization org-sim on " + type
+                    + " per min. Please try again later.\",\"type\":\"" + type
+                    + "\",\"param\":null,\"code\":\"rate_limit_exceeded\"}}";
+        } else if (status == SignalStatus.OVERLOADED) {
+            http = 503;
+            body = "{\"error\":{\"message\":\"Slow Down\",\"type\":\"server_error\",\"code\":null}}";
+        }
+        long epochMillis = FakeClock.DEFAULT_START.toEpochMilli() + now / 1_000_000;
+        return normaliser.normalise(http, Headers.ofSingle(h), body, epochMillis);
+    }
+
+    /** A Go duration as OpenAI writes resets: {@code 120ms}, {@code 1.5s}, {@code 6m0s}. */
+    private static String goDuration(long millis) {
+        if (millis < 1_000) {
+            return millis + "ms";
+        }
+        if (millis < 60_000) {
+            return String.format(Locale.ROOT, "%ss", millis / 1000.0);
+        }
+        return (millis / 60_000) + "m" + String.format(Locale.ROOT, "%ss", (millis % 60_000) / 1000.0);
     }
 
     private List<LimitObservation> observations() {
