@@ -1,6 +1,8 @@
 package dev.sluice.sim;
 
+import dev.sluice.adapt.AdaptiveControllers;
 import dev.sluice.gateway.Gateway;
+import dev.sluice.gateway.ProviderFeedback;
 import dev.sluice.gateway.config.DeploymentConfig;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.TenantConfig;
@@ -23,6 +25,7 @@ import dev.sluice.sim.scenario.Scenario;
 import dev.sluice.sim.scenario.ScriptedEvent;
 import dev.sluice.sim.strategy.Attempt;
 import dev.sluice.sim.strategy.SimRequest;
+import dev.sluice.signal.ProviderSignal;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -179,8 +182,23 @@ final class EndToEnd {
         }
         SluiceConfig cfg = scenario.config().withDeployments(pointed)
                 .withServer(scenario.config().server().withPort(0));
-        return Gateway.builder(cfg).vertx(vertx).start().map(g -> {
+        AdaptiveControllers[] adaptive = new AdaptiveControllers[1];
+        ProviderFeedback feedback = new ProviderFeedback() {
+            @Override
+            public void onResponse(String deployment, ProviderSignal signal) {
+                onResponse(deployment, signal, 0);
+            }
+
+            @Override
+            public void onResponse(String deployment, ProviderSignal signal, long latencyNanos) {
+                if (adaptive[0] != null && cfg.deployments().get(deployment).adaptive().enabled()) {
+                    adaptive[0].onSignal(deployment, signal, latencyNanos);
+                }
+            }
+        };
+        return Gateway.builder(cfg).vertx(vertx).feedback(feedback).start().map(g -> {
             gateway = g;
+            adaptive[0] = AdaptiveWiringForGateway.attach(cfg, g.governor(), vertx, seed);
             return null;
         });
     }

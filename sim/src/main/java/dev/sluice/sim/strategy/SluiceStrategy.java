@@ -76,7 +76,10 @@ final class SluiceStrategy implements Strategy {
                 store = new InMemoryQuotaStore(ctx.loop().clock(), config.dailyResetZone());
                 stores.add(store);
             }
-            replicas.add(new Replica(i, new QuotaGovernor(gc, store, ctx.loop().clock())));
+            QuotaGovernor governor = new QuotaGovernor(gc, store, ctx.loop().clock());
+            AdaptiveWiring adaptive = new AdaptiveWiring(config, governor, ctx.loop(),
+                    ctx.random().stream("sluice/adaptive/" + i).nextLong());
+            replicas.add(new Replica(i, governor, adaptive));
         }
     }
 
@@ -102,6 +105,9 @@ final class SluiceStrategy implements Strategy {
         java.util.Map<String, Long> out = new java.util.TreeMap<>();
         out.put("governor_past_wakeups", pastWakeups);
         out.put("gateway_retries", gatewayRetries);
+        for (Replica r : replicas) {
+            r.adaptive.diagnostics("replica" + r.index + "_", out);
+        }
         return out;
     }
 
@@ -134,14 +140,16 @@ final class SluiceStrategy implements Strategy {
         final int index;
         final QuotaGovernor governor;
         final TokenEstimator estimator;
+        final AdaptiveWiring adaptive;
         final java.util.Map<String, GatewayRetryBudget> retries = new java.util.HashMap<>();
         /** Admitted and not yet settled: each holds one open lease. */
         long holding;
         long lastTimer = -1;
 
-        Replica(int index, QuotaGovernor governor) {
+        Replica(int index, QuotaGovernor governor, AdaptiveWiring adaptive) {
             this.index = index;
             this.governor = governor;
+            this.adaptive = adaptive;
             this.estimator = new TokenEstimator(EstimatorConfig.defaults(), ctx.loop().clock());
             governor.onWakeup(this::wakeAt);
         }
@@ -222,6 +230,7 @@ final class SluiceStrategy implements Strategy {
             long[] sentAt = {ctx.loop().now()};
             ctx.dispatch(a, queued, reply -> {
                 long now = ctx.loop().now();
+                adaptive.onSignal(r.deployment(), reply.signal(), now - sentAt[0]);
                 if (reply.outcome() == ProviderReply.Outcome.RATE_LIMITED) {
                     // The gateway retries a provider 429 itself, holding the reservation, when the
                     // hint fits the class budget and the deadline and its retry budget allows.
