@@ -13,6 +13,7 @@ import dev.sluice.limits.ScopeLevel;
 import dev.sluice.ramp.RampGovernor;
 import dev.sluice.signal.LimitObservation;
 import dev.sluice.signal.ProviderSignal;
+import dev.sluice.signal.SignalStatus;
 import dev.sluice.store.BucketState;
 import dev.sluice.time.NanoClock;
 import java.util.ArrayList;
@@ -190,7 +191,8 @@ public final class AdaptiveController implements DeploymentGuard {
                     List<Dimension> named = named(signal, limits);
                     if (now - latency > lastCutNanos) {
                         lastCutNanos = now;
-                        if (headerless(now)) {
+                        // An overload is the provider's shared capacity, not our limit: nothing to learn a ceiling from.
+                        if (headerless(now) && signal.status() == SignalStatus.RATE_LIMITED) {
                             learnCeiling(now);
                         }
                         cut(named);

@@ -207,6 +207,19 @@ class AdaptiveControllerTest {
     }
 
     @Test
+    void anOverloadTeachesNoCeiling() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 30; i++) {
+            c.onSignal(Signals.success(), 100 * MS);
+        }
+        clock.advanceMillis(10);
+        c.onSignal(Signals.overloaded(), 0);
+        assertThat(c.snapshot().ceiling()).isEqualTo(1.0);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.65, within(1e-9));
+    }
+
+    @Test
     void withLimitFiguresNoCeilingIsLearned() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
