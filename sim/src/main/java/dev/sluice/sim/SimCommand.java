@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * sluice sim --scenario FILE|NAME|all --strategy NAME|all [--seed N] [--format table|json] [--short]
- *            [--scenarios DIR] [--check-invariants] [--redis URI] [--e2e [--e2e-duration 60s]]
+ *            [--scenarios DIR] [--check-invariants] [--redis URI] [--no-adaptive] [--e2e [--e2e-duration 60s]]
  * </pre>
  */
 public final class SimCommand {
@@ -75,7 +75,7 @@ public final class SimCommand {
                 try {
                     reports.add(o.e2e()
                             ? EndToEnd.run(run, strategy, seed, o.e2eDuration())
-                            : Simulation.run(run, strategy, seed, o.checkInvariants(), o.redis()));
+                            : Simulation.run(run, strategy, seed, o.checkInvariants(), o.redis(), !o.noAdaptive()));
                 } catch (RuntimeException e) {
                     err.println("sluice sim: " + s.name() + "/" + strategy + " seed " + seed + " failed: " + e);
                     failed = true;
@@ -145,12 +145,12 @@ public final class SimCommand {
 
     /** Parsed command-line options. */
     record Options(String scenario, String strategy, Optional<Long> seed, String format, boolean shortForm,
-            Path scenariosDir, boolean checkInvariants, Optional<String> redis, boolean e2e,
+            Path scenariosDir, boolean checkInvariants, Optional<String> redis, boolean noAdaptive, boolean e2e,
             java.time.Duration e2eDuration, boolean help) {
 
         static final String USAGE = "usage: sluice sim --scenario FILE|NAME|all --strategy "
                 + String.join("|", Strategy.NAMES) + "|all [--seed N] [--format table|json] [--short]"
-                + " [--scenarios DIR] [--check-invariants] [--redis URI] [--e2e [--e2e-duration 60s]]";
+                + " [--scenarios DIR] [--check-invariants] [--redis URI] [--no-adaptive] [--e2e [--e2e-duration 60s]]";
 
         static Options parse(String[] args) {
             String scenario = null;
@@ -161,6 +161,7 @@ public final class SimCommand {
             Path dir = Path.of("scenarios");
             boolean check = false;
             Optional<String> redis = Optional.empty();
+            boolean noAdaptive = false;
             boolean e2e = false;
             boolean help = false;
             java.time.Duration e2eDuration = java.time.Duration.ofSeconds(60);
@@ -182,6 +183,7 @@ public final class SimCommand {
                     case "--scenarios" -> dir = Path.of(value(args, ++i, a));
                     case "--check-invariants" -> check = true;
                     case "--redis" -> redis = Optional.of(value(args, ++i, a));
+                    case "--no-adaptive" -> noAdaptive = true;
                     case "--e2e" -> e2e = true;
                     case "--e2e-duration" -> e2eDuration = dev.sluice.sim.scenario.Durations.parse("--e2e-duration",
                             value(args, ++i, a));
@@ -190,7 +192,7 @@ public final class SimCommand {
                 }
             }
             if (help) {
-                return new Options("", strategy, seed, format, shortForm, dir, check, redis, e2e, e2eDuration, true);
+                return new Options("", strategy, seed, format, shortForm, dir, check, redis, noAdaptive, e2e, e2eDuration, true);
             }
             if (scenario == null) {
                 throw new IllegalArgumentException("--scenario is required");
@@ -202,7 +204,7 @@ public final class SimCommand {
             if (!format.equals("table") && !format.equals("json")) {
                 throw new IllegalArgumentException("--format: " + format + " (expected: table or json)");
             }
-            return new Options(scenario, strategy, seed, format, shortForm, dir, check, redis, e2e, e2eDuration, false);
+            return new Options(scenario, strategy, seed, format, shortForm, dir, check, redis, noAdaptive, e2e, e2eDuration, false);
         }
 
         private static String value(String[] args, int i, String flag) {

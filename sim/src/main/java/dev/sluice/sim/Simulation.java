@@ -64,12 +64,14 @@ public final class Simulation implements StrategyContext {
     }
 
     private final java.util.Optional<String> redisUri;
+    private final boolean adaptive;
 
     private Simulation(Scenario scenario, String strategyName, long seed, boolean checkInvariants,
-            java.util.Optional<String> redisUri) {
+            java.util.Optional<String> redisUri, boolean adaptive) {
         this.scenario = scenario;
         this.seed = seed;
         this.redisUri = redisUri;
+        this.adaptive = adaptive;
         this.random = new RandomStreams(seed);
         this.jitter = random.stream("clients/jitter");
         long until = scenario.duration().toNanos();
@@ -100,7 +102,16 @@ public final class Simulation implements StrategyContext {
      */
     public static RunReport run(Scenario scenario, String strategy, long seed, boolean checkInvariants,
             java.util.Optional<String> redisUri) {
-        Simulation s = new Simulation(scenario, strategy, seed, checkInvariants, redisUri);
+        return run(scenario, strategy, seed, checkInvariants, redisUri, true);
+    }
+
+    /**
+     * As {@link #run(Scenario, String, long, boolean, java.util.Optional)}; {@code adaptive} false
+     * runs the sluice strategy without adaptive control and ramp, to study the governor alone.
+     */
+    public static RunReport run(Scenario scenario, String strategy, long seed, boolean checkInvariants,
+            java.util.Optional<String> redisUri, boolean adaptive) {
+        Simulation s = new Simulation(scenario, strategy, seed, checkInvariants, redisUri, adaptive);
         try {
             return s.execute();
         } finally {
@@ -111,6 +122,11 @@ public final class Simulation implements StrategyContext {
     @Override
     public java.util.Optional<String> redisUri() {
         return redisUri;
+    }
+
+    @Override
+    public boolean adaptive() {
+        return adaptive;
     }
 
     private RunReport execute() {
@@ -144,6 +160,9 @@ public final class Simulation implements StrategyContext {
         header.put("seed", seed);
         header.put("duration_s", scenario.duration().toSeconds());
         header.put("replicas", scenario.replicas());
+        if (!adaptive && strategy.name().equals("sluice")) {
+            header.put("adaptive", false);
+        }
         header.put("store", !scenario.sharedStore() ? "per-replica"
                 : redisUri.isPresent() && strategy.name().equals("sluice") ? "redis" : "shared");
         RunReport report = ReportBuilder.build(scenario.name(), strategy.name(), recorder, totals, weights, lost,

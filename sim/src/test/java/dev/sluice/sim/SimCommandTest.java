@@ -57,6 +57,15 @@ class SimCommandTest {
     }
 
     @Test
+    void noAdaptiveRunsTheGovernorAloneAndSaysSo() throws Exception {
+        assertThat(run("--scenario", "limit-cut", "--strategy", "sluice", "--no-adaptive", "--format", "json",
+                "--short", "--scenarios", "../scenarios")).isZero();
+        JsonNode r = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8)).path("runs").get(0);
+        assertThat(r.path("adaptive").asBoolean(true)).isFalse();
+        assertThat(r.path("diagnostics").has("replica0_azure-east_final_ramp_stage")).isFalse();
+    }
+
+    @Test
     void badArgumentsExitWithUsage() {
         assertThat(run("--strategy", "sluice")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--scenario is required", "usage:");

@@ -77,8 +77,8 @@ final class SluiceStrategy implements Strategy {
                 stores.add(store);
             }
             QuotaGovernor governor = new QuotaGovernor(gc, store, ctx.loop().clock());
-            AdaptiveWiring adaptive = new AdaptiveWiring(config, governor, ctx.loop(),
-                    ctx.random().stream("sluice/adaptive/" + i).nextLong());
+            AdaptiveWiring adaptive = new AdaptiveWiring(ctx.adaptive() ? config : withoutAdaptive(config), governor,
+                    ctx.loop(), ctx.random().stream("sluice/adaptive/" + i).nextLong());
             replicas.add(new Replica(i, governor, adaptive));
         }
     }
@@ -86,6 +86,19 @@ final class SluiceStrategy implements Strategy {
     @Override
     public String name() {
         return "sluice";
+    }
+
+    /** The configuration with every deployment's adaptive control off: the governor alone. */
+    private static SluiceConfig withoutAdaptive(SluiceConfig c) {
+        java.util.Map<String, dev.sluice.gateway.config.DeploymentConfig> off = new java.util.LinkedHashMap<>();
+        for (var d : c.deployments().values()) {
+            var a = d.adaptive();
+            off.put(d.id(), new dev.sluice.gateway.config.DeploymentConfig(d.id(), d.kind(), d.baseUrl(), d.apiKeyEnv(),
+                    d.apiKey(), d.scope(), d.azureDeployment(), d.apiVersion(), d.limits(),
+                    new dev.sluice.gateway.config.AdaptiveSettings(false, a.decreaseFactor(), a.increaseStep(), a.floor()),
+                    d.ramp(), d.failurePolicy()));
+        }
+        return c.withDeployments(off);
     }
 
     @Override

@@ -48,6 +48,9 @@ public interface StrategyContext {
      */
     java.util.Optional<String> redisUri();
 
+    /** Whether the sluice strategy runs adaptive control and the ramp (true unless switched off to study the governor alone). */
+    boolean adaptive();
+
     /** Mean output tokens of a workload entry's requests, for strategies that must guess a duration. */
     double meanOutputTokens(String workload);
 }
