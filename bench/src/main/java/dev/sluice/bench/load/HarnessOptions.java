@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param warmup         warm-up time of each run
  * @param measure        longest measuring time of each run
  * @param maxRequests    most answers measured in each run
+ * @param promptChars    length of the user message of every request
  * @param sluice         how Sluice is started
  * @param nginx          the nginx executable; empty to look for one
  * @param nginxWorkers   nginx worker processes
@@ -27,7 +28,7 @@ import java.util.Optional;
  * @param out            where to write the Markdown report, if anywhere
  */
 public record HarnessOptions(List<String> targets, List<Integer> connections, List<Boolean> streaming,
-        List<Double> rates, Duration prewarm, Duration warmup, Duration measure, long maxRequests, SluiceServer.Launch sluice,
+        List<Double> rates, Duration prewarm, Duration warmup, Duration measure, long maxRequests, int promptChars, SluiceServer.Launch sluice,
         Optional<Path> nginx, int nginxWorkers, int clientThreads, int upstreamThreads, Optional<Path> out) {
 
     static final List<String> TARGETS = List.of("direct", "nginx", "sluice");
@@ -43,6 +44,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
               --warmup 5                      warm-up seconds per run
               --seconds 10                    longest measuring time per run, seconds
               --requests 1000000              most answers measured per run
+              --prompt-chars 0                pad the user message to this many characters (Sluice tokenizes it)
               --sluice child                  child | in-process | jar:PATH (java -jar PATH serve --config FILE)
               --sluice-jvm-args "..."         extra JVM arguments for a child Sluice, space separated
               --nginx PATH                    nginx executable (default: PATH, /usr/sbin/nginx)
@@ -75,6 +77,9 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
                 throw new IllegalArgumentException("--rate: " + r + " (expected: max or > 0)");
             }
         }
+        if (promptChars < 0) {
+            throw new IllegalArgumentException("--prompt-chars: " + promptChars + " (expected: >= 0)");
+        }
         if (prewarm.isNegative() || warmup.isNegative()) {
             throw new IllegalArgumentException("--prewarm, --warmup: " + prewarm.toSeconds() + ", " + warmup.toSeconds()
                     + " (expected: >= 0 each)");
@@ -100,6 +105,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         Duration warmup = Duration.ofSeconds(5);
         Duration measure = Duration.ofSeconds(10);
         long maxRequests = 1_000_000;
+        int promptChars = 0;
         String sluice = "child";
         List<String> jvmArgs = List.of();
         Optional<Path> nginx = Optional.empty();
@@ -126,6 +132,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
                 case "--warmup" -> warmup = Duration.ofSeconds(integer(name, v));
                 case "--seconds" -> measure = Duration.ofSeconds(integer(name, v));
                 case "--requests" -> maxRequests = integer(name, v);
+                case "--prompt-chars" -> promptChars = integer(name, v);
                 case "--sluice" -> sluice = v;
                 case "--sluice-jvm-args" -> jvmArgs = Arrays.stream(v.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
                 case "--nginx" -> nginx = Optional.of(Path.of(v));
@@ -146,7 +153,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         } else {
             throw new IllegalArgumentException("--sluice: " + sluice + " (expected: child, in-process or jar:PATH)");
         }
-        return new HarnessOptions(targets, connections, streaming, rates, prewarm, warmup, measure, maxRequests, launch, nginx,
+        return new HarnessOptions(targets, connections, streaming, rates, prewarm, warmup, measure, maxRequests, promptChars, launch, nginx,
                 nginxWorkers, clientThreads, upstreamThreads, out);
     }
 

@@ -33,10 +33,21 @@ public final class LoadGenerator {
 
     private LoadGenerator() {}
 
+    /** The prompt: a short instruction, padded with ordinary English text to {@code promptChars} characters. */
+    static String prompt(int promptChars) {
+        String base = "Say hello to the benchmark.";
+        StringBuilder b = new StringBuilder(base);
+        String filler = " The quick brown fox jumps over the lazy dog while the gateway counts every token it sees.";
+        while (b.length() < promptChars) {
+            b.append(filler, 0, Math.min(filler.length(), promptChars - b.length()));
+        }
+        return b.toString();
+    }
+
     /** The request body sent for {@code streaming} or not: compact JSON naming the model "bench". */
-    public static String requestBody(boolean streaming) {
-        String common = "{\"model\":\"bench\",\"messages\":[{\"role\":\"user\",\"content\":\"Say hello to the benchmark.\"}],"
-                + "\"max_tokens\":16";
+    public static String requestBody(boolean streaming, int promptChars) {
+        String common = "{\"model\":\"bench\",\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt(promptChars)
+                + "\"}],\"max_tokens\":16";
         return streaming ? common + ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}" : common + "}";
     }
 
@@ -120,7 +131,7 @@ public final class LoadGenerator {
             this.backlog = Math.max(2L * connections, (long) Math.ceil(rate));
             this.measureStart = start + spec.warmup().toNanos();
             this.measureEnd = measureStart + spec.measure().toNanos();
-            this.body = Buffer.buffer(requestBody(spec.streaming()));
+            this.body = Buffer.buffer(requestBody(spec.streaming(), spec.promptChars()));
             this.options = new RequestOptions().setMethod(HttpMethod.POST).setHost(spec.host()).setPort(spec.port())
                     .setURI(FakeUpstream.PATH).putHeader("content-type", "application/json")
                     .putHeader("accept", spec.streaming() ? "text/event-stream" : "application/json");

@@ -73,7 +73,8 @@ public final class LoadHarness {
             env.add("Fake upstream: Vert.x, " + options.upstreamThreads() + " event loop(s), 127.0.0.1:" + upstream.port()
                     + "; load generator: Vert.x HttpClient, " + options.clientThreads() + " event loop(s), HTTP/1.1 keep-alive");
             env.add("Each run: " + options.warmup().toSeconds() + " s warm-up, then at most " + options.measure().toSeconds()
-                    + " s or " + options.maxRequests() + " answers; latency is send (or, open loop, scheduled send) to last byte");
+                    + " s or " + options.maxRequests() + " answers; latency is send (or, open loop, scheduled send) to last byte; "
+                    + "user message of " + LoadGenerator.prompt(options.promptChars()).length() + " characters");
             if (options.targets().contains("nginx")) {
                 Optional<Path> binary = options.nginx().or(NginxProxy::find);
                 if (binary.isEmpty()) {
@@ -101,7 +102,7 @@ public final class LoadHarness {
                 for (int conns : options.connections()) {
                     for (double rate : options.rates()) {
                         LoadSpec base = new LoadSpec("direct", "127.0.0.1", upstream.port(), "", streaming, conns, rate,
-                                options.warmup(), options.measure(), options.maxRequests());
+                                options.warmup(), options.measure(), options.maxRequests(), options.promptChars());
                         // The three targets back to back, so that they see the same machine load.
                         List<LoadSpec> specs = new ArrayList<>();
                         if (options.targets().contains("direct")) {
@@ -153,9 +154,9 @@ public final class LoadHarness {
         for (boolean streaming : options.streaming()) {
             LoadSpec spec = sluice.isPresent()
                     ? new LoadSpec("prewarm", "127.0.0.1", sluice.get().port(), SluiceServer.KEY, streaming, conns, 0,
-                            Duration.ZERO, options.prewarm(), Long.MAX_VALUE)
+                            Duration.ZERO, options.prewarm(), Long.MAX_VALUE, options.promptChars())
                     : new LoadSpec("prewarm", "127.0.0.1", upstream.port(), "", streaming, conns, 0, Duration.ZERO,
-                            options.prewarm(), Long.MAX_VALUE);
+                            options.prewarm(), Long.MAX_VALUE, options.promptChars());
             LoadResult r = await(LoadGenerator.run(vertx, spec, options.clientThreads()));
             log.printf(java.util.Locale.ROOT, "prewarm %-6s %,d answers, %d errors%n", Report.form(spec), r.completed(),
                     r.errors());

@@ -18,9 +18,10 @@ import java.util.Objects;
  * @param warmup      time spent before measuring
  * @param measure     longest measuring time
  * @param maxRequests most answers measured
+ * @param promptChars length of the user message, which Sluice tokenizes to quote the request
  */
 public record LoadSpec(String target, String host, int port, String apiKey, boolean streaming, int connections,
-        double rate, Duration warmup, Duration measure, long maxRequests) {
+        double rate, Duration warmup, Duration measure, long maxRequests, int promptChars) {
 
     public LoadSpec {
         Objects.requireNonNull(target, "target");
@@ -43,6 +44,9 @@ public record LoadSpec(String target, String host, int port, String apiKey, bool
         if (measure.isNegative() || measure.isZero()) {
             throw new IllegalArgumentException("measure: " + measure + " (expected: > 0)");
         }
+        if (promptChars < 0) {
+            throw new IllegalArgumentException("promptChars: " + promptChars + " (expected: >= 0)");
+        }
         if (maxRequests < 1) {
             throw new IllegalArgumentException("maxRequests: " + maxRequests + " (expected: >= 1)");
         }
@@ -56,6 +60,6 @@ public record LoadSpec(String target, String host, int port, String apiKey, bool
     /** The same run aimed elsewhere. */
     public LoadSpec at(String newTarget, String newHost, int newPort, String newKey) {
         return new LoadSpec(newTarget, newHost, newPort, newKey, streaming, connections, rate, warmup, measure,
-                maxRequests);
+                maxRequests, promptChars);
     }
 }

@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * nginx as a plain reverse proxy in front of the fake upstream: the baseline Sluice is compared
  * with. Runs as a child process in the foreground with its configuration, pid, logs and temporary
  * files in a directory of its own, listens on a free 127.0.0.1 port, keeps connections to the
- * upstream alive and does not buffer streams.
+ * upstream alive, keeps request bodies up to 1 MiB in memory rather than in temporary files, and
+ * does not buffer streams.
  */
 public final class NginxProxy implements AutoCloseable {
 
@@ -76,6 +77,7 @@ public final class NginxProxy implements AutoCloseable {
                 events { worker_connections 4096; }
                 http {
                   access_log off;
+                  client_body_buffer_size 1m;
                   client_body_temp_path %s/client_body;
                   proxy_temp_path %s/proxy;
                   fastcgi_temp_path %s/fastcgi;

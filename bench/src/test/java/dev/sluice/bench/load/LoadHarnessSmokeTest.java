@@ -33,7 +33,7 @@ class LoadHarnessSmokeTest {
 
     private static LoadSpec direct(boolean streaming, double rate) {
         return new LoadSpec("direct", "127.0.0.1", upstream.port(), "", streaming, 4, rate, Duration.ZERO,
-                Duration.ofSeconds(8), 200);
+                Duration.ofSeconds(8), 200, 0);
     }
 
     @Test
@@ -68,8 +68,8 @@ class LoadHarnessSmokeTest {
 
     @Test
     void theUpstreamTellsAStreamingRequestByItsBody() {
-        assertThat(FakeUpstream.asksForStream(Buffer.buffer(LoadGenerator.requestBody(true)))).isTrue();
-        assertThat(FakeUpstream.asksForStream(Buffer.buffer(LoadGenerator.requestBody(false)))).isFalse();
+        assertThat(FakeUpstream.asksForStream(Buffer.buffer(LoadGenerator.requestBody(true, 0)))).isTrue();
+        assertThat(FakeUpstream.asksForStream(Buffer.buffer(LoadGenerator.requestBody(false, 0)))).isFalse();
         assertThat(FakeUpstream.asksForStream(Buffer.buffer("{\"stream\":false}"))).isFalse();
     }
 
@@ -78,7 +78,7 @@ class LoadHarnessSmokeTest {
         // Nothing listens on a port just freed: every exchange fails, and each failure is counted.
         int closed = Ports.free();
         LoadSpec spec = new LoadSpec("closed", "127.0.0.1", closed, "", false, 1, 0, Duration.ZERO,
-                Duration.ofMillis(300), 5);
+                Duration.ofMillis(300), 5, 0);
 
         LoadResult r = await(LoadGenerator.run(vertx, spec, 1));
 
