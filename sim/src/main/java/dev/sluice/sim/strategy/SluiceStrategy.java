@@ -157,7 +157,8 @@ final class SluiceStrategy implements Strategy {
         final java.util.Map<String, GatewayRetryBudget> retries = new java.util.HashMap<>();
         /** Admitted and not yet settled: each holds one open lease. */
         long holding;
-        long lastTimer = -1;
+        long scheduledAt = Long.MAX_VALUE;
+        long timerToken;
 
         Replica(int index, QuotaGovernor governor, AdaptiveWiring adaptive) {
             this.index = index;
@@ -167,22 +168,33 @@ final class SluiceStrategy implements Strategy {
             governor.onWakeup(this::wakeAt);
         }
 
+        /**
+         * The governor wants {@code onTimer} at {@code t}: armed as the gateway's wake-up driver arms
+         * its one Vert.x timer (an earlier request replaces a later one, whole milliseconds, at least
+         * one), so queued requests are served on the same schedule as in the gateway.
+         */
         void wakeAt(long t) {
-            if (t == Long.MAX_VALUE) {
-                return;
-            }
             long now = ctx.loop().now();
-            if (t <= now) {
-                // A wake-up due already is a governor defect (it should have done the work); step a
-                // millisecond so virtual time still advances, and count it for the report.
+            if (t != Long.MAX_VALUE && t <= now) {
+                // A wake-up already due: the governor announced work it could have done itself.
                 pastWakeups++;
             }
-            long at = t <= now ? now + 1_000_000 : t;
-            if (at == lastTimer) {
+            if (t == Long.MAX_VALUE || t >= scheduledAt) {
                 return;
             }
-            lastTimer = at;
-            ctx.loop().at(at, governor::onTimer);
+            scheduledAt = t;
+            long token = ++timerToken;
+            long delayMillis = Math.max(1, (t - now + 999_999) / 1_000_000);
+            ctx.loop().after(delayMillis * 1_000_000, () -> fire(token));
+        }
+
+        private void fire(long token) {
+            if (token != timerToken) {
+                return;
+            }
+            scheduledAt = Long.MAX_VALUE;
+            governor.onTimer();
+            wakeAt(governor.nextWakeupNanos());
         }
 
         void submit(Attempt a) {
