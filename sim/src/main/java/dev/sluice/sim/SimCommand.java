@@ -65,6 +65,14 @@ public final class SimCommand {
             return 2;
         }
         List<String> strategies = o.strategy().equals("all") ? Strategy.NAMES : List.of(o.strategy());
+        if (o.e2e()) {
+            // The other strategies are models inside the simulator; only the gateway runs over HTTP.
+            if (!strategies.contains("sluice")) {
+                err.println("sluice sim: --e2e runs the real gateway, strategy sluice only (got " + o.strategy() + ")");
+                return 2;
+            }
+            strategies = List.of("sluice");
+        }
         List<Comparison> comparisons = new ArrayList<>();
         boolean failed = false;
         for (Scenario s : scenarios) {

@@ -35,8 +35,13 @@ class BundledScenariosTest {
     void runsInShortFormUnderEveryStrategyWithNothingLost(Path file) {
         Scenario s = ScenarioLoader.load(file).shortForm();
         assertThat(s.description()).as("every bundled scenario says what it tests").isNotBlank();
+        long requests = -1;
         for (String strategy : Strategy.NAMES) {
             RunReport r = Simulation.run(s, strategy, s.seed(), true);
+            if (requests < 0) {
+                requests = r.json().path("requests").asLong();
+            }
+            assertThat(r.json().path("requests").asLong()).as("every strategy faces the same requests").isEqualTo(requests);
             assertThat(r.lost()).as(s.name() + "/" + strategy + " seed " + s.seed()).isZero();
             assertThat(r.json().path("requests").asLong()).as("requests of " + strategy).isPositive();
             assertThat(r.json().path("succeeded").asLong()).as("successes of " + strategy).isPositive();

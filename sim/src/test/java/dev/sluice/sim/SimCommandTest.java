@@ -66,6 +66,13 @@ class SimCommandTest {
     }
 
     @Test
+    void endToEndRefusesSimulatorOnlyStrategies() {
+        assertThat(run("--scenario", "noisy-neighbour", "--strategy", "static", "--e2e", "--scenarios",
+                "../scenarios")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--e2e runs the real gateway, strategy sluice only");
+    }
+
+    @Test
     void badArgumentsExitWithUsage() {
         assertThat(run("--strategy", "sluice")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--scenario is required", "usage:");
