@@ -14,9 +14,12 @@ import java.util.Objects;
  *                                           the counted prompt (OpenAI, Gemini, older Anthropic)
  * @param defaultMaxOutputTokens             stands in for {@code max_tokens} when a request gives
  *                                           none: the output reservation never exceeds it
+ * @param outputReservation                  what output a request reserves: the route's learned p95,
+ *                                           or its whole {@code max_tokens} where the provider
+ *                                           charges that on arrival
  */
 public record EstimatorProfile(String profileId, Tokenizer tokenizer, boolean cacheReadCountsAgainstInputLimit,
-        long defaultMaxOutputTokens) {
+        long defaultMaxOutputTokens, OutputReservation outputReservation) {
 
     /** Output ceiling for requests without {@code max_tokens}, when the profile sets none. */
     public static final long DEFAULT_MAX_OUTPUT_TOKENS = 4096;
@@ -28,14 +31,27 @@ public record EstimatorProfile(String profileId, Tokenizer tokenizer, boolean ca
             throw new IllegalArgumentException("profileId: \"" + profileId + "\" (expected: non-blank)");
         }
         Objects.requireNonNull(tokenizer, "tokenizer");
+        Objects.requireNonNull(outputReservation, "outputReservation");
         if (defaultMaxOutputTokens < 1) {
             throw new IllegalArgumentException(
                     "defaultMaxOutputTokens: " + defaultMaxOutputTokens + " (expected: >= 1)");
         }
     }
 
-    /** A profile whose output ceiling is {@link #DEFAULT_MAX_OUTPUT_TOKENS}. */
+    /** A profile that reserves the learned output. */
+    public EstimatorProfile(String profileId, Tokenizer tokenizer, boolean cacheReadCountsAgainstInputLimit,
+            long defaultMaxOutputTokens) {
+        this(profileId, tokenizer, cacheReadCountsAgainstInputLimit, defaultMaxOutputTokens, OutputReservation.LEARNED);
+    }
+
+    /** A profile whose output ceiling is {@link #DEFAULT_MAX_OUTPUT_TOKENS}, reserving the learned output. */
     public static EstimatorProfile of(String profileId, Tokenizer tokenizer, boolean cacheReadCountsAgainstInputLimit) {
         return new EstimatorProfile(profileId, tokenizer, cacheReadCountsAgainstInputLimit, DEFAULT_MAX_OUTPUT_TOKENS);
+    }
+
+    /** The same profile with another output reservation. */
+    public EstimatorProfile withOutputReservation(OutputReservation reservation) {
+        return new EstimatorProfile(profileId, tokenizer, cacheReadCountsAgainstInputLimit, defaultMaxOutputTokens,
+                reservation);
     }
 }

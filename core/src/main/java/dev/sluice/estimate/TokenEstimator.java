@@ -70,7 +70,9 @@ public final class TokenEstimator {
                 ? prompt.maxOutputTokens().getAsInt()
                 : profile.defaultMaxOutputTokens();
         long wanted = config.coldStartOutputTokens();
-        if (state != null) {
+        if (profile.outputReservation() == OutputReservation.MAX_TOKENS) {
+            wanted = ceiling;
+        } else if (state != null) {
             OutputWindow.Summary history = state.output().summary(clock.nanos());
             if (history.samples() >= config.minOutputSamples()) {
                 wanted = history.p95();

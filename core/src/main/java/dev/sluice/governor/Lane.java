@@ -97,11 +97,36 @@ final class Lane {
         return queued.get(c.ordinal());
     }
 
-    /** Time the queue ahead of a {@code c} request needs at the deployment's configured rate. */
+    /** Time everything queued in {@code c} and the classes before it needs at the deployment's configured rate. */
     synchronized long aheadNanos(TrafficClass c) {
         long sum = 0;
         for (int i = 0; i <= c.ordinal(); i++) {
             sum += queuedCostNanos[i];
+        }
+        return sum;
+    }
+
+    /**
+     * Time the requests that fair order would serve before a new {@code c} request of this tenant
+     * need at the deployment's configured rate: everything in the classes before {@code c}, and in
+     * {@code c} the waiters whose start tag is below the one the newcomer would get. A light tenant's
+     * newcomer goes ahead of a heavy tenant's backlog, so judging it by the whole queue would refuse
+     * it as "queue busy" although it would be served at once.
+     */
+    synchronized long fairAheadNanos(TrafficClass c, TenantShare share) {
+        int k = c.ordinal();
+        long sum = 0;
+        for (int i = 0; i < k; i++) {
+            sum += queuedCostNanos[i];
+        }
+        double start = Math.max(virtualTime[k], share.lastFinishTag[k]);
+        for (ArrayDeque<Waiter> flow : flows.get(k).values()) {
+            for (Waiter w : flow) {
+                if (w.startTag > start) {
+                    break;
+                }
+                sum += w.costNanos;
+            }
         }
         return sum;
     }

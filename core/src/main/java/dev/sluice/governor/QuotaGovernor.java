@@ -86,7 +86,7 @@ public final class QuotaGovernor {
             return enqueue(lane, request, amounts, share, now, budget, wait);
         }
         long budget = budgetNanos(request, now);
-        long wait = lane.aheadNanos(c) + lane.costNanos(amounts);
+        long wait = lane.fairAheadNanos(c, share) + lane.costNanos(amounts);
         if (wait > budget) {
             return rejected(request, Rejections.queueBusy(c, wait, budget));
         }

@@ -18,12 +18,13 @@ import java.util.OptionalLong;
 public record Limit(Dimension dimension, long amount, OptionalLong burst) {
 
     /**
-     * Providers enforce per-minute request limits over shorter windows (Azure checks RPM over 1 or
-     * 10 second windows; OpenAI quantises 60,000 RPM to 1,000 per second), so by default a provider
-     * deployment lets at most ten seconds' worth of requests go at once. A full minute's worth
-     * would pass our bucket and be refused upstream.
+     * Providers enforce per-minute request limits over shorter windows: OpenAI quantises 60,000 RPM
+     * to 1,000 a second, Azure checks RPM over 1- or 10-second windows, Anthropic refills a token
+     * bucket continuously (60 RPM may act as one a second). One second's worth is the burst that
+     * fits all of them, so by default a provider deployment lets at most that many requests go at
+     * once; more would pass our bucket and be refused upstream.
      */
-    public static final Duration DEPLOYMENT_REQUEST_BURST = Duration.ofSeconds(10);
+    public static final Duration DEPLOYMENT_REQUEST_BURST = Duration.ofSeconds(1);
 
     public Limit {
         Objects.requireNonNull(dimension, "dimension");
@@ -54,7 +55,7 @@ public record Limit(Dimension dimension, long amount, OptionalLong burst) {
             return burst.getAsLong();
         }
         if (dimension == Dimension.REQUESTS && level == ScopeLevel.PROVIDER_DEPLOYMENT) {
-            long perWindow = amount * DEPLOYMENT_REQUEST_BURST.toSeconds() / 60;
+            long perWindow = amount * DEPLOYMENT_REQUEST_BURST.toMillis() / 60_000;
             return Math.max(1, perWindow);
         }
         return amount;

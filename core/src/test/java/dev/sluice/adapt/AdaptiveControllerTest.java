@@ -416,7 +416,7 @@ class AdaptiveControllerTest {
     }
 
     @Test
-    void interactiveRequestsRunningOutOfTimeShedLoad() {
+    void interactiveRequestsRunningOutOfTimeBrownOutButNeverShedOnQueuePressureAlone() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
         for (int i = 0; i < 20; i++) {
@@ -428,8 +428,8 @@ class AdaptiveControllerTest {
             c.onQueueRefused(TrafficClass.INTERACTIVE);
         }
         c.tick();
-        assertThat(c.mode()).isEqualTo(Mode.LOAD_SHEDDING);
-        assertThat(eventsOf(ModeTransition.class).get(0).reason()).isEqualTo("queue pressure 1.00 >= 0.80");
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        assertThat(eventsOf(ModeTransition.class).get(0).reason()).isEqualTo("queue pressure 1.00 >= 0.50");
     }
 
     @Test
@@ -451,7 +451,7 @@ class AdaptiveControllerTest {
             all.onDecision(request(TrafficClass.INTERACTIVE), new Decision.Rejected(timedOut));
         }
         all.tick();
-        assertThat(c.mode()).isEqualTo(Mode.LOAD_SHEDDING);
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
     }
 
     // ---- client-side throttling ----

@@ -205,6 +205,24 @@ class QueueingRulesTest {
         assertThat(second.expectedWaitNanos()).isEqualTo(Duration.ofSeconds(20).toNanos());
     }
 
+    @Test
+    void aNewcomerIsJudgedByItsPlaceInFairOrderNotByTheWholeQueue() {
+        // 100 tokens a second; each request of 1,000 tokens occupies the deployment for 10 s.
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(deployment(), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(INPUT_TOKENS, 6_000, 1_000)))
+                .classPolicy(TrafficClass.BATCH, new ClassPolicy(Duration.ofSeconds(25), 100)).build());
+        f.admit("w", 1_000, 0);
+        assertThat(f.admit("heavy", 1_000, 0)).isInstanceOf(Decision.Queued.class);
+        assertThat(f.admit("heavy", 1_000, 0)).isInstanceOf(Decision.Queued.class);
+        assertThat(f.admit("heavy", 1_000, 0)).as("30 s behind its own backlog").isInstanceOf(Decision.Rejected.class);
+
+        Decision light = f.admit("light", 1_000, 0);
+
+        // Fair order puts it right after the heavy tenant's first request: 10 s ahead plus its own 10 s,
+        // although the whole queue holds 20 s.
+        assertThat(((Decision.Queued) light).expectedWaitNanos()).isEqualTo(Duration.ofSeconds(20).toNanos());
+    }
+
     private static void count(Decision d, AtomicLong admitted) {
         if (d instanceof Decision.Admitted) {
             admitted.incrementAndGet();

@@ -79,11 +79,16 @@ final class Simulation {
      */
     Simulation(long seed, long configuredRpm, long configuredTpm, SimProvider provider, AdaptiveConfig config,
             int seconds) {
+        this(seed, Limit.of(Dimension.REQUESTS, configuredRpm), configuredTpm, provider, config, seconds);
+    }
+
+    /** With an explicit request limit, e.g. one whose burst is wider than the default second. */
+    Simulation(long seed, Limit requestLimit, long configuredTpm, SimProvider provider, AdaptiveConfig config,
+            int seconds) {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
         this.provider = provider;
-        Limits limits = Limits.of(Limit.of(Dimension.REQUESTS, configuredRpm),
-                Limit.of(Dimension.TOTAL_TOKENS, configuredTpm));
+        Limits limits = Limits.of(requestLimit, Limit.of(Dimension.TOTAL_TOKENS, configuredTpm));
         this.governor = new QuotaGovernor(GovernorConfig.builder().scope(SCOPE, limits).build(),
                 new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock);
         this.controllers = new AdaptiveControllers(governor, d -> config, seed);
