@@ -1,7 +1,5 @@
 package dev.sluice.governor;
 
-import dev.sluice.limits.Dimension;
-
 /**
  * What a request is expected to take, from preflight estimation.
  *
@@ -18,17 +16,8 @@ public record Demand(long inputTokens, long outputTokens, boolean streaming) {
         }
     }
 
-    /** The amount vector, indexed by {@link Dimension#ordinal()}. */
+    /** The amount vector the store takes. */
     long[] amounts() {
-        long[] a = new long[Dimension.COUNT];
-        a[Dimension.REQUESTS.ordinal()] = 1;
-        a[Dimension.INPUT_TOKENS.ordinal()] = inputTokens;
-        a[Dimension.OUTPUT_TOKENS.ordinal()] = outputTokens;
-        a[Dimension.TOTAL_TOKENS.ordinal()] = inputTokens + outputTokens;
-        a[Dimension.CONCURRENT_REQUESTS.ordinal()] = 1;
-        a[Dimension.CONCURRENT_STREAMS.ordinal()] = streaming ? 1 : 0;
-        a[Dimension.DAILY_REQUESTS.ordinal()] = 1;
-        a[Dimension.DAILY_TOKENS.ordinal()] = inputTokens + outputTokens;
-        return a;
+        return Amounts.of(inputTokens, outputTokens, 1, streaming ? 1 : 0);
     }
 }

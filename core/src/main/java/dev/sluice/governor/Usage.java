@@ -1,7 +1,5 @@
 package dev.sluice.governor;
 
-import dev.sluice.limits.Dimension;
-
 /**
  * What a request actually took, as the provider reported it.
  *
@@ -17,13 +15,6 @@ public record Usage(long inputTokens, long outputTokens) {
     }
 
     long[] amounts() {
-        long[] a = new long[Dimension.COUNT];
-        a[Dimension.REQUESTS.ordinal()] = 1;
-        a[Dimension.INPUT_TOKENS.ordinal()] = inputTokens;
-        a[Dimension.OUTPUT_TOKENS.ordinal()] = outputTokens;
-        a[Dimension.TOTAL_TOKENS.ordinal()] = inputTokens + outputTokens;
-        a[Dimension.DAILY_REQUESTS.ordinal()] = 1;
-        a[Dimension.DAILY_TOKENS.ordinal()] = inputTokens + outputTokens;
-        return a;
+        return Amounts.of(inputTokens, outputTokens, 0, 0);
     }
 }

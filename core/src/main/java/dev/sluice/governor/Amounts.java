@@ -1,0 +1,26 @@
+package dev.sluice.governor;
+
+import dev.sluice.limits.Dimension;
+
+/** Amount vectors, indexed by {@link Dimension#ordinal()}, as the store takes them. */
+final class Amounts {
+
+    private Amounts() {}
+
+    /**
+     * One request with these tokens, holding {@code requestSlots} concurrency slots and
+     * {@code streamSlots} stream slots while it runs.
+     */
+    static long[] of(long inputTokens, long outputTokens, int requestSlots, int streamSlots) {
+        long[] a = new long[Dimension.COUNT];
+        a[Dimension.REQUESTS.ordinal()] = 1;
+        a[Dimension.INPUT_TOKENS.ordinal()] = inputTokens;
+        a[Dimension.OUTPUT_TOKENS.ordinal()] = outputTokens;
+        a[Dimension.TOTAL_TOKENS.ordinal()] = inputTokens + outputTokens;
+        a[Dimension.CONCURRENT_REQUESTS.ordinal()] = requestSlots;
+        a[Dimension.CONCURRENT_STREAMS.ordinal()] = streamSlots;
+        a[Dimension.DAILY_REQUESTS.ordinal()] = 1;
+        a[Dimension.DAILY_TOKENS.ordinal()] = inputTokens + outputTokens;
+        return a;
+    }
+}
