@@ -32,6 +32,7 @@ public final class Gateway {
     private final RequestLedger ledger;
     private final GatewayCore core;
     private final WakeupDriver wakeups;
+    private final AdaptiveWiring adaptive;
     private final List<String> deployments = new ArrayList<>();
     private int port;
 
@@ -42,9 +43,26 @@ public final class Gateway {
         this.governor = new QuotaGovernor(config.governorConfig(), store, b.clock);
         this.estimator = new TokenEstimator(b.estimatorConfig, b.clock);
         this.ledger = new RequestLedger();
-        this.core = new GatewayCore(vertx, config, governor, estimator, b.feedback, ledger, b.clock);
+        this.adaptive = b.adaptive ? AdaptiveWiring.attach(config, governor, vertx, b.seed) : null;
+        ProviderFeedback feedback = adaptive == null ? b.feedback : both(adaptive, b.feedback);
+        this.core = new GatewayCore(vertx, config, governor, estimator, feedback, ledger, b.clock);
         this.wakeups = new WakeupDriver(vertx, governor, b.clock);
         governor.onWakeup(wakeups::request);
+    }
+
+    private static ProviderFeedback both(ProviderFeedback first, ProviderFeedback second) {
+        return new ProviderFeedback() {
+            @Override
+            public void onResponse(String deployment, dev.sluice.signal.ProviderSignal signal) {
+                onResponse(deployment, signal, 0);
+            }
+
+            @Override
+            public void onResponse(String deployment, dev.sluice.signal.ProviderSignal signal, long latencyNanos) {
+                first.onResponse(deployment, signal, latencyNanos);
+                second.onResponse(deployment, signal, latencyNanos);
+            }
+        };
     }
 
     /** A builder for a gateway serving {@code config}. */
@@ -84,10 +102,18 @@ public final class Gateway {
         return vertx;
     }
 
+    /** The adaptive controllers (modes, multipliers, ramp stages per deployment), when adaptive control is on. */
+    public java.util.Optional<dev.sluice.adapt.AdaptiveControllers> adaptive() {
+        return java.util.Optional.ofNullable(adaptive).map(AdaptiveWiring::controllers);
+    }
+
     /** Stops listening, then closes what the gateway created (its Vert.x instance, if it made one). */
     public Future<Void> stop() {
         core.ready(false);
         wakeups.close();
+        if (adaptive != null) {
+            adaptive.close();
+        }
         Future<Void> all = Future.succeededFuture();
         for (String id : deployments) {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
@@ -123,6 +149,8 @@ public final class Gateway {
         private QuotaStore store;
         private EstimatorConfig estimatorConfig = EstimatorConfig.defaults();
         private int instances = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+        private boolean adaptive = true;
+        private long seed = 1;
 
         private Builder(SluiceConfig config) {
             this.config = Objects.requireNonNull(config, "config");
@@ -153,6 +181,21 @@ public final class Gateway {
 
         public Builder estimatorConfig(EstimatorConfig c) {
             this.estimatorConfig = Objects.requireNonNull(c, "estimatorConfig");
+            return this;
+        }
+
+        /**
+         * Whether deployments with {@code adaptive.enabled} get an adaptive controller (default: yes).
+         * Off leaves every deployment at its configured limits; signals still reach {@link #feedback}.
+         */
+        public Builder adaptive(boolean on) {
+            this.adaptive = on;
+            return this;
+        }
+
+        /** Seeds the adaptive controllers' random draws. */
+        public Builder seed(long s) {
+            this.seed = s;
             return this;
         }
 

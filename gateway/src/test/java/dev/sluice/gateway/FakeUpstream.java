@@ -14,16 +14,18 @@ final class FakeUpstream {
     enum Mode { HANG, RESET, GARBAGE, NOT_JSON, ENDLESS_STREAM }
 
     final Mode mode;
+    private final Vertx vertx;
     final AtomicInteger connections = new AtomicInteger();
     final AtomicInteger closed = new AtomicInteger();
     private NetServer server;
 
-    private FakeUpstream(Mode mode) {
+    private FakeUpstream(Vertx vertx, Mode mode) {
+        this.vertx = vertx;
         this.mode = mode;
     }
 
     static FakeUpstream start(Vertx vertx, Mode mode) throws Exception {
-        FakeUpstream f = new FakeUpstream(mode);
+        FakeUpstream f = new FakeUpstream(vertx, mode);
         f.server = vertx.createNetServer(new NetServerOptions().setHost("127.0.0.1").setPort(0).setSoLinger(0))
                 .connectHandler(f::onConnect);
         f.server.listen().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
@@ -36,7 +38,9 @@ final class FakeUpstream {
 
     private void onConnect(NetSocket s) {
         connections.incrementAndGet();
-        s.closeHandler(v -> closed.incrementAndGet());
+        if (mode != Mode.ENDLESS_STREAM) {
+            s.closeHandler(v -> closed.incrementAndGet());
+        }
         boolean[] answered = {false};
         s.handler(data -> {
             if (answered[0]) {
@@ -66,12 +70,25 @@ final class FakeUpstream {
                 + "{\"content\":\"" + "word ".repeat(200) + "\"}}]}\n\n";
         String chunk = Integer.toHexString(event.length()) + "\r\n" + event + "\r\n";
         Buffer b = Buffer.buffer(chunk);
+        boolean[] open = {true};
+        s.closeHandler(v -> {
+            open[0] = false;
+            closed.incrementAndGet();
+        });
         Runnable[] next = new Runnable[1];
         next[0] = () -> {
-            while (!s.writeQueueFull()) {
+            // A closed socket never reports a full queue: stop on close, and never spin in one turn.
+            for (int i = 0; i < 64 && open[0] && !s.writeQueueFull(); i++) {
                 s.write(b);
             }
-            s.drainHandler(v -> next[0].run());
+            if (!open[0]) {
+                return;
+            }
+            if (s.writeQueueFull()) {
+                s.drainHandler(v -> next[0].run());
+            } else {
+                vertx.runOnContext(v -> next[0].run());
+            }
         };
         next[0].run();
     }

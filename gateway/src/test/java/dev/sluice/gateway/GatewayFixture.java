@@ -43,6 +43,11 @@ final class GatewayFixture {
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     GatewayFixture() throws Exception {
+        this(true);
+    }
+
+    /** @param adaptive whether adaptive control reacts to provider signals (off to test other mechanisms alone) */
+    GatewayFixture(boolean adaptive) throws Exception {
         openai = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.OPENAI)));
         azure = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.AZURE_OPENAI)));
         anthropic = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.ANTHROPIC)));
@@ -62,7 +67,7 @@ final class GatewayFixture {
         closedPort = probe.getLocalPort();
         probe.close();
         SluiceConfig config = ConfigLoader.parse(yaml(), "fixture.yaml", name -> null);
-        gateway = await(Gateway.builder(config).vertx(vertx).instances(2).start());
+        gateway = await(Gateway.builder(config).vertx(vertx).instances(2).adaptive(adaptive).start());
     }
 
     private String yaml() {

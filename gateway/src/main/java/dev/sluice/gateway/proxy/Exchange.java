@@ -277,6 +277,10 @@ final class Exchange {
         if (a.queuedNanos() > 0) {
             resp.putHeader("x-sluice-queued-ms", Long.toString(a.queuedNanos() / 1_000_000));
         }
+        if (a.brownout()) {
+            plan.capOutput(route.operation(), UpstreamPlan.BROWNOUT_MAX_OUTPUT_TOKENS);
+            resp.putHeader("x-sluice-brownout", "true");
+        }
         state = State.UPSTREAM;
         call = new UpstreamCall(this);
         call.dispatch();

@@ -57,6 +57,7 @@ final class UpstreamCall {
     private long stallTimer = -1;
     private int attempts;
     private long sentAtNanos;
+    private final byte[] body;
     private StreamUsageTracker tracker;
     /** Gemini streams without {@code alt=sse} are one JSON array: kept (bounded) to read its last usage. */
     private Buffer jsonArrayStream;
@@ -66,6 +67,7 @@ final class UpstreamCall {
         this.x = x;
         this.core = x.core;
         this.upstream = core.upstream(x.deployment.id());
+        this.body = x.plan.bytes();
     }
 
     void dispatch() {
@@ -90,7 +92,7 @@ final class UpstreamCall {
             if (x.state == Exchange.State.DONE) {
                 r.reset();
             }
-            return r.send(Buffer.buffer(x.plan.body()));
+            return r.send(Buffer.buffer(body));
         }).onComplete(ar -> {
             if (x.state == Exchange.State.DONE) {
                 if (ar.succeeded()) {

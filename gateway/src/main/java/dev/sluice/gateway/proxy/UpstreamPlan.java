@@ -24,8 +24,42 @@ import java.nio.charset.StandardCharsets;
  * @param streaming whether the answer is a stream
  * @param clientWantsUsage for OpenAI chat streams: whether the client asked for the usage chunk
  */
-record UpstreamPlan(String pathAndQuery, byte[] body, WireFormat format, Translation translation, boolean streaming,
+record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Translation translation, boolean streaming,
         boolean clientWantsUsage) {
+
+    /** In brownout, output ceilings above this many tokens are lowered to it. */
+    static final int BROWNOUT_MAX_OUTPUT_TOKENS = 512;
+
+    /** Lowers the request's output ceiling to {@code cap} (setting one where it had none); for brownout. */
+    void capOutput(Operation op, int cap) {
+        switch (format) {
+            case OPENAI -> {
+                if (op == Operation.OPENAI_EMBEDDINGS) {
+                    return;
+                }
+                String field = op == Operation.OPENAI_RESPONSES ? "max_output_tokens"
+                        : body.has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
+                lower(body, field, cap);
+            }
+            case ANTHROPIC -> lower(body, "max_tokens", cap);
+            case GEMINI -> {
+                JsonNode g = body.path("generationConfig");
+                lower(g.isObject() ? (ObjectNode) g : body.putObject("generationConfig"), "maxOutputTokens", cap);
+            }
+        }
+    }
+
+    private static void lower(ObjectNode node, String field, int cap) {
+        JsonNode v = node.path(field);
+        if (!v.isIntegralNumber() || v.asLong() > cap) {
+            node.put(field, cap);
+        }
+    }
+
+    /** The body as sent. */
+    byte[] bytes() {
+        return ProxyJson.bytes(body);
+    }
 
     /** Whether the answer passes through as the provider sent it, or is translated to the OpenAI chat format. */
     enum Translation {
@@ -62,7 +96,7 @@ record UpstreamPlan(String pathAndQuery, byte[] body, WireFormat format, Transla
                         JsonNode so = body.path("stream_options");
                         (so.isObject() ? (ObjectNode) so : body.putObject("stream_options")).put("include_usage", true);
                     }
-                    return new UpstreamPlan(openAiPath(op, d, base), ProxyJson.bytes(body), WireFormat.OPENAI,
+                    return new UpstreamPlan(openAiPath(op, d, base), body, WireFormat.OPENAI,
                             Translation.NATIVE, stream, wantsUsage);
                 }
                 if (op != Operation.OPENAI_CHAT) {
@@ -72,11 +106,11 @@ record UpstreamPlan(String pathAndQuery, byte[] body, WireFormat format, Transla
                 boolean wantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
                 if (kind == DeploymentKind.ANTHROPIC) {
                     ObjectNode out = AnthropicRequests.fromChat(body, profile.model(), profile.defaultMaxOutputTokens());
-                    return new UpstreamPlan(base + "/v1/messages", ProxyJson.bytes(out), WireFormat.ANTHROPIC,
+                    return new UpstreamPlan(base + "/v1/messages", out, WireFormat.ANTHROPIC,
                             Translation.FROM_ANTHROPIC, stream, wantsUsage);
                 }
                 ObjectNode out = GeminiRequests.fromChat(body);
-                return new UpstreamPlan(base + GeminiRequests.path(profile.model(), stream), ProxyJson.bytes(out),
+                return new UpstreamPlan(base + GeminiRequests.path(profile.model(), stream), out,
                         WireFormat.GEMINI, Translation.FROM_GEMINI, stream, wantsUsage);
             }
             case ANTHROPIC -> {
@@ -86,7 +120,7 @@ record UpstreamPlan(String pathAndQuery, byte[] body, WireFormat format, Transla
                             + "/v1/chat/completions");
                 }
                 body.put("model", profile.model());
-                return new UpstreamPlan(base + "/v1/messages", ProxyJson.bytes(body), WireFormat.ANTHROPIC,
+                return new UpstreamPlan(base + "/v1/messages", body, WireFormat.ANTHROPIC,
                         Translation.NATIVE, stream, false);
             }
             default -> {
@@ -97,7 +131,7 @@ record UpstreamPlan(String pathAndQuery, byte[] body, WireFormat format, Transla
                 boolean streaming = op == Operation.GEMINI_STREAM_GENERATE;
                 String path = base + "/v1beta/models/" + URLEncoder.encode(profile.model(), StandardCharsets.UTF_8)
                         + ":" + op.suffix() + (streaming && query != null && query.contains("alt=sse") ? "?alt=sse" : "");
-                return new UpstreamPlan(path, ProxyJson.bytes(body), WireFormat.GEMINI, Translation.NATIVE, streaming,
+                return new UpstreamPlan(path, body, WireFormat.GEMINI, Translation.NATIVE, streaming,
                         false);
             }
         }
