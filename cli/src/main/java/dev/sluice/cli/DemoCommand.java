@@ -83,7 +83,7 @@ final class DemoCommand {
         Gateway g = gateway;
         long timer = vertx.setPeriodic(1000, id -> {
             long elapsed = (System.nanoTime() - startNanos) / 1_000_000_000L;
-            out.println(traffic.summary(elapsed, g.ledger().inFlight()));
+            out.println(traffic.summary(elapsed, g.ledger().inFlight()) + modes(g));
             if (seconds > 0 && elapsed >= seconds) {
                 done.countDown();
             }
@@ -108,6 +108,17 @@ final class DemoCommand {
             // The hook is already running: nothing to remove.
         }
         return 0;
+    }
+
+    /** Each deployment's adaptive mode and its lowest rate multiplier: {@code openai-main normal x1.00}. */
+    static String modes(Gateway g) {
+        StringBuilder sb = new StringBuilder();
+        g.adaptive().ifPresent(a -> a.snapshots().forEach(s -> {
+            double m = s.multipliers().values().stream().mapToDouble(Double::doubleValue).min().orElse(1.0);
+            sb.append(sb.isEmpty() ? " ||" : ",").append(' ').append(s.deployment()).append(' ')
+                    .append(s.mode().wireName()).append(String.format(" x%.2f", m));
+        }));
+        return sb.toString();
     }
 
     static String resource() throws IOException {
