@@ -55,9 +55,9 @@ final class GatewayFixture {
         // One request per 10-second window: the second is refused by the provider.
         limited = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
                 .limits(ProviderLimits.builder().rpm(6).build()).build()));
-        // One request per 100 ms window, and a 429 that says to come back in 120 ms.
+        // One request per one-second window, and a 429 that says to come back in 120 ms.
         flaky = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
-                .limits(ProviderLimits.builder().rpm(600).requestWindow(Duration.ofMillis(100)).build())
+                .limits(ProviderLimits.builder().rpm(60).requestWindow(Duration.ofSeconds(1)).build())
                 .retryAfter(new dev.sluice.mock.http.RetryAfterConfig(dev.sluice.mock.http.RetryAfterForm.INTEGER_SECONDS,
                         true, java.util.Optional.of(Duration.ofMillis(120)))).build()));
         for (FakeUpstream.Mode m : FakeUpstream.Mode.values()) {
