@@ -9,7 +9,6 @@ import dev.sluice.store.QuotaStore;
 import dev.sluice.store.ReserveOutcome;
 import dev.sluice.store.SettleOutcome;
 import dev.sluice.time.NanoClock;
-import io.lettuce.core.ScriptOutputType;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -154,20 +153,18 @@ public final class LeasedQuotaStore implements QuotaStore {
 
     private List<Object> share(BucketPlan plan, double demand, boolean giveBack) {
         KeyLayout keys = remote.keys();
-        String tag = keys.tagOf(plan.scope());
         int[] dims = plan.limitedDimensions();
-        String[] a = new String[RedisQuotaStore.HEADER + 4 + dims.length];
-        remote.header(a);
-        int i = RedisQuotaStore.HEADER;
-        a[i++] = remote.config().replicaId();
-        a[i++] = Double.toString(demand);
-        a[i++] = Long.toString(config.leaseLength().toNanos());
-        a[i++] = giveBack ? "1" : "0";
-        for (int d : dims) {
-            a[i++] = Integer.toString(d);
+        Object[] a = new Object[5 + dims.length];
+        a[0] = remote.clock();
+        a[1] = remote.config().replicaId();
+        a[2] = Double.toString(demand);
+        a[3] = config.leaseLength().toNanos();
+        a[4] = giveBack ? "1" : "0";
+        for (int i = 0; i < dims.length; i++) {
+            a[5 + i] = (long) dims[i];
         }
-        return remote.link().eval(Script.SHARE, ScriptOutputType.MULTI,
-                new String[] {keys.share(tag, plan), keys.bucket(tag, plan)}, a);
+        byte[][] k = {Packing.key(keys.share(keys.tagOf(plan.scope()), plan)), remote.bucketKey(plan)};
+        return remote.link().callList(Library.Fn.SHARE, k, a);
     }
 
     /** This replica's current share of {@code plan}'s bucket, 0 to 1 (0 before its first use). */

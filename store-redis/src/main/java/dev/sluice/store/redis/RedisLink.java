@@ -6,23 +6,31 @@ import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.output.IntegerOutput;
+import io.lettuce.core.output.NestedMultiOutput;
+import io.lettuce.core.protocol.CommandArgs;
+import io.lettuce.core.protocol.CommandType;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
-import java.util.EnumMap;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
  * One Lettuce connection shared by every thread of the replica (commands from many threads are
- * pipelined on it), the script digests, and the mapping of Redis failures to
+ * pipelined on it), the server-side {@link Library}, and the mapping of Redis failures to
  * {@link StoreUnavailableException}. Commands are refused at once while disconnected instead of
  * being buffered: a reservation replayed seconds later would be a surprise.
+ *
+ * <p>The library is loaded as Redis functions ({@code FCALL}) where the server has them (7.0 and
+ * later), else as scripts ({@code EVALSHA}). Calls pass packed binary arguments that the library
+ * builds once per path where it can.
  */
 final class RedisLink implements AutoCloseable {
 
@@ -34,8 +42,8 @@ final class RedisLink implements AutoCloseable {
     private final StatefulRedisConnection<String, String> connection;
     private final RedisAsyncCommands<String, String> async;
     private final long timeoutNanos;
-    private final EnumMap<Script, String> sources = new EnumMap<>(Script.class);
-    private final EnumMap<Script, String> digests = new EnumMap<>(Script.class);
+    private final Library library = Library.get();
+    private volatile boolean functions;
 
     private RedisLink(ClientResources resources, RedisClient client, StatefulRedisConnection<String, String> connection,
             Duration timeout) {
@@ -46,7 +54,13 @@ final class RedisLink implements AutoCloseable {
         this.timeoutNanos = timeout.toNanos();
     }
 
-    static RedisLink open(RedisURI uri, Duration timeout, Duration reconnectDelay) {
+    /**
+     * Connects and loads the library.
+     *
+     * @param functions whether to use Redis functions where the server has them; false always
+     *     uses scripts (for tests of that path)
+     */
+    static RedisLink open(RedisURI uri, Duration timeout, Duration reconnectDelay, boolean functions) {
         ClientResources resources = ClientResources.builder().reconnectDelay(Delay.constant(reconnectDelay)).build();
         RedisClient client = RedisClient.create(resources, uri);
         client.setOptions(ClientOptions.builder()
@@ -63,29 +77,94 @@ final class RedisLink implements AutoCloseable {
             throw new StoreUnavailableException("redis: cannot connect to " + uri.getHost() + ":" + uri.getPort(), e);
         }
         RedisLink link = new RedisLink(resources, client, connection, timeout);
-        for (Script s : Script.values()) {
-            link.sources.put(s, s.source());
-            link.load(s);
+        try {
+            link.functions = functions && link.loadFunctions();
+            if (!link.functions) {
+                link.loadScripts();
+            }
+        } catch (RuntimeException e) {
+            link.close();
+            throw e;
         }
         return link;
     }
 
-    private synchronized void load(Script s) {
-        digests.put(s, await(async.scriptLoad(sources.get(s))));
-    }
-
-    private synchronized String digest(Script s) {
-        return digests.get(s);
-    }
-
-    /** Runs a script by digest, loading it again once if the server lost it (restart, SCRIPT FLUSH). */
-    <T> T eval(Script s, ScriptOutputType type, String[] keys, String[] args) {
+    /** Loads the function library; false if the server has no functions (before Redis 7). */
+    private boolean loadFunctions() {
         try {
-            return await(async.<T>evalsha(digest(s), type, keys, args));
-        } catch (NoScript e) {
-            load(s);
-            return await(async.<T>evalsha(digest(s), type, keys, args));
+            await(async.functionLoad(library.functionsSource, true));
+            return true;
+        } catch (IllegalStateException e) {
+            if (String.valueOf(e.getMessage()).contains("unknown command")) {
+                return false;
+            }
+            throw e;
         }
+    }
+
+    private void loadScripts() {
+        for (Library.Fn f : Library.Fn.values()) {
+            await(async.scriptLoad(library.script(f)));
+        }
+    }
+
+    /** Loads what the server lost (a restart without persistence, FUNCTION FLUSH, SCRIPT FLUSH). */
+    private void reload() {
+        if (functions) {
+            loadFunctions();
+        } else {
+            loadScripts();
+        }
+    }
+
+    /** Whether calls go to Redis functions ({@code FCALL}) rather than scripts. */
+    boolean usesFunctions() {
+        return functions;
+    }
+
+    /**
+     * Calls a library function that answers an integer. {@code args} are {@code byte[]} (sent as
+     * they are), {@code Long} or {@code String}.
+     */
+    long callLong(Library.Fn f, byte[][] keys, Object... args) {
+        try {
+            return await(async.dispatch(command(), new IntegerOutput<>(StringCodec.UTF8), args(f, keys, args)));
+        } catch (NoScript e) {
+            reload();
+            return await(async.dispatch(command(), new IntegerOutput<>(StringCodec.UTF8), args(f, keys, args)));
+        }
+    }
+
+    /** As {@link #callLong}, for functions that answer an array (nested arrays become lists). */
+    List<Object> callList(Library.Fn f, byte[][] keys, Object... args) {
+        try {
+            return await(async.dispatch(command(), new NestedMultiOutput<>(StringCodec.UTF8), args(f, keys, args)));
+        } catch (NoScript e) {
+            reload();
+            return await(async.dispatch(command(), new NestedMultiOutput<>(StringCodec.UTF8), args(f, keys, args)));
+        }
+    }
+
+    private CommandType command() {
+        return functions ? CommandType.FCALL : CommandType.EVALSHA;
+    }
+
+    private CommandArgs<String, String> args(Library.Fn f, byte[][] keys, Object[] args) {
+        CommandArgs<String, String> a = new CommandArgs<>(StringCodec.UTF8);
+        a.add(functions ? library.functionName(f) : library.scriptDigest(f));
+        a.add(keys.length);
+        for (byte[] k : keys) {
+            a.add(k);
+        }
+        for (Object o : args) {
+            switch (o) {
+                case byte[] b -> a.add(b);
+                case Long l -> a.add(l);
+                case String s -> a.add(s);
+                default -> throw new IllegalArgumentException("argument: " + o.getClass().getName());
+            }
+        }
+        return a;
     }
 
     RedisAsyncCommands<String, String> commands() {
@@ -115,7 +194,7 @@ final class RedisLink implements AutoCloseable {
     private static RuntimeException translate(Throwable t) {
         if (t instanceof RedisCommandExecutionException e) {
             String msg = String.valueOf(e.getMessage());
-            if (msg.startsWith("NOSCRIPT")) {
+            if (msg.startsWith("NOSCRIPT") || msg.startsWith("ERR Function not found")) {
                 return new NoScript();
             }
             for (String code : UNAVAILABLE) {
@@ -134,7 +213,7 @@ final class RedisLink implements AutoCloseable {
         return new IllegalStateException("redis: unexpected failure", t);
     }
 
-    /** The server does not know a script digest: load it and try again. */
+    /** The server does not know a script digest or function: load the library and try again. */
     private static final class NoScript extends RuntimeException {
         private static final long serialVersionUID = 1L;
 

@@ -10,10 +10,10 @@ import dev.sluice.store.ReserveOutcome;
 import dev.sluice.store.SettleOutcome;
 import dev.sluice.time.NanoClock;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.ScriptOutputType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -37,24 +37,14 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class RedisQuotaStore implements QuotaStore {
 
     /** Version of the key layout and value formats; stored in the namespace's meta key. */
-    public static final int FORMAT_VERSION = 1;
+    public static final int FORMAT_VERSION = 2;
 
     private static final int MAX_PENDING = 100_000;
     private static final int EXPIRE_BATCH = 256;
-    static final int HEADER = 9;
-    private static final String KINDS;
-
-    static {
-        StringBuilder k = new StringBuilder();
-        for (Dimension d : Dimension.values()) {
-            k.append(switch (d.kind()) {
-                case RATE -> 'R';
-                case GAUGE -> 'G';
-                case DAILY -> 'D';
-            });
-        }
-        KINDS = k.toString();
-    }
+    private static final byte[] SERVER_TIME = {};
+    private static final byte[] NOTHING = {};
+    private static final byte[] SETTLE = {'s'};
+    private static final byte[] RELEASE = {'r'};
 
     private final RedisStoreConfig config;
     private final RedisLink link;
@@ -67,23 +57,29 @@ public final class RedisQuotaStore implements QuotaStore {
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pendingCount = new AtomicInteger();
     private final AtomicBoolean draining = new AtomicBoolean();
-    private volatile DayTable days;
+    private final Long reclaimOnReserve;
+    private volatile Days days;
 
-    /** A settlement or release waiting for Redis to answer again. {@code actual} null: release. */
-    private record Pending(RedisLease lease, long[] actual) {}
+    /** A settlement or release waiting for Redis to answer again. {@code actual} (packed) null: release. */
+    private record Pending(RedisLease lease, byte[] actual) {}
 
-    private record PlanArgs(BucketPlan plan, String[] args) {}
+    /** A single bucket's key and packed plan, for calls on one bucket. */
+    private record PlanArgs(BucketPlan plan, byte[][] key, byte[] packed) {}
+
+    private record Days(DayTable table, byte[] packed) {}
 
     private RedisQuotaStore(RedisStoreConfig config, RedisLink link) {
         this.config = config;
         this.link = link;
         this.keys = new KeyLayout(config.namespace(), config.grouping());
         this.wall = config.testClock().orElse(NanoClock.system());
+        this.reclaimOnReserve = (long) config.reclaimOnReserve();
     }
 
     /**
      * Connects to Redis at {@code uri} ({@code redis://host:port/db}) with a connection of its own,
-     * loads the scripts and checks the namespace's format version.
+     * loads the server-side library (as Redis functions where the server has them, else as
+     * scripts) and checks the namespace's format version.
      *
      * @throws StoreUnavailableException if Redis cannot be reached
      * @throws IllegalStateException if the namespace holds state of another format version
@@ -94,8 +90,13 @@ public final class RedisQuotaStore implements QuotaStore {
 
     /** As {@link #connect(String, RedisStoreConfig)}. */
     public static RedisQuotaStore connect(RedisURI uri, RedisStoreConfig config) {
+        return connect(uri, config, true);
+    }
+
+    /** As {@link #connect(RedisURI, RedisStoreConfig)}; {@code functions} false always uses scripts. */
+    static RedisQuotaStore connect(RedisURI uri, RedisStoreConfig config, boolean functions) {
         Objects.requireNonNull(config, "config");
-        RedisLink link = RedisLink.open(uri, config.commandTimeout(), config.reconnectDelay());
+        RedisLink link = RedisLink.open(uri, config.commandTimeout(), config.reconnectDelay(), functions);
         RedisQuotaStore store = new RedisQuotaStore(config, link);
         try {
             store.checkFormat();
@@ -138,12 +139,14 @@ public final class RedisQuotaStore implements QuotaStore {
     @Override
     public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
         PathLayout layout = layout(path);
-        RedisLease lease = new RedisLease(config.replicaId() + "-" + nextLease.incrementAndGet(), layout);
+        RedisLease lease = new RedisLease(config.replicaId() + "-" + nextLease.incrementAndGet(), layout, amounts);
         int granted = 0;
         try {
-            for (PathLayout.Group g : layout.groups) {
+            for (int gi = 0; gi < layout.groups.length; gi++) {
+                PathLayout.Group g = layout.groups[gi];
                 registerGroup(g.tag());
-                List<Object> r = reserveGroup(g, lease.id(), amounts, leaseTtlNanos);
+                List<Object> r = link.callList(Library.Fn.RESERVE, g.keys(), clock(), calendar(), lease.members[gi],
+                        leaseTtlNanos, reclaimOnReserve, g.packedPlans());
                 if (((Long) r.get(0)) == 0L) {
                     if (granted > 0) {
                         // An earlier group of a path that spans slots said yes: give that back.
@@ -162,25 +165,6 @@ public final class RedisQuotaStore implements QuotaStore {
         return new ReserveOutcome.Granted(lease);
     }
 
-    private List<Object> reserveGroup(PathLayout.Group g, String leaseId, long[] amounts, long ttl) {
-        String[] k = new String[2 + g.bucketKeys().length];
-        k[0] = g.leaseSet();
-        k[1] = g.leasePrefix() + leaseId;
-        System.arraycopy(g.bucketKeys(), 0, k, 2, g.bucketKeys().length);
-        String[] a = new String[HEADER + 4 + Dimension.COUNT + g.reservePlanArgs().length];
-        header(a);
-        int i = HEADER;
-        a[i++] = leaseId;
-        a[i++] = Long.toString(ttl);
-        a[i++] = Integer.toString(config.reclaimOnReserve());
-        a[i++] = g.leasePrefix();
-        for (int d = 0; d < Dimension.COUNT; d++) {
-            a[i++] = Long.toString(amounts[d]);
-        }
-        System.arraycopy(g.reservePlanArgs(), 0, a, i, g.reservePlanArgs().length);
-        return link.eval(Script.RESERVE, ScriptOutputType.MULTI, k, a);
-    }
-
     private static ReserveOutcome.Short shortfall(BucketPlan[] path, List<Object> r) {
         int index = ((Long) r.get(1)).intValue();
         Scope scope = path[index].scope();
@@ -191,7 +175,7 @@ public final class RedisQuotaStore implements QuotaStore {
 
     @Override
     public SettleOutcome settle(LeaseHandle handle, long[] actual) {
-        return end(lease(handle), actual.clone());
+        return end(lease(handle), Packing.amounts(actual));
     }
 
     @Override
@@ -199,7 +183,7 @@ public final class RedisQuotaStore implements QuotaStore {
         return end(lease(handle), null);
     }
 
-    private SettleOutcome end(RedisLease lease, long[] actual) {
+    private SettleOutcome end(RedisLease lease, byte[] actual) {
         SettleOutcome done = actual == null ? SettleOutcome.RELEASED : SettleOutcome.SETTLED;
         try {
             boolean ended = endGroups(lease, lease.path.groups.length, actual);
@@ -212,24 +196,12 @@ public final class RedisQuotaStore implements QuotaStore {
     }
 
     /** Ends the lease in its first {@code count} groups; true if any part was still open. */
-    private boolean endGroups(RedisLease lease, int count, long[] actual) {
+    private boolean endGroups(RedisLease lease, int count, byte[] actual) {
         boolean any = false;
         for (int gi = 0; gi < count; gi++) {
             PathLayout.Group g = lease.path.groups[gi];
-            String[] k = new String[2 + g.bucketKeys().length];
-            k[0] = g.leaseSet();
-            k[1] = g.leasePrefix() + lease.id();
-            System.arraycopy(g.bucketKeys(), 0, k, 2, g.bucketKeys().length);
-            String[] a = new String[HEADER + 2 + Dimension.COUNT + g.settlePlanArgs().length];
-            header(a);
-            int i = HEADER;
-            a[i++] = lease.id();
-            a[i++] = actual == null ? "r" : "s";
-            for (int d = 0; d < Dimension.COUNT; d++) {
-                a[i++] = actual == null ? "0" : Long.toString(actual[d]);
-            }
-            System.arraycopy(g.settlePlanArgs(), 0, a, i, g.settlePlanArgs().length);
-            Long r = link.eval(Script.SETTLE, ScriptOutputType.INTEGER, k, a);
+            long r = link.callLong(Library.Fn.SETTLE, g.keys(), clock(), calendar(), lease.members[gi],
+                    actual == null ? RELEASE : SETTLE, actual == null ? NOTHING : actual, g.packedPlans());
             any |= r == 1L;
         }
         return any;
@@ -241,14 +213,10 @@ public final class RedisQuotaStore implements QuotaStore {
         int ended = 0;
         for (String tag : groups()) {
             for (String set : new String[] {keys.leaseSet(tag), keys.leasePartSet(tag)}) {
-                String[] k = {set};
-                String[] a = new String[HEADER + 2];
-                header(a);
-                a[HEADER] = keys.leasePrefix(tag);
-                a[HEADER + 1] = Integer.toString(EXPIRE_BATCH);
+                byte[][] k = {Packing.key(set)};
                 long n;
                 do {
-                    n = link.<Long>eval(Script.EXPIRE, ScriptOutputType.INTEGER, k, a);
+                    n = link.callLong(Library.Fn.EXPIRE, k, clock(), (long) EXPIRE_BATCH);
                     if (set.equals(keys.leaseSet(tag))) {
                         ended += (int) n;
                     }
@@ -258,7 +226,6 @@ public final class RedisQuotaStore implements QuotaStore {
         return ended;
     }
 
-    /** Leases open in the whole namespace, of every replica. */
     @Override
     public int openLeases() {
         long open = 0;
@@ -273,17 +240,17 @@ public final class RedisQuotaStore implements QuotaStore {
         if (!(rateFactor > 0 && rateFactor <= 1)) {
             throw new IllegalArgumentException("rateFactor: " + rateFactor + " (expected: in (0, 1])");
         }
-        bucketOp(plan, "control", dimension, Double.toString(rateFactor), Long.toString(pauseNanos));
+        bucketOp(plan, "control", dimension, Double.toString(rateFactor), pauseNanos);
     }
 
     @Override
     public void syncDown(BucketPlan plan, Dimension dimension, long remaining) {
-        bucketOp(plan, "sync", dimension, Long.toString(remaining), "0");
+        bucketOp(plan, "sync", dimension, Long.toString(remaining), 0);
     }
 
     @Override
     public BucketState state(BucketPlan plan) {
-        List<Object> rows = bucketOp(plan, "state", Dimension.REQUESTS, "0", "0");
+        List<Object> rows = bucketOp(plan, "state", Dimension.REQUESTS, "0", 0);
         List<BucketState.DimensionState> dims = new ArrayList<>(rows.size());
         for (Object o : rows) {
             List<?> r = (List<?>) o;
@@ -295,17 +262,10 @@ public final class RedisQuotaStore implements QuotaStore {
         return new BucketState(plan.key(), dims);
     }
 
-    private List<Object> bucketOp(BucketPlan plan, String op, Dimension d, String x, String pause) {
-        String[] planArgs = planArgs(plan);
-        String[] a = new String[HEADER + 4 + planArgs.length];
-        header(a);
-        a[HEADER] = op;
-        a[HEADER + 1] = Integer.toString(d.ordinal());
-        a[HEADER + 2] = x;
-        a[HEADER + 3] = pause;
-        System.arraycopy(planArgs, 0, a, HEADER + 4, planArgs.length);
-        List<Object> out = link.eval(Script.BUCKET, ScriptOutputType.MULTI,
-                new String[] {keys.bucket(keys.tagOf(plan.scope()), plan)}, a);
+    private List<Object> bucketOp(BucketPlan plan, String op, Dimension d, String x, long pause) {
+        PlanArgs p = single(plan);
+        List<Object> out = link.callList(Library.Fn.BUCKET, p.key(), clock(), calendar(), op, (long) d.ordinal(), x,
+                pause, p.packed());
         afterSuccess();
         return out;
     }
@@ -315,26 +275,22 @@ public final class RedisQuotaStore implements QuotaStore {
         link.close();
     }
 
-    /** The nine arguments every script starts with: dimension kinds, time, the reset zone's calendar. */
-    void header(String[] a) {
-        a[0] = KINDS;
+    /** Time for a script: empty for the server's clock, else the test clock's reading. */
+    byte[] clock() {
+        Optional<NanoClock> test = config.testClock();
+        return test.isPresent() ? Packing.clock(test.get().nanos(), test.get().epochMillis()) : SERVER_TIME;
+    }
+
+    /** The reset zone's midnights around now, packed; rebuilt once a day. */
+    byte[] calendar() {
         long ms = wall.epochMillis();
-        if (config.testClock().isPresent()) {
-            a[1] = Long.toString(config.testClock().get().nanos());
-            a[2] = Long.toString(ms);
-        } else {
-            a[1] = "";
-            a[2] = "";
-        }
-        DayTable t = days;
-        if (t == null || !t.centredOn(ms)) {
-            t = DayTable.around(ms, config.dailyResetZone());
+        Days t = days;
+        if (t == null || !t.table().centredOn(ms)) {
+            DayTable table = DayTable.around(ms, config.dailyResetZone());
+            t = new Days(table, Packing.calendar(table));
             days = t;
         }
-        a[3] = Long.toString(t.firstDay());
-        for (int i = 0; i < DayTable.MIDNIGHTS; i++) {
-            a[4 + i] = Long.toString(t.midnights()[i]);
-        }
+        return t.packed();
     }
 
     private PathLayout layout(BucketPlan[] path) {
@@ -349,13 +305,19 @@ public final class RedisQuotaStore implements QuotaStore {
         return p;
     }
 
-    String[] planArgs(BucketPlan plan) {
+    private PlanArgs single(BucketPlan plan) {
         PlanArgs p = singles.get(plan.key());
         if (p == null || p.plan() != plan) {
-            p = new PlanArgs(plan, PathLayout.planArgs(plan));
+            p = new PlanArgs(plan, new byte[][] {Packing.key(keys.bucket(keys.tagOf(plan.scope()), plan))},
+                    Packing.plans(new BucketPlan[] {plan}, new int[] {0}));
             singles.put(plan.key(), p);
         }
-        return p.args();
+        return p;
+    }
+
+    /** The key of {@code plan}'s bucket, as scripts get it. */
+    byte[] bucketKey(BucketPlan plan) {
+        return single(plan).key()[0];
     }
 
     private void registerGroup(String tag) {

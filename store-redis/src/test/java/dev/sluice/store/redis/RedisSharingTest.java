@@ -106,12 +106,12 @@ class RedisSharingTest {
     void aNamespaceOfAnotherFormatIsRefused() {
         RedisClient admin = RedisClient.create(RedisTestSupport.URI);
         try (StatefulRedisConnection<String, String> c = admin.connect()) {
-            c.sync().hset(ns + ":{" + ns + "}:meta", "format", "2");
+            c.sync().hset(ns + ":{" + ns + "}:meta", "format", "1");
         } finally {
             admin.shutdown();
         }
         assertThatThrownBy(this::replica).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("state format 2 (expected: 1)");
+                .hasMessageContaining("state format 1 (expected: 2)");
     }
 
     @Test
