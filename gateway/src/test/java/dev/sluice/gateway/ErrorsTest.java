@@ -114,6 +114,27 @@ class ErrorsTest {
     }
 
     @Test
+    void classHeaderMayLowerButNeverRaiseTheKeysClass() throws Exception {
+        HttpResponse<String> raised = f.post("/v1/chat/completions", GatewayFixture.KEY_PAUSED, chat("chat", ""),
+                "x-sluice-class", "critical");
+        assertThat(error(raised).path("request_class").asText()).isEqualTo("interactive");
+        HttpResponse<String> lowered = f.post("/v1/chat/completions", GatewayFixture.KEY_PAUSED, chat("chat", ""),
+                "x-sluice-class", "batch");
+        assertThat(error(lowered).path("request_class").asText()).isEqualTo("batch");
+    }
+
+    @Test
+    void unknownClassOrBadDeadlineHeaderIs400() throws Exception {
+        HttpResponse<String> c = f.post("/v1/chat/completions", GatewayFixture.KEY, chat("chat", ""), "x-sluice-class", "vip");
+        assertThat(c.statusCode()).isEqualTo(400);
+        assertThat(error(c).path("param").asText()).isEqualTo("x-sluice-class");
+        HttpResponse<String> d = f.post("/v1/chat/completions", GatewayFixture.KEY, chat("chat", ""),
+                "x-sluice-deadline-ms", "-3");
+        assertThat(d.statusCode()).isEqualTo(400);
+        assertThat(error(d).path("code").asText()).isEqualTo("invalid_deadline");
+    }
+
+    @Test
     void providerRejectionAfterAdmissionIsNormalised() throws Exception {
         assertThat(f.post("/v1/chat/completions", GatewayFixture.KEY, chat("limited", "")).statusCode()).isEqualTo(200);
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY, chat("limited", ""));
