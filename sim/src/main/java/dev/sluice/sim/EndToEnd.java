@@ -1,8 +1,6 @@
 package dev.sluice.sim;
 
-import dev.sluice.adapt.AdaptiveControllers;
 import dev.sluice.gateway.Gateway;
-import dev.sluice.gateway.ProviderFeedback;
 import dev.sluice.gateway.config.DeploymentConfig;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.TenantConfig;
@@ -25,7 +23,6 @@ import dev.sluice.sim.scenario.Scenario;
 import dev.sluice.sim.scenario.ScriptedEvent;
 import dev.sluice.sim.strategy.Attempt;
 import dev.sluice.sim.strategy.SimRequest;
-import dev.sluice.signal.ProviderSignal;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -89,20 +86,28 @@ final class EndToEnd {
         }
     }
 
-    private EndToEnd(Scenario scenario, long seed) {
+    private final boolean adaptive;
+
+    private EndToEnd(Scenario scenario, long seed, boolean adaptive) {
         this.scenario = scenario;
         this.seed = seed;
+        this.adaptive = adaptive;
         this.jitter = new RandomStreams(seed).stream("clients/jitter");
     }
 
     /** Runs {@code scenario}, compressed to at most {@code bound}, through the gateway in real time. */
     static RunReport run(Scenario scenario, String strategy, long seed, Duration bound) {
+        return run(scenario, strategy, seed, bound, true);
+    }
+
+    /** As {@link #run(Scenario, String, long, Duration)}; {@code adaptive} false starts the gateway without adaptive control. */
+    static RunReport run(Scenario scenario, String strategy, long seed, Duration bound, boolean adaptive) {
         if (!strategy.equals("sluice")) {
             throw new IllegalArgumentException("strategy: " + strategy
                     + " (expected: sluice; the end-to-end mode runs the real gateway only)");
         }
         Scenario s = scenario.duration().compareTo(bound) > 0 ? scenario.scaledTo(bound) : scenario;
-        EndToEnd e = new EndToEnd(s, seed);
+        EndToEnd e = new EndToEnd(s, seed, adaptive);
         try {
             return e.execute();
         } finally {
@@ -182,23 +187,9 @@ final class EndToEnd {
         }
         SluiceConfig cfg = scenario.config().withDeployments(pointed)
                 .withServer(scenario.config().server().withPort(0));
-        AdaptiveControllers[] adaptive = new AdaptiveControllers[1];
-        ProviderFeedback feedback = new ProviderFeedback() {
-            @Override
-            public void onResponse(String deployment, ProviderSignal signal) {
-                onResponse(deployment, signal, 0);
-            }
-
-            @Override
-            public void onResponse(String deployment, ProviderSignal signal, long latencyNanos) {
-                if (adaptive[0] != null && cfg.deployments().get(deployment).adaptive().enabled()) {
-                    adaptive[0].onSignal(deployment, signal, latencyNanos);
-                }
-            }
-        };
-        return Gateway.builder(cfg).vertx(vertx).feedback(feedback).start().map(g -> {
+        // The gateway wires adaptive control itself (one controller per deployment, ticked by a timer).
+        return Gateway.builder(cfg).vertx(vertx).seed(seed).adaptive(adaptive).start().map(g -> {
             gateway = g;
-            adaptive[0] = AdaptiveWiringForGateway.attach(cfg, g.governor(), vertx, seed);
             return null;
         });
     }

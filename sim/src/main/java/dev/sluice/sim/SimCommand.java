@@ -82,7 +82,7 @@ public final class SimCommand {
             for (String strategy : strategies) {
                 try {
                     reports.add(o.e2e()
-                            ? EndToEnd.run(run, strategy, seed, o.e2eDuration())
+                            ? EndToEnd.run(run, strategy, seed, o.e2eDuration(), !o.noAdaptive())
                             : Simulation.run(run, strategy, seed, o.checkInvariants(), o.redis(), !o.noAdaptive()));
                 } catch (RuntimeException e) {
                     err.println("sluice sim: " + s.name() + "/" + strategy + " seed " + seed + " failed: " + e);
