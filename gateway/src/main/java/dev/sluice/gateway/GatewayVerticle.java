@@ -16,6 +16,9 @@ final class GatewayVerticle extends VerticleBase {
     /** Upstream connections per event loop: enough for hundreds of concurrent streams. */
     static final int UPSTREAM_POOL_SIZE = 512;
 
+    /** How long stopping waits for requests in flight before closing their connections. */
+    static final long SHUTDOWN_GRACE_SECONDS = 10;
+
     private final GatewayCore core;
     private final ServerSettings server;
     private final int port;
@@ -41,7 +44,9 @@ final class GatewayVerticle extends VerticleBase {
 
     @Override
     public Future<?> stop() {
-        Future<Void> closed = listener == null ? Future.succeededFuture() : listener.close();
+        // Graceful: stop accepting, let requests in flight finish (streams included) for a while, then close.
+        Future<Void> closed = listener == null ? Future.succeededFuture()
+                : listener.shutdown(SHUTDOWN_GRACE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
         return closed.compose(v -> client.close());
     }
 
