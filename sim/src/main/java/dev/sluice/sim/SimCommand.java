@@ -77,6 +77,9 @@ public final class SimCommand {
         boolean failed = false;
         for (Scenario s : scenarios) {
             Scenario run = o.shortForm() ? s.shortForm() : s;
+            if (o.e2e() && run.duration().compareTo(o.e2eDuration()) > 0) {
+                run = run.scaledTo(o.e2eDuration());
+            }
             long seed = o.seed().orElse(run.seed());
             List<RunReport> reports = new ArrayList<>();
             for (String strategy : strategies) {
