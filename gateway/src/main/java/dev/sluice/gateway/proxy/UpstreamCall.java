@@ -115,6 +115,8 @@ final class UpstreamCall {
             x.settle(new Usage(0, 0));
         } else if (tracker != null) {
             settleStream();
+        } else if (request == null) {
+            x.release(); // still connecting: nothing reached the provider
         } else {
             x.settle(new Usage(x.estimate.inputTokens(), 0));
         }
