@@ -84,6 +84,19 @@ class EndToEndTest {
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY, CHAT.formatted("azure-chat", ""));
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(json(r).path("usage").path("completion_tokens").asLong()).isPositive();
+        HttpResponse<String> s = f.post("/v1/chat/completions", GatewayFixture.KEY,
+                CHAT.formatted("azure-chat", ",\"stream\":true"));
+        assertThat(s.statusCode()).isEqualTo(200);
+        assertThat(s.body()).contains("chat.completion.chunk").doesNotContain("\"prompt_tokens\"")
+                .endsWith("data: [DONE]\n\n");
+    }
+
+    @Test
+    void completionsStreamAlsoHidesTheUsageChunk() throws Exception {
+        HttpResponse<String> r = f.post("/v1/completions", GatewayFixture.KEY,
+                "{\"model\":\"chat\",\"prompt\":\"Say hi\",\"max_tokens\":5,\"stream\":true}");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.body()).doesNotContain("\"prompt_tokens\"").endsWith("data: [DONE]\n\n");
     }
 
     @Test
