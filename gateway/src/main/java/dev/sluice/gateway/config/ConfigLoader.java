@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.sluice.config.ConfigException;
+import dev.sluice.estimate.OutputReservation;
 import dev.sluice.estimate.Tokenizer;
 import dev.sluice.estimate.TokenizerChoice;
 import dev.sluice.governor.ClassPolicy;
@@ -60,7 +61,7 @@ public final class ConfigLoader {
     private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
     private static final Set<String> RAMP = Set.of("enabled", "stages");
     private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
-            "cache_read_counts_against_input_limit", "default_max_output_tokens", "limits");
+            "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits");
     private static final Set<String> ORG = Set.of("limits", "tenants");
     private static final Set<String> TENANT = Set.of("weight", "guaranteed", "limits", "teams");
     private static final Set<String> TEAM = Set.of("limits", "keys");
@@ -274,8 +275,17 @@ public final class ConfigLoader {
         // Current Anthropic models leave cache reads out of the input-token limit; the others count them.
         boolean cacheCounts = n.get("cache_read_counts_against_input_limit").bool(d.kind() != DeploymentKind.ANTHROPIC);
         long maxOut = n.get("default_max_output_tokens").longValue(dev.sluice.estimate.EstimatorProfile.DEFAULT_MAX_OUTPUT_TOKENS);
+        // OpenAI and Azure charge max_tokens against TPM on arrival: reserving less leaves their bucket
+        // emptier than ours. Anthropic counts output as produced; Gemini has no output limit.
+        Node reservationNode = n.get("output_reservation");
+        OutputReservation reservation = reservationNode.present()
+                ? OutputReservation.fromConfigName(reservationNode.text()).orElseThrow(() -> new ConfigException(
+                        reservationNode.path, "learned or max_tokens", "\"" + reservationNode.text() + "\""))
+                : d.kind() == DeploymentKind.OPENAI || d.kind() == DeploymentKind.AZURE_OPENAI
+                        ? OutputReservation.MAX_TOKENS : OutputReservation.LEARNED;
         Limits limits = limits(n.get("limits"));
-        return build(n.path, () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, limits));
+        return build(n.path, () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, reservation,
+                limits));
     }
 
     private static Tokenizer tokenizer(Node n) {
