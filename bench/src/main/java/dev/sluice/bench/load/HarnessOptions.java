@@ -39,7 +39,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
               --connections 64,256            keep-alive connections, one set of runs each
               --modes plain,stream            whole JSON answers and/or SSE streams
               --rate max                      'max' (closed loop) and/or open-loop rates in req/s, e.g. max,5000
-              --prewarm 20                    seconds of unrecorded load per answer form on Sluice and direct
+              --prewarm 30                    seconds of unrecorded load per answer form on Sluice (direct calls without Sluice)
                                               before the first run (JIT compilation of both JVMs)
               --warmup 5                      warm-up seconds per run
               --seconds 10                    longest measuring time per run, seconds
@@ -90,7 +90,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         }
     }
 
-    /** The defaults: everything at 64 and 256 connections, both forms, closed loop, 20 s pre-warm, 5 s + 10 s per run. */
+    /** The defaults: everything at 64 and 256 connections, both forms, closed loop, 30 s pre-warm, 5 s + 10 s per run. */
     public static HarnessOptions defaults() {
         return parse(new String[0]);
     }
@@ -101,7 +101,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         List<Integer> connections = List.of(64, 256);
         List<Boolean> streaming = List.of(false, true);
         List<Double> rates = List.of(0.0);
-        Duration prewarm = Duration.ofSeconds(20);
+        Duration prewarm = Duration.ofSeconds(30);
         Duration warmup = Duration.ofSeconds(5);
         Duration measure = Duration.ofSeconds(10);
         long maxRequests = 1_000_000;
