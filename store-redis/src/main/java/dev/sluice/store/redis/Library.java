@@ -12,7 +12,7 @@ import java.util.HexFormat;
 import java.util.Map;
 
 /**
- * The server side: {@code sluice.lua} with the dimensions written in, as a Redis 7 function
+ * The server side: {@code state.lua} and {@code calls.lua} with the dimensions written in, as a Redis 7 function
  * library (loaded once, every call runs only its function) and, for servers without functions,
  * as one script per entry point. Names carry a digest of the source, so replicas running
  * different builds never call each other's code.
@@ -21,8 +21,7 @@ final class Library {
 
     /** The entry points of the library. */
     enum Fn {
-        RESERVE("reserve"),
-        SETTLE("settle"),
+        BATCH("batch"),
         EXPIRE("expire"),
         BUCKET("bucket"),
         SHARE("share");
@@ -43,7 +42,7 @@ final class Library {
     private final Map<Fn, byte[]> scriptDigests = new EnumMap<>(Fn.class);
 
     private Library() {
-        String source = read("sluice.lua").replace("@KIND@", kinds()).replace("@NDIM@", Integer.toString(Dimension.COUNT))
+        String source = (read("state.lua") + "\n" + read("calls.lua")).replace("@KIND@", kinds()).replace("@NDIM@", Integer.toString(Dimension.COUNT))
                 .replace("@AMOUNTS@", "<" + "d".repeat(Dimension.COUNT));
         this.name = "sluice_" + sha1(source).substring(0, 12);
         StringBuilder lib = new StringBuilder("#!lua name=").append(name).append('\n').append(source).append('\n');

@@ -145,14 +145,43 @@ final class RedisLink implements AutoCloseable {
         }
     }
 
+    /** Starts the arguments of a call to {@code f} with {@code numKeys} keys; add the keys, then the arguments. */
+    CommandArgs<String, String> start(Library.Fn f, int numKeys) {
+        CommandArgs<String, String> a = new CommandArgs<>(StringCodec.UTF8);
+        a.add(functions ? library.functionName(f) : library.scriptDigest(f));
+        a.add(numKeys);
+        return a;
+    }
+
+    /** Sends a call begun with {@link #start} without waiting for it. */
+    RedisFuture<List<Object>> send(CommandArgs<String, String> args) {
+        return async.dispatch(command(), new NestedMultiOutput<>(StringCodec.UTF8), args);
+    }
+
+    /** Loads the library again after a call found it missing; see {@link #isMissingLibrary}. */
+    void reloadLibrary() {
+        reload();
+    }
+
+    /** Whether {@code e} (from {@link #await} or {@link #failure}) means the server lost the library. */
+    static boolean isMissingLibrary(RuntimeException e) {
+        return e instanceof NoScript;
+    }
+
+    /** The exception a call's failure cause stands for, as {@link #await} throws it. */
+    static RuntimeException failure(Throwable cause) {
+        if (cause instanceof TimeoutException) {
+            return new StoreUnavailableException("redis: no answer in time", cause);
+        }
+        return translate(cause);
+    }
+
     private CommandType command() {
         return functions ? CommandType.FCALL : CommandType.EVALSHA;
     }
 
     private CommandArgs<String, String> args(Library.Fn f, byte[][] keys, Object[] args) {
-        CommandArgs<String, String> a = new CommandArgs<>(StringCodec.UTF8);
-        a.add(functions ? library.functionName(f) : library.scriptDigest(f));
-        a.add(keys.length);
+        CommandArgs<String, String> a = start(f, keys.length);
         for (byte[] k : keys) {
             a.add(k);
         }

@@ -42,9 +42,8 @@ public final class RedisQuotaStore implements QuotaStore {
     private static final int MAX_PENDING = 100_000;
     private static final int EXPIRE_BATCH = 256;
     private static final byte[] SERVER_TIME = {};
-    private static final byte[] NOTHING = {};
-    private static final byte[] SETTLE = {'s'};
-    private static final byte[] RELEASE = {'r'};
+    /** Settling with no usage given: a release. */
+    private static final byte[] RELEASE = {};
 
     private final RedisStoreConfig config;
     private final RedisLink link;
@@ -57,7 +56,8 @@ public final class RedisQuotaStore implements QuotaStore {
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pendingCount = new AtomicInteger();
     private final AtomicBoolean draining = new AtomicBoolean();
-    private final Long reclaimOnReserve;
+    private final long reclaimOnReserve;
+    private final Batcher batcher;
     private volatile Days days;
 
     /** A settlement or release waiting for Redis to answer again. {@code actual} (packed) null: release. */
@@ -73,7 +73,8 @@ public final class RedisQuotaStore implements QuotaStore {
         this.link = link;
         this.keys = new KeyLayout(config.namespace(), config.grouping());
         this.wall = config.testClock().orElse(NanoClock.system());
-        this.reclaimOnReserve = (long) config.reclaimOnReserve();
+        this.reclaimOnReserve = config.reclaimOnReserve();
+        this.batcher = new Batcher(link, this::calendar, config.commandTimeout());
     }
 
     /**
@@ -139,14 +140,14 @@ public final class RedisQuotaStore implements QuotaStore {
     @Override
     public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
         PathLayout layout = layout(path);
-        RedisLease lease = new RedisLease(config.replicaId() + "-" + nextLease.incrementAndGet(), layout, amounts);
+        RedisLease lease = new RedisLease(nextLeaseId(), layout, amounts);
         int granted = 0;
         try {
             for (int gi = 0; gi < layout.groups.length; gi++) {
                 PathLayout.Group g = layout.groups[gi];
                 registerGroup(g.tag());
-                List<Object> r = link.callList(Library.Fn.RESERVE, g.keys(), clock(), calendar(), lease.members[gi],
-                        leaseTtlNanos, reclaimOnReserve, g.packedPlans());
+                List<?> r = (List<?>) batcher.call(Batcher.Op.reserve(g, clock(), lease.members[gi], leaseTtlNanos,
+                        reclaimOnReserve));
                 if (((Long) r.get(0)) == 0L) {
                     if (granted > 0) {
                         // An earlier group of a path that spans slots said yes: give that back.
@@ -165,7 +166,7 @@ public final class RedisQuotaStore implements QuotaStore {
         return new ReserveOutcome.Granted(lease);
     }
 
-    private static ReserveOutcome.Short shortfall(BucketPlan[] path, List<Object> r) {
+    static ReserveOutcome.Short shortfall(BucketPlan[] path, List<?> r) {
         int index = ((Long) r.get(1)).intValue();
         Scope scope = path[index].scope();
         return new ReserveOutcome.Short(index, scope, Dimension.byOrdinal(((Long) r.get(2)).intValue()),
@@ -183,6 +184,7 @@ public final class RedisQuotaStore implements QuotaStore {
         return end(lease(handle), null);
     }
 
+    /** Ends a lease; {@code actual} is packed usage, or null to release. */
     private SettleOutcome end(RedisLease lease, byte[] actual) {
         SettleOutcome done = actual == null ? SettleOutcome.RELEASED : SettleOutcome.SETTLED;
         try {
@@ -200,9 +202,8 @@ public final class RedisQuotaStore implements QuotaStore {
         boolean any = false;
         for (int gi = 0; gi < count; gi++) {
             PathLayout.Group g = lease.path.groups[gi];
-            long r = link.callLong(Library.Fn.SETTLE, g.keys(), clock(), calendar(), lease.members[gi],
-                    actual == null ? RELEASE : SETTLE, actual == null ? NOTHING : actual, g.packedPlans());
-            any |= r == 1L;
+            Object r = batcher.call(Batcher.Op.settle(g, clock(), lease.members[gi], actual == null ? RELEASE : actual));
+            any |= ((Long) r) == 1L;
         }
         return any;
     }
@@ -293,7 +294,7 @@ public final class RedisQuotaStore implements QuotaStore {
         return t.packed();
     }
 
-    private PathLayout layout(BucketPlan[] path) {
+    PathLayout layout(BucketPlan[] path) {
         PathLayout p = paths.get(path);
         if (p == null) {
             if (paths.size() > 100_000) {
@@ -393,5 +394,14 @@ public final class RedisQuotaStore implements QuotaStore {
 
     RedisLink link() {
         return link;
+    }
+
+    Batcher batcher() {
+        return batcher;
+    }
+
+    /** A new lease id of this replica. */
+    String nextLeaseId() {
+        return config.replicaId() + "-" + nextLease.incrementAndGet();
     }
 }

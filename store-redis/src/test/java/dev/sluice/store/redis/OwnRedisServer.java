@@ -12,14 +12,14 @@ import java.util.concurrent.TimeUnit;
 /**
  * A redis-server of the test's own on a free loopback port, without persistence, that the test
  * can kill and start again; the machine's Redis is left alone. Readiness is read from the
- * server's log, not waited for.
+ * server's log, not waited for. Public for the benchmark, which can run on a server of its own.
  */
-final class OwnRedisServer implements AutoCloseable {
+public final class OwnRedisServer implements AutoCloseable {
 
     final int port;
     private Process process;
 
-    OwnRedisServer() {
+    public OwnRedisServer() {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             this.port = s.getLocalPort();
         } catch (IOException e) {
@@ -27,11 +27,11 @@ final class OwnRedisServer implements AutoCloseable {
         }
     }
 
-    String uri() {
+    public String uri() {
         return "redis://127.0.0.1:" + port;
     }
 
-    void start() throws Exception {
+    public void start() throws Exception {
         Process p = new ProcessBuilder("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--save", "", "--appendonly", "no").redirectErrorStream(true).start();
         CompletableFuture<Boolean> ready = new CompletableFuture<>();

@@ -1,5 +1,6 @@
 package dev.sluice.store.redis.bench;
 
+import com.sun.management.OperatingSystemMXBean;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Limit;
 import dev.sluice.limits.Limits;
@@ -10,12 +11,22 @@ import dev.sluice.store.QuotaStore;
 import dev.sluice.store.ReserveOutcome;
 import dev.sluice.store.redis.LeasedConfig;
 import dev.sluice.store.redis.LeasedQuotaStore;
+import dev.sluice.store.redis.OwnRedisServer;
 import dev.sluice.store.redis.RedisQuotaStore;
 import dev.sluice.store.redis.RedisStoreConfig;
 import dev.sluice.time.NanoClock;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -24,8 +35,15 @@ import org.HdrHistogram.Histogram;
 /**
  * Admit+settle pairs per second and admission latency through the Redis store on loopback.
  * Not part of the test run. Every pair is one reservation over a path of {@code --buckets}
- * buckets (tenant, key, ..., deployment) followed by its settlement; limits are high enough that
- * every reservation is granted, so each pair is the full write path.
+ * buckets (..., key, profile, deployment) followed by its settlement; limits are high enough
+ * that every reservation is granted, so each pair is the full write path. All client threads
+ * share the store (one connection), as the gateway's worker pool would.
+ *
+ * <p>The run uses a namespace of its own and deletes it afterwards. Besides client-side figures
+ * it prints what Redis spent (from {@code INFO}, as differences over the measured seconds):
+ * library calls, operations per call, microseconds per call, and Redis CPU per pair. On the
+ * machine's shared Redis those include other clients' calls; {@code --own-redis} starts a
+ * redis-server of the bench's own on a free port for clean server-side figures.
  *
  * <pre>
  * java -cp ... dev.sluice.store.redis.bench.RedisStoreBench --mode exact --threads 16 --seconds 10
@@ -37,45 +55,84 @@ public final class RedisStoreBench {
 
     public static void main(String[] args) throws Exception {
         String uri = "redis://127.0.0.1:6379";
+        boolean ownRedis = false;
         String mode = "exact";
         int threads = 16;
         int seconds = 10;
+        int warmup = 3;
         int buckets = 3;
-        for (int i = 0; i < args.length; i += 2) {
+        for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
-                case "--uri" -> uri = args[i + 1];
-                case "--mode" -> mode = args[i + 1];
-                case "--threads" -> threads = Integer.parseInt(args[i + 1]);
-                case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
-                case "--buckets" -> buckets = Integer.parseInt(args[i + 1]);
+                case "--uri" -> uri = args[++i];
+                case "--own-redis" -> ownRedis = true;
+                case "--mode" -> mode = args[++i];
+                case "--threads" -> threads = Integer.parseInt(args[++i]);
+                case "--seconds" -> seconds = Integer.parseInt(args[++i]);
+                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
+                case "--buckets" -> buckets = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option: " + args[i]);
             }
         }
+        OwnRedisServer server = null;
+        if (ownRedis) {
+            server = new OwnRedisServer();
+            server.start();
+            uri = server.uri();
+        }
         String ns = "sluicebench:" + UUID.randomUUID().toString().substring(0, 8);
-        RedisQuotaStore redis = RedisQuotaStore.connect(uri, RedisStoreConfig.builder().namespace(ns).build());
-        QuotaStore store = mode.equals("leased")
-                ? new LeasedQuotaStore(redis, NanoClock.system(), LeasedConfig.defaults())
-                : redis;
-        BucketPlan[] path = path(buckets);
-        long[] amounts = new long[Dimension.COUNT];
-        amounts[Dimension.REQUESTS.ordinal()] = 1;
-        amounts[Dimension.TOTAL_TOKENS.ordinal()] = 500;
-        amounts[Dimension.CONCURRENT_REQUESTS.ordinal()] = 1;
-        long[] actual = amounts.clone();
-        actual[Dimension.TOTAL_TOKENS.ordinal()] = 420;
+        RedisClient admin = RedisClient.create(uri);
+        try (StatefulRedisConnection<String, String> adminConnection = admin.connect()) {
+            RedisCommands<String, String> info = adminConnection.sync();
+            RedisQuotaStore redis = RedisQuotaStore.connect(uri, RedisStoreConfig.builder().namespace(ns).build());
+            QuotaStore store = mode.equals("leased")
+                    ? new LeasedQuotaStore(redis, NanoClock.system(), LeasedConfig.defaults())
+                    : redis;
+            try {
+                BucketPlan[] path = path(buckets);
+                long[] amounts = new long[Dimension.COUNT];
+                amounts[Dimension.REQUESTS.ordinal()] = 1;
+                amounts[Dimension.TOTAL_TOKENS.ordinal()] = 500;
+                amounts[Dimension.CONCURRENT_REQUESTS.ordinal()] = 1;
+                long[] actual = amounts.clone();
+                actual[Dimension.TOTAL_TOKENS.ordinal()] = 420;
 
-        run(store, path, amounts, actual, threads, 2, false);
-        Result r = run(store, path, amounts, actual, threads, seconds, true);
-        System.out.printf(Locale.ROOT,
-                "mode=%s threads=%d buckets=%d seconds=%d pairs=%d pairs/s=%.0f rejected=%d "
-                        + "admit p50=%.1fus p99=%.1fus p99.9=%.1fus settle p50=%.1fus p99=%.1fus%n",
-                mode, threads, buckets, seconds, r.pairs, r.pairs / (double) seconds, r.rejected,
-                r.admit.getValueAtPercentile(50) / 1e3, r.admit.getValueAtPercentile(99) / 1e3,
-                r.admit.getValueAtPercentile(99.9) / 1e3, r.settle.getValueAtPercentile(50) / 1e3,
-                r.settle.getValueAtPercentile(99) / 1e3);
-        store.close();
-        if (store != redis) {
-            redis.close();
+                run(store, path, amounts, actual, threads, warmup);
+                OperatingSystemMXBean os = ManagementFactory.getPlatformMXBean(OperatingSystemMXBean.class);
+                double load0 = os.getSystemLoadAverage();
+                Map<String, Double> before = serverStats(info);
+                long cpu0 = os.getProcessCpuTime();
+                Result r = run(store, path, amounts, actual, threads, seconds);
+                long cpu1 = os.getProcessCpuTime();
+                Map<String, Double> after = serverStats(info);
+                double load1 = os.getSystemLoadAverage();
+                double calls = after.get("calls") - before.get("calls");
+                double usec = after.get("usec") - before.get("usec");
+                double redisCpu = after.get("cpu") - before.get("cpu");
+                long ops = 2 * r.pairs;
+                System.out.printf(Locale.ROOT,
+                        "mode=%s threads=%d buckets=%d seconds=%d pairs=%d pairs/s=%.0f rejected=%d%n"
+                                + "  admit p50=%.1fus p99=%.1fus p99.9=%.1fus  settle p50=%.1fus p99=%.1fus%n"
+                                + "  redis: calls=%.0f ops/call=%.2f usec/call=%.2f usec/op=%.2f cpu/pair=%.1fus"
+                                + "  client cpu/pair=%.1fus  load %.2f -> %.2f  (%s)%n",
+                        mode, threads, buckets, seconds, r.pairs, r.pairs / (double) seconds, r.rejected,
+                        r.admit.getValueAtPercentile(50) / 1e3, r.admit.getValueAtPercentile(99) / 1e3,
+                        r.admit.getValueAtPercentile(99.9) / 1e3, r.settle.getValueAtPercentile(50) / 1e3,
+                        r.settle.getValueAtPercentile(99) / 1e3, calls, calls == 0 ? 0 : ops / calls,
+                        calls == 0 ? 0 : usec / calls, ops == 0 ? 0 : usec / ops, r.pairs == 0 ? 0 : redisCpu * 1e6 / r.pairs,
+                        r.pairs == 0 ? 0 : (cpu1 - cpu0) / 1e3 / r.pairs, load0, load1,
+                        ownRedis ? "own redis-server" : uri);
+            } finally {
+                store.close();
+                if (store != redis) {
+                    redis.close();
+                }
+                deleteNamespace(info, ns);
+            }
+        } finally {
+            admin.shutdown();
+            if (server != null) {
+                server.close();
+            }
         }
     }
 
@@ -90,10 +147,45 @@ public final class RedisStoreBench {
         return out.toArray(BucketPlan[]::new);
     }
 
+    /** Library calls (FCALL and EVALSHA together), their microseconds, and Redis main-thread CPU seconds. */
+    private static Map<String, Double> serverStats(RedisCommands<String, String> info) {
+        Map<String, Double> out = new HashMap<>();
+        out.put("calls", 0.0);
+        out.put("usec", 0.0);
+        out.put("cpu", 0.0);
+        for (String line : info.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_fcall:") || line.startsWith("cmdstat_evalsha:")) {
+                for (String kv : line.substring(line.indexOf(':') + 1).split(",")) {
+                    String[] p = kv.split("=");
+                    if (p[0].equals("calls") || p[0].equals("usec")) {
+                        out.merge(p[0], Double.parseDouble(p[1]), Double::sum);
+                    }
+                }
+            }
+        }
+        for (String line : info.info("cpu").split("\r?\n")) {
+            if (line.startsWith("used_cpu_sys_main_thread:") || line.startsWith("used_cpu_user_main_thread:")) {
+                out.merge("cpu", Double.parseDouble(line.substring(line.indexOf(':') + 1).trim()), Double::sum);
+            }
+        }
+        return out;
+    }
+
+    private static void deleteNamespace(RedisCommands<String, String> cmd, String ns) {
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> page = cmd.scan(cursor, ScanArgs.Builder.matches(ns + ":*").limit(500));
+            if (!page.getKeys().isEmpty()) {
+                cmd.unlink(page.getKeys().toArray(String[]::new));
+            }
+            cursor = page;
+        } while (!cursor.isFinished());
+    }
+
     private record Result(long pairs, long rejected, Histogram admit, Histogram settle) {}
 
     private static Result run(QuotaStore store, BucketPlan[] path, long[] amounts, long[] actual, int threads,
-            int seconds, boolean measure) throws InterruptedException {
+            int seconds) throws InterruptedException {
         AtomicBoolean stop = new AtomicBoolean();
         CountDownLatch done = new CountDownLatch(threads);
         List<long[]> counts = new ArrayList<>();

@@ -1,10 +1,10 @@
--- The server side of the Redis quota store: one library of functions, loaded once (FUNCTION LOAD)
--- or, on a server without functions, sent as one script per entry point (EVALSHA). It mirrors
--- dev.sluice.store.MemoryBucket step for step, so a bucket in Redis and a bucket in memory give the
--- same numbers for the same calls.
+-- The server side of the Redis quota store, part 1 of 2 (state.lua, then calls.lua): one library
+-- of functions, loaded once (FUNCTION LOAD) or, on a server without functions, sent as one
+-- script per entry point (EVALSHA). It mirrors dev.sluice.store.MemoryBucket step for step, so a
+-- bucket in Redis and a bucket in memory give the same numbers for the same calls.
 --
--- Values are packed with the struct library (little-endian): doubles keep every bit, and reading
--- or writing a bucket is one call for the whole path (MGET, MSET) with no text conversion.
+-- Values are packed with the struct library (little-endian): doubles keep every bit, and a call
+-- reads every bucket it needs with one MGET and writes them back with one MSET.
 --
 -- A bucket (string): '<BBdd' format, number of dimension records n, last refill (ns), day number;
 -- then n records of nine doubles (level, rate factor, paused until (ns), reserved, settled,
@@ -17,7 +17,8 @@
 -- Plans (argument): per bucket '<BB' path index and dimension count, then per dimension '<Bdd'
 -- ordinal, capacity, refill per nanosecond.
 --
--- Clock (argument): '' to read the server's clock (TIME), else '<dd' now (ns) and epoch ms.
+-- Clock (argument): '' for the server's clock (TIME, read once per call), else '<dd' now (ns)
+-- and epoch ms.
 -- Calendar (argument): '<dddddd' epoch-day of the first midnight and five consecutive midnights
 -- (epoch ms) of the reset zone, oldest first.
 
@@ -40,17 +41,22 @@ local W = 9
 local L, F, P, R, S, U, E, O, V = 1, 2, 3, 4, 5, 6, 7, 8, 9
 local HEAD = '<BBdd'
 
-local function num(x)
-  return string.format('%.17g', x)
-end
-
-local function clock(arg)
+-- Now (ns since EPOCH_BASE) and epoch ms: a test clock's reading when arg has one, else the
+-- server's clock, read once per call (t caches it).
+local function clock(arg, t)
   if arg ~= '' then
     return struct.unpack('<dd', arg)
   end
-  local t = redis.call('TIME')
-  local sec, usec = tonumber(t[1]), tonumber(t[2])
-  return (sec - EPOCH_BASE) * 1e9 + usec * 1000, sec * 1000 + math.floor(usec / 1000)
+  if not t.now then
+    local x = redis.call('TIME')
+    local sec, usec = tonumber(x[1]), tonumber(x[2])
+    t.now, t.ms = (sec - EPOCH_BASE) * 1e9 + usec * 1000, sec * 1000 + math.floor(usec / 1000)
+  end
+  return t.now, t.ms
+end
+
+local function num(x)
+  return string.format('%.17g', x)
 end
 
 -- Today's number in the reset zone and nanoseconds to its next midnight.
@@ -179,20 +185,6 @@ local function fit(v, pl)
   return w
 end
 
--- A bucket for plan pl from its stored text (nil: a new bucket, marked by t = nil).
-local function load(key, s, pl)
-  if not s then
-    return fit({FORMAT, 0, nil, 0}, pl)
-  end
-  local v = parse(key, s)
-  local ords = 4 + W * v[2]
-  local d = pl.d
-  for k = 1, pl.n do
-    if v[ords + k] ~= d[k] then return fit(v, pl) end
-  end
-  return v
-end
-
 -- Adds an empty record (factor 1) for dimension d; returns the index before it.
 local function add(v, d)
   local n = v[2]
@@ -206,6 +198,52 @@ local function add(v, d)
   v[2] = n
   for k = 1, n do v[4 + W * n + k] = saved[k] end
   return o
+end
+
+-- A call's buckets: prefetched texts by key (false: no such key), the buckets read so far by key,
+-- and the order they were first read in; every change is made here and written once by flush.
+local function context(raw)
+  return {raw = raw, cache = {}, order = {}}
+end
+
+-- The bucket at key, laid out for plan pl when one is given. A bucket that does not exist yet
+-- has no last refill (v[3] nil) until refill starts it.
+local function get(ctx, key, pl)
+  local v = ctx.cache[key]
+  if v == nil then
+    local s = ctx.raw[key]
+    if s == nil then s = redis.call('GET', key) end
+    if s then v = parse(key, s) else v = {FORMAT, 0, nil, 0} end
+    ctx.cache[key] = v
+    ctx.order[#ctx.order + 1] = key
+  end
+  if pl then
+    local ords = 4 + W * v[2]
+    local d = pl.d
+    for k = 1, pl.n do
+      if v[ords + k] ~= d[k] then
+        v = fit(v, pl)
+        ctx.cache[key] = v
+        break
+      end
+    end
+  end
+  return v
+end
+
+-- Writes every bucket the call read and started, with one MSET.
+local function flush(ctx)
+  local kv = {}
+  for _, key in ipairs(ctx.order) do
+    local v = ctx.cache[key]
+    if v[3] ~= nil then
+      kv[#kv + 1] = key
+      kv[#kv + 1] = store(v)
+    end
+  end
+  if #kv > 0 then
+    redis.call('MSET', unpack(kv))
+  end
 end
 
 -- Brings rates up to now and rolls daily caps over (MemoryBucket.refill). math.min and
@@ -271,46 +309,6 @@ local function settle_dim(v, o, kind, cap, r, actual)
   end
 end
 
--- Ends every lease of the set whose time is up, at most `limit` of them (MemoryBucket.expire):
--- rates and daily caps keep the estimate, gauges are freed. Returns how many ended.
-local function reclaim(zset, now, limit)
-  local due = redis.call('ZRANGEBYSCORE', zset, '-inf', num(now), 'LIMIT', 0, limit)
-  for _, m in ipairs(due) do
-    redis.call('ZREM', zset, m)
-    local a, pos = amounts(m)
-    local n
-    n, pos = struct.unpack('<B', m, pos)
-    for _ = 1, n do
-      local mask, key
-      mask, key, pos = struct.unpack('<HHc0', m, pos)
-      local s = redis.call('GET', key)
-      if s then
-        local v = parse(key, s)
-        for d = 0, NDIM - 1 do
-          local r = a[d + 1]
-          local o = find(v, d)
-          if mask % (BIT[d] * 2) >= BIT[d] and r > 0 and o then
-            v[o + O] = v[o + O] - r
-            v[o + E] = v[o + E] + r
-            if KIND[d] == 'G' then v[o + L] = v[o + L] - r end
-          end
-        end
-        redis.call('SET', key, store(v))
-      end
-    end
-  end
-  return #due
-end
-
-local function save_all(keys, buckets)
-  local kv = {}
-  for j = 1, #buckets do
-    kv[2 * j - 1] = keys[j + 1]
-    kv[2 * j] = store(buckets[j])
-  end
-  redis.call('MSET', unpack(kv))
-end
-
 local function binds(c, cur)
   if cur == nil then return true end
   if c[5] ~= cur[5] then return c[5] == 1 end
@@ -354,209 +352,3 @@ local function check(v, pl, k, need, now, to_midnight)
   end
 end
 
--- Reserves a lease's amounts on every bucket of a group, or nothing (InMemoryQuotaStore.reserve).
--- KEYS: the group's lease set, then its buckets in path order. ARGV: clock, calendar, the lease
--- (member), time to live (ns), expired leases to end first, plans.
--- Returns {1} when granted, else {0, path index, dimension, wait, never fits, daily cap,
--- available, needed, capacity} for the binding shortfall.
-local function reserve(keys, args)
-  local now, ms = clock(args[1])
-  local day, to_midnight = calendar(args[2], ms)
-  local budget = tonumber(args[5])
-  if budget > 0 then
-    reclaim(keys[1], now, budget)
-  end
-  local member = args[3]
-  local a = amounts(member)
-  local pls = plans(args[6])
-  local raw = redis.call('MGET', unpack(keys, 2))
-  local buckets = {}
-  local binding, first_short = nil, nil
-  for j = 1, #pls do
-    local pl = pls[j]
-    local v = load(keys[j + 1], raw[j], pl)
-    refill(v, pl, now, day)
-    buckets[j] = v
-    local d = pl.d
-    for k = 1, pl.n do
-      local need = a[d[k] + 1]
-      if need > 0 then
-        local short = check(v, pl, k, need, now, to_midnight)
-        if short then
-          first_short = first_short or j
-          if binds(short, binding) then binding = short end
-        end
-      end
-    end
-  end
-
-  if binding then
-    -- The in-memory store takes on the buckets before the first short one and gives back on the
-    -- shortfall, which leaves a rate no higher than its adapted capacity: the same here, in
-    -- the same floating-point steps.
-    for j = 1, first_short - 1 do
-      local v, pl = buckets[j], pls[j]
-      for k = 1, pl.n do
-        local r = a[pl.d[k] + 1]
-        if r > 0 and pl.kind[k] == 'R' then
-          local o = W * k - 5
-          v[o + L] = math.min(pl.cap[k] * v[o + F], (v[o + L] - r) + r)
-        end
-      end
-    end
-    save_all(keys, buckets)
-    return binding
-  end
-
-  for j = 1, #pls do
-    local v, pl = buckets[j], pls[j]
-    local d, kind = pl.d, pl.kind
-    for k = 1, pl.n do
-      local r = a[d[k] + 1]
-      if r > 0 then
-        local o = W * k - 5
-        if kind[k] == 'R' then
-          v[o + L] = v[o + L] - r
-        else
-          v[o + L] = v[o + L] + r
-        end
-        v[o + R] = v[o + R] + r
-        v[o + O] = v[o + O] + r
-      end
-    end
-  end
-  save_all(keys, buckets)
-  redis.call('ZADD', keys[1], num(now + tonumber(args[4])), member)
-  return {1}
-end
-
--- Ends a lease: settles it with actual usage, or releases it (InMemoryQuotaStore.end).
--- KEYS: the group's lease set, then the lease's buckets in path order. ARGV: clock, calendar,
--- the lease (member), 's' to settle or 'r' to release, actual usage (doubles), plans.
--- Returns 1 if this call ended the lease, 0 if it had already ended.
-local function settle(keys, args)
-  local member = args[3]
-  if redis.call('ZREM', keys[1], member) == 0 then
-    return 0
-  end
-  local a = amounts(member)
-  local release = args[4] == 'r'
-  local actual = release and a or {struct.unpack(AMOUNTS, args[5])}
-  local now, ms = clock(args[1])
-  local day = calendar(args[2], ms)
-  local pls = plans(args[6])
-  local raw = redis.call('MGET', unpack(keys, 2))
-  local buckets = {}
-  for j = 1, #pls do
-    local pl = pls[j]
-    local v = load(keys[j + 1], raw[j], pl)
-    refill(v, pl, now, day)
-    buckets[j] = v
-    local kind = pl.kind
-    for k = 1, pl.n do
-      local d = pl.d[k]
-      local r = a[d + 1]
-      if r > 0 then
-        local used
-        if kind[k] == 'G' then
-          used = r
-        elseif release then
-          used = 0
-        else
-          used = actual[d + 1]
-          if not (used > 0) then used = 0 end
-        end
-        settle_dim(v, W * k - 5, kind[k], pl.cap[k], r, used)
-      end
-    end
-  end
-  save_all(keys, buckets)
-  return 1
-end
-
--- Ends leases past their time to live in one set. KEYS: the set. ARGV: clock, the most to end.
--- Returns how many ended.
-local function expire(keys, args)
-  local now = clock(args[1])
-  return reclaim(keys[1], now, tonumber(args[2]))
-end
-
--- One bucket: its state, adaptive control, or a lowering from provider headers.
--- KEYS: the bucket. ARGV: clock, calendar, 'state' | 'control' | 'sync', dimension ordinal,
--- rate factor (control) or remaining (sync), pause ns (control), plan.
-local function bucket(keys, args)
-  local now, ms = clock(args[1])
-  local day = calendar(args[2], ms)
-  local op = args[3]
-  local pl = plans(args[7])[1]
-  local v = load(keys[1], redis.call('GET', keys[1]), pl)
-  refill(v, pl, now, day)
-  local d = tonumber(args[4])
-  if op == 'control' or (op == 'sync' and KIND[d] == 'R') then
-    -- A dimension outside the plan still has its state, as in MemoryBucket.
-    local o = find(v, d) or add(v, d)
-    if op == 'control' then
-      v[o + F] = tonumber(args[5])
-      local pause = tonumber(args[6])
-      if pause > 0 then v[o + P] = now + pause else v[o + P] = 0 end
-    else
-      v[o + L] = math.min(v[o + L], tonumber(args[5]))
-    end
-  end
-  redis.call('SET', keys[1], store(v))
-  if op ~= 'state' then
-    return {}
-  end
-  local out = {}
-  for k = 1, pl.n do
-    local o = W * k - 5
-    out[k] = {pl.d[k], num(available(v, o, pl.kind[k], pl.cap[k])), pl.cap[k], num(v[o + F]),
-      math.max(0, v[o + P] - now), v[o + R], v[o + S], v[o + U], v[o + E], v[o + O], v[o + V]}
-  end
-  return out
-end
-
--- Leased mode: renews this replica's share of one bucket (after Doorman's proportional shares).
--- KEYS: the bucket's share table (field per replica: "grant,demand,expires"), the bucket.
--- ARGV: clock, replica id, its demand (any unit, the same for every replica), lease length (ns),
--- '1' to give the share back, then dimension ordinals to report on.
--- Shares of live replicas never add up to more than 1: a replica gets at most what the others do
--- not hold, and a share held by a replica that stopped renewing is freed when its lease ends.
--- Returns {grant, then factor and pause left (ns) per dimension asked}.
-local function share(keys, args)
-  local now = clock(args[1])
-  local me = args[2]
-  local demand = tonumber(args[3])
-  local entries = redis.call('HGETALL', keys[1])
-  local others, total, live = 0, demand, 1
-  for i = 1, #entries, 2 do
-    local id = entries[i]
-    if id ~= me then
-      local g, dm, exp = string.match(entries[i + 1], '([^,]+),([^,]+),([^,]+)')
-      if tonumber(exp) <= now then
-        redis.call('HDEL', keys[1], id)
-      else
-        others = others + tonumber(g)
-        total = total + tonumber(dm)
-        live = live + 1
-      end
-    end
-  end
-  if args[5] == '1' then
-    redis.call('HDEL', keys[1], me)
-    return {'0'}
-  end
-  local target
-  if total > 0 then target = demand / total else target = 1 / live end
-  local grant = math.max(0, math.min(target, 1 - others))
-  redis.call('HSET', keys[1], me, num(grant) .. ',' .. num(demand) .. ',' .. num(now + tonumber(args[4])))
-  local s = redis.call('GET', keys[2])
-  local v = s and parse(keys[2], s)
-  local out = {num(grant)}
-  for j = 6, #args do
-    local o = v and find(v, tonumber(args[j]))
-    out[#out + 1] = num(o and v[o + F] or 1)
-    out[#out + 1] = num(math.max(0, (o and v[o + P] or 0) - now))
-  end
-  return out
-end

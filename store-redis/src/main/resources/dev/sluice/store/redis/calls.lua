@@ -1,0 +1,275 @@
+-- The server side of the Redis quota store, part 2 of 2: the calls. State lives in the buckets
+-- and lease sets described in state.lua.
+
+-- Ends every lease of the set whose time is up, at most `limit` of them (MemoryBucket.expire):
+-- rates and daily caps keep the estimate, gauges are freed. Returns how many ended.
+local function reclaim(ctx, zset, now, limit)
+  local due = redis.call('ZRANGEBYSCORE', zset, '-inf', num(now), 'LIMIT', 0, limit)
+  for _, m in ipairs(due) do
+    redis.call('ZREM', zset, m)
+    local a, pos = amounts(m)
+    local n
+    n, pos = struct.unpack('<B', m, pos)
+    for _ = 1, n do
+      local mask, key
+      mask, key, pos = struct.unpack('<HHc0', m, pos)
+      local v = get(ctx, key)
+      for d = 0, NDIM - 1 do
+        local r = a[d + 1]
+        local o = find(v, d)
+        if mask % (BIT[d] * 2) >= BIT[d] and r > 0 and o then
+          v[o + O] = v[o + O] - r
+          v[o + E] = v[o + E] + r
+          if KIND[d] == 'G' then v[o + L] = v[o + L] - r end
+        end
+      end
+    end
+  end
+  return #due
+end
+
+-- Reserves amounts a on every bucket of a group, or nothing (InMemoryQuotaStore.reserve).
+-- Returns {1} when granted, else {0, path index, dimension, wait, never fits, daily cap,
+-- available, needed, capacity} for the binding shortfall.
+local function reserve(ctx, set, bucket_keys, first, pls, now, day, to_midnight, member, ttl)
+  local a = amounts(member)
+  local held = {}
+  local binding, first_short = nil, nil
+  for j = 1, #pls do
+    local pl = pls[j]
+    local v = get(ctx, bucket_keys[first + j - 1], pl)
+    refill(v, pl, now, day)
+    held[j] = v
+    local d = pl.d
+    for k = 1, pl.n do
+      local need = a[d[k] + 1]
+      if need > 0 then
+        local short = check(v, pl, k, need, now, to_midnight)
+        if short then
+          first_short = first_short or j
+          if binds(short, binding) then binding = short end
+        end
+      end
+    end
+  end
+
+  if binding then
+    -- The in-memory store takes on the buckets before the first short one and gives back on the
+    -- shortfall, which leaves a rate no higher than its adapted capacity: the same here, in
+    -- the same floating-point steps.
+    for j = 1, first_short - 1 do
+      local v, pl = held[j], pls[j]
+      for k = 1, pl.n do
+        local r = a[pl.d[k] + 1]
+        if r > 0 and pl.kind[k] == 'R' then
+          local o = W * k - 5
+          v[o + L] = math.min(pl.cap[k] * v[o + F], (v[o + L] - r) + r)
+        end
+      end
+    end
+    return binding
+  end
+
+  for j = 1, #pls do
+    local v, pl = held[j], pls[j]
+    local d, kind = pl.d, pl.kind
+    for k = 1, pl.n do
+      local r = a[d[k] + 1]
+      if r > 0 then
+        local o = W * k - 5
+        if kind[k] == 'R' then
+          v[o + L] = v[o + L] - r
+        else
+          v[o + L] = v[o + L] + r
+        end
+        v[o + R] = v[o + R] + r
+        v[o + O] = v[o + O] + r
+      end
+    end
+  end
+  redis.call('ZADD', set, num(now + ttl), member)
+  return {1}
+end
+
+-- Ends a lease: settles it with actual usage (packed), or releases it when actual is ''
+-- (InMemoryQuotaStore.end). Returns 1 if this call ended the lease, 0 if it had already ended.
+local function settle(ctx, set, bucket_keys, first, pls, now, day, member, actual)
+  if redis.call('ZREM', set, member) == 0 then
+    return 0
+  end
+  local a = amounts(member)
+  local release = actual == ''
+  local used_by = release and a or {struct.unpack(AMOUNTS, actual)}
+  for j = 1, #pls do
+    local pl = pls[j]
+    local v = get(ctx, bucket_keys[first + j - 1], pl)
+    refill(v, pl, now, day)
+    local kind = pl.kind
+    for k = 1, pl.n do
+      local d = pl.d[k]
+      local r = a[d + 1]
+      if r > 0 then
+        local used
+        if kind[k] == 'G' then
+          used = r
+        elseif release then
+          used = 0
+        else
+          used = used_by[d + 1]
+          if not (used > 0) then used = 0 end
+        end
+        settle_dim(v, W * k - 5, kind[k], pl.cap[k], r, used)
+      end
+    end
+  end
+  return 1
+end
+
+-- Reservations and settlements of one slot, in order, as if made one by one; the answer to each
+-- is what it would have been alone. Buckets are read once (MGET) and written once (MSET).
+-- KEYS: per operation its lease set, then its buckets in path order.
+-- ARGV: calendar, then six per operation: '<BHB' kind ('r' reserve, 's' settle), index of its
+-- lease set in KEYS, bucket count; clock; the lease (member); reserve: time to live (ns),
+-- settle: actual usage (packed) or '' to release; reserve: expired leases of the set to end
+-- first; plans. Returns the answers in order.
+local function batch(keys, args)
+  local cal = args[1]
+  local ops = (#args - 1) / 6
+  local raw, want, budget = {}, {}, {}
+  for i = 1, ops do
+    local base = 1 + 6 * (i - 1)
+    local kind, first, n = struct.unpack('<BHB', args[base + 1])
+    for j = first + 1, first + n do
+      local key = keys[j]
+      if raw[key] == nil then
+        raw[key] = false
+        want[#want + 1] = key
+      end
+    end
+    if kind == 114 then
+      -- Sequentially every reservation would end expired leases first; the first of the set in
+      -- this call ends them for all.
+      local set = keys[first]
+      budget[set] = (budget[set] or 0) + tonumber(args[base + 5])
+    end
+  end
+  local got = redis.call('MGET', unpack(want))
+  for j = 1, #want do
+    raw[want[j]] = got[j]
+  end
+  local ctx = context(raw)
+  local t = {}
+  local out = {}
+  for i = 1, ops do
+    local base = 1 + 6 * (i - 1)
+    local kind, first, n = struct.unpack('<BHB', args[base + 1])
+    local set = keys[first]
+    local now, ms = clock(args[base + 2], t)
+    local day, to_midnight = calendar(cal, ms)
+    local pls = plans(args[base + 6])
+    if kind == 114 then
+      local b = budget[set]
+      if b and b > 0 then
+        reclaim(ctx, set, now, b)
+        budget[set] = 0
+      end
+      out[i] = reserve(ctx, set, keys, first + 1, pls, now, day, to_midnight, args[base + 3],
+        tonumber(args[base + 4]))
+    else
+      out[i] = settle(ctx, set, keys, first + 1, pls, now, day, args[base + 3], args[base + 4])
+    end
+  end
+  flush(ctx)
+  return out
+end
+
+-- Ends leases past their time to live in one set. KEYS: the set. ARGV: clock, the most to end.
+-- Returns how many ended.
+local function expire(keys, args)
+  local now = clock(args[1], {})
+  local ctx = context({})
+  local n = reclaim(ctx, keys[1], now, tonumber(args[2]))
+  flush(ctx)
+  return n
+end
+
+-- One bucket: its state, adaptive control, or a lowering from provider headers.
+-- KEYS: the bucket. ARGV: clock, calendar, 'state' | 'control' | 'sync', dimension ordinal,
+-- rate factor (control) or remaining (sync), pause ns (control), plan.
+local function bucket(keys, args)
+  local now, ms = clock(args[1], {})
+  local day = calendar(args[2], ms)
+  local op = args[3]
+  local pl = plans(args[7])[1]
+  local ctx = context({})
+  local v = get(ctx, keys[1], pl)
+  refill(v, pl, now, day)
+  local d = tonumber(args[4])
+  if op == 'control' or (op == 'sync' and KIND[d] == 'R') then
+    -- A dimension outside the plan still has its state, as in MemoryBucket.
+    local o = find(v, d) or add(v, d)
+    if op == 'control' then
+      v[o + F] = tonumber(args[5])
+      local pause = tonumber(args[6])
+      if pause > 0 then v[o + P] = now + pause else v[o + P] = 0 end
+    else
+      v[o + L] = math.min(v[o + L], tonumber(args[5]))
+    end
+  end
+  flush(ctx)
+  if op ~= 'state' then
+    return {}
+  end
+  local out = {}
+  for k = 1, pl.n do
+    local o = W * k - 5
+    out[k] = {pl.d[k], num(available(v, o, pl.kind[k], pl.cap[k])), pl.cap[k], num(v[o + F]),
+      math.max(0, v[o + P] - now), v[o + R], v[o + S], v[o + U], v[o + E], v[o + O], v[o + V]}
+  end
+  return out
+end
+
+-- Leased mode: renews this replica's share of one bucket (after Doorman's proportional shares).
+-- KEYS: the bucket's share table (field per replica: "grant,demand,expires"), the bucket.
+-- ARGV: clock, replica id, its demand (any unit, the same for every replica), lease length (ns),
+-- '1' to give the share back, then dimension ordinals to report on.
+-- Shares of live replicas never add up to more than 1: a replica gets at most what the others do
+-- not hold, and a share held by a replica that stopped renewing is freed when its lease ends.
+-- Returns {grant, then factor and pause left (ns) per dimension asked}.
+local function share(keys, args)
+  local now = clock(args[1], {})
+  local me = args[2]
+  local demand = tonumber(args[3])
+  local entries = redis.call('HGETALL', keys[1])
+  local others, total, live = 0, demand, 1
+  for i = 1, #entries, 2 do
+    local id = entries[i]
+    if id ~= me then
+      local g, dm, exp = string.match(entries[i + 1], '([^,]+),([^,]+),([^,]+)')
+      if tonumber(exp) <= now then
+        redis.call('HDEL', keys[1], id)
+      else
+        others = others + tonumber(g)
+        total = total + tonumber(dm)
+        live = live + 1
+      end
+    end
+  end
+  if args[5] == '1' then
+    redis.call('HDEL', keys[1], me)
+    return {'0'}
+  end
+  local target
+  if total > 0 then target = demand / total else target = 1 / live end
+  local grant = math.max(0, math.min(target, 1 - others))
+  redis.call('HSET', keys[1], me, num(grant) .. ',' .. num(demand) .. ',' .. num(now + tonumber(args[4])))
+  local s = redis.call('GET', keys[2])
+  local v = s and parse(keys[2], s)
+  local out = {num(grant)}
+  for j = 6, #args do
+    local o = v and find(v, tonumber(args[j]))
+    out[#out + 1] = num(o and v[o + F] or 1)
+    out[#out + 1] = num(math.max(0, (o and v[o + P] or 0) - now))
+  end
+  return out
+end
