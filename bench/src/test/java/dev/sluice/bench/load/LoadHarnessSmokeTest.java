@@ -2,6 +2,9 @@ package dev.sluice.bench.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.sluice.gateway.config.ConfigLoader;
+import dev.sluice.gateway.config.DeploymentKind;
+import dev.sluice.gateway.config.SluiceConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -14,7 +17,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The harness and its fake upstream work: small, bounded runs on loopback, no nginx. */
+/** The harness and its fake upstream work: small, bounded runs on loopback, no nginx, no Sluice process. */
 class LoadHarnessSmokeTest {
 
     static Vertx vertx;
@@ -87,10 +90,9 @@ class LoadHarnessSmokeTest {
     }
 
     @Test
-    void oneHarnessRunComparesDirectCallsWithAnInProcessSluice() throws Exception {
-        HarnessOptions options = HarnessOptions.parse(new String[] {"--targets", "direct,sluice", "--sluice", "in-process",
-                "--modes", "plain", "--connections", "4", "--requests", "200", "--prewarm", "0", "--warmup", "0",
-                "--seconds", "8"});
+    void oneHarnessRunMeasuresEveryFormAndWritesTheTable() throws Exception {
+        HarnessOptions options = HarnessOptions.parse(new String[] {"--targets", "direct", "--connections", "4",
+                "--requests", "200", "--prewarm", "0", "--warmup", "0", "--seconds", "8"});
         ByteArrayOutputStream log = new ByteArrayOutputStream();
 
         LoadHarness.Outcome o = LoadHarness.run(options, "test", new PrintStream(log, true, StandardCharsets.UTF_8));
@@ -99,10 +101,21 @@ class LoadHarnessSmokeTest {
         assertThat(o.results()).allSatisfy(r -> {
             assertThat(r.completed()).isEqualTo(200);
             assertThat(r.errors()).as("%s", r.firstError()).isZero();
+            assertThat(r.harnessCpuMicros()).isPresent();
         });
-        assertThat(o.results()).extracting(r -> r.spec().target()).containsExactly("direct", "sluice");
-        assertThat(o.markdown()).contains("| json | 4 | closed | direct |", "| json | 4 | closed | sluice |",
-                "Sluice req/s as % of direct");
+        assertThat(o.markdown()).contains("| json | 4 | closed | direct |", "| stream | 4 | closed | direct |");
+    }
+
+    @Test
+    void theGeneratedSluiceConfigurationIsValid() {
+        SluiceConfig config = ConfigLoader.parse(SluiceServer.config(8081, upstream.port()), "bench.yaml");
+
+        assertThat(config.server().port()).isEqualTo(8081);
+        assertThat(config.deployments().get("fake-upstream").kind()).isEqualTo(DeploymentKind.OPENAI_COMPATIBLE);
+        assertThat(config.deployments().get("fake-upstream").baseUrl().getPort()).isEqualTo(upstream.port());
+        assertThat(config.profiles()).containsOnlyKeys(SluiceServer.MODEL);
+        assertThat(config.keys()).hasSize(1);
+        assertThat(config.missingEnvironment()).isEmpty();
     }
 
     static <T> T await(Future<T> f) throws Exception {
