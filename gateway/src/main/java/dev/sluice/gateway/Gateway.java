@@ -46,7 +46,8 @@ public final class Gateway {
         this.adaptive = b.adaptive ? AdaptiveWiring.attach(config, governor, vertx, b.seed) : null;
         ProviderFeedback feedback = adaptive == null ? b.feedback : both(adaptive, b.feedback);
         this.core = new GatewayCore(vertx, config, governor, estimator, feedback, ledger, b.clock);
-        this.wakeups = new WakeupDriver(vertx, governor, b.clock);
+        this.wakeups = new WakeupDriver(vertx, governor, b.clock,
+                config.store().kind() == dev.sluice.gateway.config.StoreSettings.Kind.REDIS);
         governor.onWakeup(wakeups::request);
     }
 

@@ -7,21 +7,24 @@ import io.vertx.core.Vertx;
 /**
  * Drives the governor's timed work (queued requests whose capacity comes back, leases that expire)
  * from one Vert.x timer, re-armed whenever the governor announces an earlier wake-up. The timer
- * runs on an event loop; the governor never blocks, so neither does this.
+ * runs on an event loop; the governor never blocks, so neither does this, unless the quota store
+ * waits on the network: then the governor's work runs on a worker thread.
  */
 final class WakeupDriver {
 
     private final Vertx vertx;
     private final QuotaGovernor governor;
     private final NanoClock clock;
+    private final boolean storeBlocks;
     private long scheduledAt = Long.MAX_VALUE;
     private long timerId = -1;
     private boolean closed;
 
-    WakeupDriver(Vertx vertx, QuotaGovernor governor, NanoClock clock) {
+    WakeupDriver(Vertx vertx, QuotaGovernor governor, NanoClock clock, boolean storeBlocks) {
         this.vertx = vertx;
         this.governor = governor;
         this.clock = clock;
+        this.storeBlocks = storeBlocks;
     }
 
     /** The governor wants {@link QuotaGovernor#onTimer()} at {@code atNanos} on its clock. */
@@ -44,6 +47,13 @@ final class WakeupDriver {
             }
             timerId = -1;
             scheduledAt = Long.MAX_VALUE;
+        }
+        if (storeBlocks) {
+            vertx.executeBlocking(() -> {
+                governor.onTimer();
+                return null;
+            }, false).onComplete(done -> request(governor.nextWakeupNanos()));
+            return;
         }
         governor.onTimer();
         request(governor.nextWakeupNanos());

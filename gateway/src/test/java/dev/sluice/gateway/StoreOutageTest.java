@@ -17,15 +17,19 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** A quota store that cannot be reached: the request is not sent and the client is told so. */
 class StoreOutageTest {
 
     /** Every call fails, as a shared store does during an outage under a fail-closed policy. */
     static final class UnreachableStore implements QuotaStore {
+        volatile Boolean reservedOnEventLoop;
+
         @Override
         public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
+            reservedOnEventLoop = io.vertx.core.Context.isOnEventLoopThread();
             throw new IllegalStateException("store unreachable");
         }
 
@@ -61,17 +65,20 @@ class StoreOutageTest {
         }
     }
 
-    @Test
-    void unreachableQuotaStoreAnswers503WithoutCallingTheProvider() throws Exception {
+    @ParameterizedTest(name = "store kind {0}")
+    @ValueSource(strings = {"memory", "redis"})
+    void unreachableQuotaStoreAnswers503WithoutCallingTheProvider(String kind) throws Exception {
+        // With kind redis the gateway calls the store from a worker thread, never from the event loop.
         SluiceConfig config = ConfigLoader.parse("""
                 server: { port: 0 }
+                store: { kind: %s }
                 deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1", limits: { rpm: 100 } } }
                 profiles: { p: { deployment: d, model: gpt-4o-mini } }
                 orgs: { o: { tenants: { t: { teams: { x: { keys: { k: { secret: "sk-outage" } } } } } } } }
-                """, "outage.yaml", v -> null);
+                """.formatted(kind), "outage.yaml", v -> null);
         Vertx vertx = Vertx.vertx();
-        Gateway g = GatewayFixture.await(Gateway.builder(config).vertx(vertx).instances(1).store(new UnreachableStore())
-                .start());
+        UnreachableStore store = new UnreachableStore();
+        Gateway g = GatewayFixture.await(Gateway.builder(config).vertx(vertx).instances(1).store(store).start());
         try {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create(g.baseUrl() + "/v1/chat/completions")).header("authorization", "Bearer sk-outage")
@@ -81,6 +88,7 @@ class StoreOutageTest {
             assertThat(r.statusCode()).isEqualTo(503);
             assertThat(r.body()).contains("quota_store_unavailable");
             assertThat(g.ledger().balanced()).isTrue();
+            assertThat(store.reservedOnEventLoop).isEqualTo(kind.equals("memory"));
         } finally {
             GatewayFixture.await(g.stop());
             GatewayFixture.await(vertx.close());

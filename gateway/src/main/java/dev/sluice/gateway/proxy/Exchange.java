@@ -203,17 +203,36 @@ final class Exchange {
         }
         RequestPath path = new RequestPath(key.org(), key.tenant(), key.team(), key.id(), profile.id(), deployment.id());
         Demand demand = new Demand(estimate.inputTokens(), estimate.outputTokens(), plan.streaming());
+        AdmissionRequest admission = new AdmissionRequest(traceId, path, demand, trafficClass, deadlineNanos);
+        if (core.storeBlocks) {
+            context.<Decision>executeBlocking(() -> core.governor.admit(admission), false).onComplete(r -> {
+                if (r.succeeded()) {
+                    onDecision(r.result());
+                } else {
+                    storeUnavailable();
+                }
+            });
+            return;
+        }
         Decision decision;
         try {
-            decision = core.governor.admit(new AdmissionRequest(traceId, path, demand, trafficClass, deadlineNanos));
+            decision = core.governor.admit(admission);
         } catch (RuntimeException e) {
-            // The shared quota store is unreachable and the deployment's policy is to fail closed.
-            resp.putHeader("retry-after", "1");
-            fail(503, "quota_store_unavailable", "Sluice cannot reach its quota store; the request was not sent.",
-                    Optional.empty());
+            storeUnavailable();
             return;
         }
         onDecision(decision);
+    }
+
+    /** The shared quota store is unreachable and the deployment's policy is to fail closed. */
+    private void storeUnavailable() {
+        if (clientGone) {
+            finish();
+            return;
+        }
+        resp.putHeader("retry-after", "1");
+        fail(503, "quota_store_unavailable", "Sluice cannot reach its quota store; the request was not sent.",
+                Optional.empty());
     }
 
     /** The key's class and deadline, or tighter ones from the request headers; never above what the key allows. */
@@ -370,11 +389,8 @@ final class Exchange {
     void settle(Usage usage) {
         if (reservation != null && !reservationEnded) {
             reservationEnded = true;
-            try {
-                reservation.settle(usage);
-            } catch (RuntimeException e) {
-                // The store could not take it now; the lease expires and gives its capacity back.
-            }
+            Reservation r = reservation;
+            endReservation(() -> r.settle(usage));
             core.ledger.recordReservationSettled();
         }
     }
@@ -382,12 +398,29 @@ final class Exchange {
     void release() {
         if (reservation != null && !reservationEnded) {
             reservationEnded = true;
-            try {
-                reservation.release();
-            } catch (RuntimeException e) {
-                // As for settle: the lease expires.
-            }
+            Reservation r = reservation;
+            endReservation(r::release);
             core.ledger.recordReservationReleased();
+        }
+    }
+
+    /** Runs a settlement in place, or on a worker when the store waits on the network. */
+    private void endReservation(Runnable end) {
+        if (core.storeBlocks) {
+            context.executeBlocking(() -> {
+                runQuietly(end);
+                return null;
+            }, false);
+        } else {
+            runQuietly(end);
+        }
+    }
+
+    private static void runQuietly(Runnable end) {
+        try {
+            end.run();
+        } catch (RuntimeException e) {
+            // The store could not take it now; the lease expires and gives its capacity back.
         }
     }
 

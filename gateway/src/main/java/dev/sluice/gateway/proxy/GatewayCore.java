@@ -41,6 +41,13 @@ public final class GatewayCore {
     /** Where a deployment is, how its answers are read, and how many retries it may still get. */
     record Upstream(String host, int port, boolean ssl, SignalNormaliser normaliser, RetryBudget retries) {}
 
+    /**
+     * Whether quota store calls wait on the network (a shared Redis store). Then admissions and
+     * settlements run on a worker thread, never on an event loop; the in-memory store answers in
+     * microseconds and is called in place.
+     */
+    final boolean storeBlocks;
+
     public GatewayCore(Vertx vertx, SluiceConfig config, QuotaGovernor governor, TokenEstimator estimator,
             ProviderFeedback feedback, RequestLedger ledger, NanoClock clock) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
@@ -51,6 +58,7 @@ public final class GatewayCore {
         this.ledger = Objects.requireNonNull(ledger, "ledger");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.keys = KeyRing.of(config);
+        this.storeBlocks = config.store().kind() == dev.sluice.gateway.config.StoreSettings.Kind.REDIS;
         this.quota = new CallerQuota(governor);
         for (DeploymentConfig d : config.deployments().values()) {
             boolean ssl = "https".equals(d.baseUrl().getScheme());
