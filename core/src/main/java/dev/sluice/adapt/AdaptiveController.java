@@ -464,8 +464,11 @@ public final class AdaptiveController implements DeploymentGuard {
             modeState = new ModeState(change.get().to(), now);
             events.add(new ModeTransition(deployment, m.mode(), change.get().to(), change.get().reason(), now));
         }
-        ramp.evaluate(now, modeState.mode() == Mode.NORMAL).ifPresent(step -> events.add(new RampChanged(deployment,
-                step)));
+        // The ramp judges its own stage by the 429 ratio and latency it saw. A mode short of shedding
+        // does not hold it back: demand above the ramp's stage fills the queues (brownout from queue
+        // pressure) exactly when the stage is too low, and holding the ramp then keeps it low for good.
+        boolean mayAdvance = !modeState.mode().above(Mode.BROWNOUT);
+        ramp.evaluate(now, mayAdvance).ifPresent(step -> events.add(new RampChanged(deployment, step)));
     }
 
     /** Sends every changed rate factor and pause to the governor. */

@@ -183,6 +183,9 @@ final class Lane {
             wakeAt = Long.MAX_VALUE;
             return;
         }
+        // Anyone asking for the next wake-up while this pump admits (the governor announces as it
+        // goes) must not be told this lane's old time, which may be in the past.
+        wakeAt = Long.MAX_VALUE;
         if (now >= earliestGiveUp) {
             giveUp(governor, now, done);
         }
@@ -204,7 +207,7 @@ final class Lane {
                 } catch (RuntimeException storeFailure) {
                     // A remote store that cannot answer fails this waiter, not the whole pump: the
                     // others already admitted in it must still hear so.
-                    remove(c, w);
+                    removeUnserved(c, w);
                     done.add(() -> w.outcome.completeExceptionally(storeFailure));
                     continue;
                 }
@@ -219,7 +222,7 @@ final class Lane {
                 ReserveOutcome.Short s = (ReserveOutcome.Short) o;
                 w.lastShort = Optional.of(s);
                 if (s.neverFits() || s.dailyCap()) {
-                    remove(c, w);
+                    removeUnserved(c, w);
                     Rejection r = s.neverFits() ? Rejections.tooLarge(s) : Rejections.dailyCapSpent(s);
                     done.add(() -> w.outcome.complete(governor.rejected(w.request, r)));
                     continue;
@@ -272,6 +275,23 @@ final class Lane {
         }
     }
 
+    /**
+     * A waiter that leaves unserved gives its place in fair order back: if it was its tenant's last
+     * in the class, the tenant's next request starts where this one would have. Otherwise the
+     * tenant would be pushed back for work it never got.
+     */
+    private static void forgetTag(int c, Waiter w, ArrayDeque<Waiter> flowAfterRemoval) {
+        if (flowAfterRemoval == null || flowAfterRemoval.isEmpty() || flowAfterRemoval.peekLast().seq < w.seq) {
+            w.share.lastFinishTag[c] = Math.min(w.share.lastFinishTag[c], w.startTag);
+        }
+    }
+
+    /** Removes a waiter that leaves without being served. */
+    private void removeUnserved(int c, Waiter w) {
+        remove(c, w);
+        forgetTag(c, w, flows.get(c).get(w.share.tenant));
+    }
+
     private void remove(int c, Waiter w) {
         ArrayDeque<Waiter> flow = flows.get(c).get(w.share.tenant);
         flow.remove(w);
@@ -298,6 +318,7 @@ final class Lane {
                     it.remove();
                     queued.decrementAndGet(c);
                     queuedCostNanos[c] -= w.costNanos;
+                    forgetTag(c, w, flow);
                     long retry = w.lastShort.filter(ReserveOutcome.Short::waitKnown)
                             .map(ReserveOutcome.Short::waitNanos).orElse(holdNanosAverage());
                     Rejection r = Rejections.timedOut(w.request.trafficClass(), now - w.enqueuedAt, w.lastShort, retry);

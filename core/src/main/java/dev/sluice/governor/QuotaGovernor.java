@@ -108,10 +108,10 @@ public final class QuotaGovernor {
             lane.pump(this, now, done);
         }
         done.forEach(Runnable::run);
+        announce();
         if (w.outcome.isDone()) {
             return w.outcome.join();
         }
-        announce();
         return new Decision.Queued(expectedWait, w.outcome);
     }
 
