@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Three governors, each with its own store connection, share one provider deployment of 1,200
- * requests a minute (20 a second, a burst of 200) under a load of 300 requests a second for 60 s. Driven
+ * requests a minute (20 a second, a configured burst of 200) under a load of 300 requests a second for 60 s. Driven
  * in one thread on one manual clock, so the run is the same every time.
  */
 class MultiReplicaTest {
@@ -50,7 +50,7 @@ class MultiReplicaTest {
 
     private static GovernorConfig config() {
         return GovernorConfig.builder()
-                .scope(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt-east"), Limits.builder().add(Dimension.REQUESTS, 1_200).build())
+                .scope(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt-east"), Limits.builder().add(Dimension.REQUESTS, 1_200, 200).build())
                 .build();
     }
 
