@@ -193,4 +193,19 @@ class EndToEndTest {
         assertThat(f.get("/healthz", null).statusCode()).isEqualTo(200);
         assertThat(f.get("/readyz", null).statusCode()).isEqualTo(200);
     }
+
+    @Test
+    void aFiftyKilobytePromptIsQuotedOffTheEventLoopAndAnswered() throws Exception {
+        // Above the inline limit, so it is counted on a worker; the answer and the ledger are as usual.
+        String prompt = "the quick brown fox jumps over the lazy dog ".repeat(50_000 / 44 + 1);
+        String body = """
+                {"model":"chat","messages":[{"role":"user","content":"%s"}],"max_tokens":20}""".formatted(prompt);
+        HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY, body);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(json(r).path("usage").path("prompt_tokens").asLong()).isGreaterThan(9_000);
+        HttpResponse<String> s = f.post("/v1/chat/completions", GatewayFixture.KEY,
+                body.replace("\"max_tokens\":20", "\"max_tokens\":20,\"stream\":true"));
+        assertThat(s.statusCode()).as(s.body()).isEqualTo(200);
+        assertThat(s.body()).endsWith("data: [DONE]\n\n");
+    }
 }

@@ -3,6 +3,8 @@ package dev.sluice.gateway.proxy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.estimate.EstimatorProfile;
+import dev.sluice.estimate.PromptShape;
 import dev.sluice.estimate.TokenEstimate;
 import dev.sluice.gateway.auth.Credentials;
 import dev.sluice.gateway.config.DeploymentConfig;
@@ -173,13 +175,43 @@ final class Exchange {
         if (!classAndDeadline()) {
             return;
         }
-        estimateRoute = profile.id() + "/" + trafficClass.wireName();
+        String quoteRoute = profile.id() + "/" + trafficClass.wireName();
+        estimateRoute = quoteRoute;
+        EstimatorProfile estimatorProfile = profile.estimatorProfile();
+        PromptShape shape;
         try {
-            estimate = core.estimator.estimate(profile.estimatorProfile(), estimateRoute, PromptShapes.of(op, json));
+            shape = PromptShapes.of(op, json);
         } catch (IllegalArgumentException e) {
-            fail(400, "invalid_request", "The request cannot be quoted: " + e.getMessage(), Optional.empty());
+            cannotQuote(e);
             return;
         }
+        PromptQuote.quote(context, shape,
+                        prompt -> core.estimator.estimate(estimatorProfile, quoteRoute, prompt))
+                .onComplete(r -> {
+                    if (r.succeeded()) {
+                        onEstimate(json, r.result());
+                    } else if (clientGone) {
+                        finish();
+                    } else if (r.cause() instanceof IllegalArgumentException e) {
+                        cannotQuote(e);
+                    } else {
+                        fail(500, "internal_error", "The request could not be quoted.", Optional.empty());
+                    }
+                });
+    }
+
+    private void cannotQuote(IllegalArgumentException e) {
+        fail(400, "invalid_request", "The request cannot be quoted: " + e.getMessage(), Optional.empty());
+    }
+
+    /** Continues on the request's context once the prompt is counted, in place or on a worker. */
+    private void onEstimate(ObjectNode json, TokenEstimate quoted) {
+        if (clientGone) {
+            finish();
+            return;
+        }
+        estimate = quoted;
+        Operation op = route.operation();
         if (op == Operation.ANTHROPIC_COUNT_TOKENS || op == Operation.GEMINI_COUNT_TOKENS) {
             // Answered from the estimator: counting never spends provider quota.
             String field = op == Operation.ANTHROPIC_COUNT_TOKENS ? "input_tokens" : "totalTokens";
