@@ -65,7 +65,7 @@ final class Packing {
     }
 
     /**
-     * A lease as its sorted-set member: id, amounts, then per bucket the dimensions taken on it
+     * A lease as its sorted-set member: amounts, id, then per bucket the dimensions taken on it
      * and its key. It carries what any replica needs to end the lease when it expires.
      */
     static byte[] lease(String id, long[] amounts, byte[][] bucketKeys, int[] planMasks) {
@@ -76,15 +76,15 @@ final class Packing {
                 amountMask |= 1 << d;
             }
         }
-        int size = 2 + idBytes.length + 8 * Dimension.COUNT + 1;
+        int size = 8 * Dimension.COUNT + 2 + idBytes.length + 1;
         for (byte[] k : bucketKeys) {
             size += 4 + k.length;
         }
-        ByteBuffer b = buffer(size).putShort((short) idBytes.length).put(idBytes);
+        ByteBuffer b = buffer(size);
         for (int d = 0; d < Dimension.COUNT; d++) {
             b.putDouble(amounts[d]);
         }
-        b.put((byte) bucketKeys.length);
+        b.putShort((short) idBytes.length).put(idBytes).put((byte) bucketKeys.length);
         for (int i = 0; i < bucketKeys.length; i++) {
             b.putShort((short) (planMasks[i] & amountMask)).putShort((short) bucketKeys[i].length).put(bucketKeys[i]);
         }

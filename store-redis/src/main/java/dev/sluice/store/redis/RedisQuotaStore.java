@@ -56,7 +56,7 @@ public final class RedisQuotaStore implements QuotaStore {
     private final ConcurrentLinkedQueue<Pending> pending = new ConcurrentLinkedQueue<>();
     private final AtomicInteger pendingCount = new AtomicInteger();
     private final AtomicBoolean draining = new AtomicBoolean();
-    private final long reclaimOnReserve;
+    private final int reclaimOnReserve;
     private final Batcher batcher;
     private volatile Days days;
 

@@ -8,8 +8,8 @@ local function reclaim(ctx, zset, now, limit)
   for _, m in ipairs(due) do
     redis.call('ZREM', zset, m)
     local a, pos = amounts(m)
-    local n
-    n, pos = struct.unpack('<B', m, pos)
+    local _, n
+    _, n, pos = struct.unpack('<Hc0B', m, pos)
     for _ = 1, n do
       local mask, key
       mask, key, pos = struct.unpack('<HHc0', m, pos)
@@ -127,30 +127,35 @@ end
 
 -- Reservations and settlements of one slot, in order, as if made one by one; the answer to each
 -- is what it would have been alone. Buckets are read once (MGET) and written once (MSET).
--- KEYS: per operation its lease set, then its buckets in path order.
--- ARGV: calendar, then six per operation: '<BHB' kind ('r' reserve, 's' settle), index of its
--- lease set in KEYS, bucket count; clock; the lease (member); reserve: time to live (ns),
--- settle: actual usage (packed) or '' to release; reserve: expired leases of the set to end
--- first; plans. Returns the answers in order.
+-- KEYS: per group of a path its lease set, then its buckets in path order (operations on the
+-- same group share them). ARGV: calendar; the number of plan arguments g, then g plans (one per
+-- group); then four per operation: '<BHBHdH' kind ('r' reserve, 's' settle), index of its lease
+-- set in KEYS, bucket count, index of its plans in ARGV, time to live (ns; reserve), expired
+-- leases of the set to end first (reserve); clock; the lease (member); actual usage (packed;
+-- settle) or '' (release, reserve). Returns the answers in order.
 local function batch(keys, args)
   local cal = args[1]
-  local ops = (#args - 1) / 6
-  local raw, want, budget = {}, {}, {}
+  local from = 3 + tonumber(args[2])
+  local ops = (#args - from + 1) / 4
+  local raw, want, budget, seen = {}, {}, {}, {}
   for i = 1, ops do
-    local base = 1 + 6 * (i - 1)
-    local kind, first, n = struct.unpack('<BHB', args[base + 1])
-    for j = first + 1, first + n do
-      local key = keys[j]
-      if raw[key] == nil then
-        raw[key] = false
-        want[#want + 1] = key
+    local base = from + 4 * (i - 1)
+    local kind, first, n, _, _, reclaimed = struct.unpack('<BHBHdH', args[base])
+    if not seen[first] then
+      seen[first] = true
+      for j = first + 1, first + n do
+        local key = keys[j]
+        if raw[key] == nil then
+          raw[key] = false
+          want[#want + 1] = key
+        end
       end
     end
     if kind == 114 then
       -- Sequentially every reservation would end expired leases first; the first of the set in
       -- this call ends them for all.
       local set = keys[first]
-      budget[set] = (budget[set] or 0) + tonumber(args[base + 5])
+      budget[set] = (budget[set] or 0) + reclaimed
     end
   end
   local got = redis.call('MGET', unpack(want))
@@ -160,23 +165,26 @@ local function batch(keys, args)
   local ctx = context(raw)
   local t = {}
   local out = {}
+  local day, to_midnight, day_ms
   for i = 1, ops do
-    local base = 1 + 6 * (i - 1)
-    local kind, first, n = struct.unpack('<BHB', args[base + 1])
+    local base = from + 4 * (i - 1)
+    local kind, first, _, plan_at, ttl = struct.unpack('<BHBHd', args[base])
     local set = keys[first]
-    local now, ms = clock(args[base + 2], t)
-    local day, to_midnight = calendar(cal, ms)
-    local pls = plans(args[base + 6])
+    local now, ms = clock(args[base + 1], t)
+    if ms ~= day_ms then
+      day, to_midnight = calendar(cal, ms)
+      day_ms = ms
+    end
+    local pls = plans(args[plan_at])
     if kind == 114 then
       local b = budget[set]
-      if b and b > 0 then
+      if b > 0 then
         reclaim(ctx, set, now, b)
         budget[set] = 0
       end
-      out[i] = reserve(ctx, set, keys, first + 1, pls, now, day, to_midnight, args[base + 3],
-        tonumber(args[base + 4]))
+      out[i] = reserve(ctx, set, keys, first + 1, pls, now, day, to_midnight, args[base + 2], ttl)
     else
-      out[i] = settle(ctx, set, keys, first + 1, pls, now, day, args[base + 3], args[base + 4])
+      out[i] = settle(ctx, set, keys, first + 1, pls, now, day, args[base + 2], args[base + 3])
     end
   end
   flush(ctx)

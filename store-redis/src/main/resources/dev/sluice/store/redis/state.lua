@@ -11,7 +11,7 @@
 -- refunded, expired, open, overage); then n bytes, the dimension ordinal of each record.
 --
 -- A lease is a member of its group's sorted set, scored by expiry, and carries what ending it
--- needs: '<H' + id, the amount per dimension (doubles), '<B' bucket count, then per bucket '<H'
+-- needs: the amount per dimension (doubles), '<H' + id, '<B' bucket count, then per bucket '<H'
 -- mask of the dimensions taken and '<H' + key.
 --
 -- Plans (argument): per bucket '<BB' path index and dimension count, then per dimension '<Bdd'
@@ -106,8 +106,7 @@ end
 
 -- The amounts of a lease (indexed by ordinal + 1) and the position after them.
 local function amounts(member)
-  local id_len = struct.unpack('<H', member)
-  local a = {struct.unpack(AMOUNTS, member, 3 + id_len)}
+  local a = {struct.unpack(AMOUNTS, member)}
   return a, a[NDIM + 1]
 end
 

@@ -14,6 +14,7 @@ import dev.sluice.store.redis.LeasedQuotaStore;
 import dev.sluice.store.redis.OwnRedisServer;
 import dev.sluice.store.redis.RedisQuotaStore;
 import dev.sluice.store.redis.RedisStoreConfig;
+import dev.sluice.store.redis.StoreUnavailableException;
 import dev.sluice.time.NanoClock;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisClient;
@@ -110,11 +111,11 @@ public final class RedisStoreBench {
                 double redisCpu = after.get("cpu") - before.get("cpu");
                 long ops = 2 * r.pairs;
                 System.out.printf(Locale.ROOT,
-                        "mode=%s threads=%d buckets=%d seconds=%d pairs=%d pairs/s=%.0f rejected=%d%n"
+                        "mode=%s threads=%d buckets=%d seconds=%d pairs=%d pairs/s=%.0f rejected=%d unavailable=%d%n"
                                 + "  admit p50=%.1fus p99=%.1fus p99.9=%.1fus  settle p50=%.1fus p99=%.1fus%n"
                                 + "  redis: calls=%.0f ops/call=%.2f usec/call=%.2f usec/op=%.2f cpu/pair=%.1fus"
                                 + "  client cpu/pair=%.1fus  load %.2f -> %.2f  (%s)%n",
-                        mode, threads, buckets, seconds, r.pairs, r.pairs / (double) seconds, r.rejected,
+                        mode, threads, buckets, seconds, r.pairs, r.pairs / (double) seconds, r.rejected, r.unavailable,
                         r.admit.getValueAtPercentile(50) / 1e3, r.admit.getValueAtPercentile(99) / 1e3,
                         r.admit.getValueAtPercentile(99.9) / 1e3, r.settle.getValueAtPercentile(50) / 1e3,
                         r.settle.getValueAtPercentile(99) / 1e3, calls, calls == 0 ? 0 : ops / calls,
@@ -182,7 +183,7 @@ public final class RedisStoreBench {
         } while (!cursor.isFinished());
     }
 
-    private record Result(long pairs, long rejected, Histogram admit, Histogram settle) {}
+    private record Result(long pairs, long rejected, long unavailable, Histogram admit, Histogram settle) {}
 
     private static Result run(QuotaStore store, BucketPlan[] path, long[] amounts, long[] actual, int threads,
             int seconds) throws InterruptedException {
@@ -192,7 +193,7 @@ public final class RedisStoreBench {
         List<Histogram> admits = new ArrayList<>();
         List<Histogram> settles = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            long[] c = new long[2];
+            long[] c = new long[3];
             Histogram ha = new Histogram(3_600_000_000_000L, 3);
             Histogram hs = new Histogram(3_600_000_000_000L, 3);
             counts.add(c);
@@ -202,15 +203,19 @@ public final class RedisStoreBench {
                 try {
                     while (!stop.get()) {
                         long t0 = System.nanoTime();
-                        ReserveOutcome o = store.reserve(path, amounts, 600_000_000_000L);
-                        long t1 = System.nanoTime();
-                        ha.recordValue(t1 - t0);
-                        if (o instanceof ReserveOutcome.Granted g) {
-                            store.settle(g.lease(), actual);
-                            hs.recordValue(System.nanoTime() - t1);
-                            c[0]++;
-                        } else {
-                            c[1]++;
+                        try {
+                            ReserveOutcome o = store.reserve(path, amounts, 600_000_000_000L);
+                            long t1 = System.nanoTime();
+                            ha.recordValue(t1 - t0);
+                            if (o instanceof ReserveOutcome.Granted g) {
+                                store.settle(g.lease(), actual);
+                                hs.recordValue(System.nanoTime() - t1);
+                                c[0]++;
+                            } else {
+                                c[1]++;
+                            }
+                        } catch (StoreUnavailableException e) {
+                            c[2]++;
                         }
                     }
                 } finally {
@@ -226,12 +231,14 @@ public final class RedisStoreBench {
         Histogram s = new Histogram(3_600_000_000_000L, 3);
         long pairs = 0;
         long rejected = 0;
+        long unavailable = 0;
         for (int t = 0; t < threads; t++) {
             pairs += counts.get(t)[0];
             rejected += counts.get(t)[1];
+            unavailable += counts.get(t)[2];
             a.add(admits.get(t));
             s.add(settles.get(t));
         }
-        return new Result(pairs, rejected, a, s);
+        return new Result(pairs, rejected, unavailable, a, s);
     }
 }
