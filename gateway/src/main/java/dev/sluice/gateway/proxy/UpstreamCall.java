@@ -45,6 +45,9 @@ final class UpstreamCall {
     /** When a 429 gives no hint, a gateway retry waits this long. */
     static final long DEFAULT_RETRY_MILLIS = 250;
 
+    /** No events; shared, so it is never written or appended to. */
+    private static final Buffer EMPTY = Buffer.buffer(0);
+
     /** Response headers of the provider passed to the client; its rate-limit headers describe a shared quota and are not. */
     private static final List<String> PASSED_HEADERS = List.of("x-request-id", "request-id", "openai-processing-ms");
 
@@ -305,8 +308,9 @@ final class UpstreamCall {
                 return;
             }
             if (converter != null) {
-                for (String event : converter.feed(buf.getBytes())) {
-                    resp.write(event);
+                Buffer events = joined(converter.feed(buf.getBytes()));
+                if (events.length() > 0) {
+                    resp.write(events);
                 }
             } else {
                 if (jsonArrayStream != null) {
@@ -344,14 +348,10 @@ final class UpstreamCall {
             if (x.state == Exchange.State.DONE) {
                 return;
             }
-            if (converter != null) {
-                for (String event : converter.finish()) {
-                    resp.write(event);
-                }
-            }
+            Buffer last = converter != null ? joined(converter.finish()) : EMPTY;
             settleStream();
             x.finish();
-            resp.end();
+            endWith(last);
         });
         io.vertx.core.Handler<Throwable> broken = t -> {
             if (x.state == Exchange.State.DONE) {
@@ -360,16 +360,45 @@ final class UpstreamCall {
             settleStream();
             x.finish();
             if (converter != null) {
-                for (String event : converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream")) {
-                    resp.write(event);
-                }
-                resp.end();
+                endWith(joined(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream")));
             } else {
                 // A native stream cannot carry an error event its SDK would understand: break the connection.
                 resp.reset();
             }
         };
         r.exceptionHandler(broken);
+    }
+
+    /**
+     * The events of one converter call as one buffer. Outside the server connection's read cycle
+     * every write is flushed on its own: one write per upstream read, not one per event, saves a
+     * chunk header and a system call for each event after the first.
+     */
+    static Buffer joined(List<String> events) {
+        if (events.isEmpty()) {
+            return EMPTY;
+        }
+        if (events.size() == 1) {
+            return Buffer.buffer(events.get(0));
+        }
+        int chars = 0;
+        for (String e : events) {
+            chars += e.length();
+        }
+        Buffer out = Buffer.buffer(chars + 16);
+        for (String e : events) {
+            out.appendString(e);
+        }
+        return out;
+    }
+
+    /** Ends the stream, sending {@code last} with the final chunk; an empty buffer is never written on its own. */
+    private void endWith(Buffer last) {
+        if (last.length() > 0) {
+            x.resp.end(last);
+        } else {
+            x.resp.end();
+        }
     }
 
     private void settleStream() {
