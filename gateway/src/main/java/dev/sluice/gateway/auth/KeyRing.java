@@ -3,9 +3,9 @@ package dev.sluice.gateway.auth;
 import dev.sluice.gateway.config.ConfigLoader;
 import dev.sluice.gateway.config.KeyConfig;
 import dev.sluice.gateway.config.SluiceConfig;
+import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
 
@@ -17,19 +17,20 @@ import java.util.Optional;
  */
 public final class KeyRing {
 
-    private final Map<String, Entry> byHash;
+    /** Keyed by the raw hash bytes: no hex string per lookup. */
+    private final Map<ByteBuffer, Entry> byHash;
 
     private record Entry(byte[] hash, KeyConfig key) {}
 
-    private KeyRing(Map<String, Entry> byHash) {
+    private KeyRing(Map<ByteBuffer, Entry> byHash) {
         this.byHash = byHash;
     }
 
     /** The keys of {@code config} whose secret is known. */
     public static KeyRing of(SluiceConfig config) {
-        Map<String, Entry> m = new HashMap<>();
+        Map<ByteBuffer, Entry> m = new HashMap<>();
         for (KeyConfig k : config.keys()) {
-            k.secretSha256().ifPresent(h -> m.put(HexFormat.of().formatHex(h), new Entry(h, k)));
+            k.secretSha256().ifPresent(h -> m.put(ByteBuffer.wrap(h), new Entry(h, k)));
         }
         return new KeyRing(m);
     }
@@ -40,7 +41,7 @@ public final class KeyRing {
             return Optional.empty();
         }
         byte[] hash = ConfigLoader.sha256(presented);
-        Entry e = byHash.get(HexFormat.of().formatHex(hash));
+        Entry e = byHash.get(ByteBuffer.wrap(hash));
         if (e == null || !MessageDigest.isEqual(e.hash, hash)) {
             return Optional.empty();
         }

@@ -474,12 +474,20 @@ public final class ConfigLoader {
         }
     }
 
-    /** SHA-256 of a client key secret, as stored and compared. */
-    public static byte[] sha256(String secret) {
+    /**
+     * One digest per thread: every request hashes its key, and {@code MessageDigest.getInstance}
+     * looks the provider up and instantiates it reflectively each time. {@code digest} resets it.
+     */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8));
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }
+    });
+
+    /** SHA-256 of a client key secret, as stored and compared. */
+    public static byte[] sha256(String secret) {
+        return SHA256.get().digest(secret.getBytes(StandardCharsets.UTF_8));
     }
 }

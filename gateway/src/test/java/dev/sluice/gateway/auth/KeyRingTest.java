@@ -42,4 +42,18 @@ class KeyRingTest {
         assertThat(ring.resolve("")).isEmpty();
         assertThat(ring.resolve(null)).isEmpty();
     }
+
+    @Test
+    void aReusedDigestHashesEveryKeyAfreshOnEveryThread() throws Exception {
+        String abc = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad";
+        assertThat(HexFormat.of().formatHex(ConfigLoader.sha256("abc"))).isEqualTo(abc);
+        assertThat(HexFormat.of().formatHex(ConfigLoader.sha256("abc"))).isEqualTo(abc);
+        var seen = new java.util.concurrent.atomic.AtomicReference<String>();
+        Thread other = new Thread(() -> seen.set(ring.resolve("sk-two").map(k -> k.id()).orElse("none")));
+        other.start();
+        other.join(10_000);
+        assertThat(seen.get()).isEqualTo("hashed");
+        assertThat(ring.resolve("sk-one").orElseThrow().id()).isEqualTo("literal");
+        assertThat(ring.resolve("sk-one").orElseThrow().id()).isEqualTo("literal");
+    }
 }
