@@ -32,8 +32,8 @@ final class Batcher {
 
     /**
      * Calls of one lane in flight at once. One makes the largest calls, and Redis's time per
-     * operation, shared by every replica, is what limits a fleet; measured on the benchmark, two
-     * or four in flight cost Redis 15-40% more per operation without more pairs per second.
+     * operation, shared by every replica, is what limits a fleet; on the benchmark two or four in
+     * flight cost Redis more per operation (up to 40%) and gave no more pairs per second.
      */
     static final int MAX_IN_FLIGHT = 1;
 
@@ -106,7 +106,7 @@ final class Batcher {
             if (!RedisLink.isMissingLibrary(e)) {
                 throw e;
             }
-            link.reloadLibrary();
+            link.reload();
             return await(submit(op.again()));
         }
     }

@@ -89,13 +89,17 @@ final class RedisLink implements AutoCloseable {
         return link;
     }
 
-    /** Loads the function library; false if the server has no functions (before Redis 7). */
+    /**
+     * Loads the function library; false if the server has no functions (before Redis 7) or this
+     * user may not load them (ACL), where scripts still work.
+     */
     private boolean loadFunctions() {
         try {
             await(async.functionLoad(library.functionsSource, true));
             return true;
         } catch (IllegalStateException e) {
-            if (String.valueOf(e.getMessage()).contains("unknown command")) {
+            String msg = String.valueOf(e.getMessage());
+            if (msg.contains("unknown command") || msg.contains("NOPERM")) {
                 return false;
             }
             throw e;
@@ -109,7 +113,7 @@ final class RedisLink implements AutoCloseable {
     }
 
     /** Loads what the server lost (a restart without persistence, FUNCTION FLUSH, SCRIPT FLUSH). */
-    private void reload() {
+    void reload() {
         if (functions) {
             loadFunctions();
         } else {
@@ -158,12 +162,10 @@ final class RedisLink implements AutoCloseable {
         return async.dispatch(command(), new NestedMultiOutput<>(StringCodec.UTF8), args);
     }
 
-    /** Loads the library again after a call found it missing; see {@link #isMissingLibrary}. */
-    void reloadLibrary() {
-        reload();
-    }
-
-    /** Whether {@code e} (from {@link #await} or {@link #failure}) means the server lost the library. */
+    /**
+     * Whether {@code e} (from {@link #await} or {@link #failure}) means the server lost the
+     * library; {@link #reload} and call again.
+     */
     static boolean isMissingLibrary(RuntimeException e) {
         return e instanceof NoScript;
     }
