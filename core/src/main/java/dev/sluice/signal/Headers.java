@@ -18,6 +18,18 @@ public interface Headers {
      */
     List<String> all(String name);
 
+    /**
+     * Whether some header's name starts with one of {@code lowerCasePrefixes}, ignoring case. Lets
+     * the normaliser skip probing dozens of names on a response that carries no limit headers. This
+     * default cannot list names and answers true, so nothing is ever skipped; adapters that can
+     * iterate their names cheaply override it.
+     *
+     * @param lowerCasePrefixes name prefixes in lower case
+     */
+    default boolean anyNameStartsWith(List<String> lowerCasePrefixes) {
+        return true;
+    }
+
     /** Headers with no fields. */
     static Headers empty() {
         return MapHeaders.EMPTY;

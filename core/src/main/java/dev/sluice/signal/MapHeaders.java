@@ -55,6 +55,18 @@ final class MapHeaders implements Headers {
     }
 
     @Override
+    public boolean anyNameStartsWith(List<String> lowerCasePrefixes) {
+        for (String name : byName.keySet()) {
+            for (String prefix : lowerCasePrefixes) {
+                if (name.regionMatches(true, 0, prefix, 0, prefix.length())) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    @Override
     public String toString() {
         return "Headers" + byName.keySet();
     }

@@ -38,6 +38,14 @@ public final class SignalNormaliser {
             ProviderSignal.REASON_SPEND_LIMIT, ProviderSignal.REASON_ZERO_QUOTA,
             ProviderSignal.REASON_QUOTA_EXHAUSTED);
 
+    /**
+     * Lower-case prefixes of every header a 2xx response is read for: vendor and IETF limit fields,
+     * the retry hints and {@code x-should-retry}. A 2xx without any of them is a plain success, and
+     * the 40-odd names need not be probed one by one.
+     */
+    static final List<String> SIGNAL_HEADER_PREFIXES = List.of("x-ratelimit-", "ratelimit", "anthropic-ratelimit-",
+            "anthropic-priority-", "retry-after", "x-ms-retry", "x-should-retry");
+
     private final ProviderKind kind;
 
     /** A normaliser for one provider dialect. */
@@ -63,9 +71,13 @@ public final class SignalNormaliser {
     public ProviderSignal normalise(int httpStatus, Headers headers, String body, long nowEpochMillis) {
         Objects.requireNonNull(headers, "headers");
         Objects.requireNonNull(body, "body");
+        SignalStatus status = statusOf(httpStatus);
+        if (status == SignalStatus.SUCCESS && !headers.anyNameStartsWith(SIGNAL_HEADER_PREFIXES)) {
+            return new ProviderSignal(status, httpStatus, Optional.empty(), OptionalLong.empty(), false,
+                    List.of(), ProviderSignal.REASON_OK, 0);
+        }
         Malformed malformed = new Malformed();
         HeaderValues values = new HeaderValues(headers, malformed);
-        SignalStatus status = statusOf(httpStatus);
 
         List<LimitObservation> observations = new ArrayList<>();
         if (kind == ProviderKind.OPENAI || kind == ProviderKind.AZURE_OPENAI || kind == ProviderKind.OPENAI_COMPATIBLE) {

@@ -4,38 +4,50 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.stream.Stream;
 
 /** The vendor limit header families: OpenAI/Azure {@code x-ratelimit-*} and Anthropic's. */
 final class VendorHeaders {
 
-    /** OpenAI's documented pair, the usage-based variants seen in 2025, and project-scoped ones. */
-    private static final List<String> OPENAI_SUFFIXES = List.of(
-            "requests", "tokens", "requests_usage_based", "tokens_usage_based",
-            "project-requests", "project-tokens");
+    /**
+     * The names of one limit's three headers and its source label, built once: a response is
+     * probed for every family, and concatenating names per probe showed up in profiles.
+     */
+    private record Family(String limit, String remaining, String reset, String source, LimitKind kind) {}
 
-    private record Family(String prefix, LimitKind kind) {}
+    /** OpenAI's documented pair, the usage-based variants seen in 2025, and project-scoped ones. */
+    private static final List<Family> OPENAI_FAMILIES = Stream.of(
+            "requests", "tokens", "requests_usage_based", "tokens_usage_based",
+            "project-requests", "project-tokens")
+            .map(suffix -> new Family("x-ratelimit-limit-" + suffix, "x-ratelimit-remaining-" + suffix,
+                    "x-ratelimit-reset-" + suffix, "x-ratelimit-*-" + suffix,
+                    suffix.contains("requests") ? LimitKind.REQUESTS : LimitKind.TOKENS))
+            .toList();
 
     private static final List<Family> ANTHROPIC_FAMILIES = List.of(
-            new Family("anthropic-ratelimit-requests", LimitKind.REQUESTS),
-            new Family("anthropic-ratelimit-tokens", LimitKind.TOKENS),
-            new Family("anthropic-ratelimit-input-tokens", LimitKind.INPUT_TOKENS),
-            new Family("anthropic-ratelimit-output-tokens", LimitKind.OUTPUT_TOKENS),
-            new Family("anthropic-priority-input-tokens", LimitKind.INPUT_TOKENS),
-            new Family("anthropic-priority-output-tokens", LimitKind.OUTPUT_TOKENS));
+            anthropic("anthropic-ratelimit-requests", LimitKind.REQUESTS),
+            anthropic("anthropic-ratelimit-tokens", LimitKind.TOKENS),
+            anthropic("anthropic-ratelimit-input-tokens", LimitKind.INPUT_TOKENS),
+            anthropic("anthropic-ratelimit-output-tokens", LimitKind.OUTPUT_TOKENS),
+            anthropic("anthropic-priority-input-tokens", LimitKind.INPUT_TOKENS),
+            anthropic("anthropic-priority-output-tokens", LimitKind.OUTPUT_TOKENS));
+
+    private static Family anthropic(String prefix, LimitKind kind) {
+        return new Family(prefix + "-limit", prefix + "-remaining", prefix + "-reset", prefix + "-*", kind);
+    }
 
     private VendorHeaders() {}
 
     /** {@code x-ratelimit-{limit,remaining,reset}-<suffix>}; resets are Go durations or bare seconds. */
     static List<LimitObservation> openAi(HeaderValues headers) {
         List<LimitObservation> observations = new ArrayList<>();
-        for (String suffix : OPENAI_SUFFIXES) {
-            OptionalLong limit = headers.count("x-ratelimit-limit-" + suffix);
-            OptionalLong remaining = headers.count("x-ratelimit-remaining-" + suffix);
-            OptionalLong reset = headers.first("x-ratelimit-reset-" + suffix)
+        for (Family family : OPENAI_FAMILIES) {
+            OptionalLong limit = headers.count(family.limit());
+            OptionalLong remaining = headers.count(family.remaining());
+            OptionalLong reset = headers.first(family.reset())
                     .map(value -> relativeReset(value, headers))
                     .orElse(OptionalLong.empty());
-            LimitKind kind = suffix.contains("requests") ? LimitKind.REQUESTS : LimitKind.TOKENS;
-            add(observations, kind, limit, remaining, headers.boundedReset(reset), "x-ratelimit-*-" + suffix);
+            add(observations, family.kind(), limit, remaining, headers.boundedReset(reset), family.source());
         }
         return observations;
     }
@@ -44,17 +56,17 @@ final class VendorHeaders {
     static List<LimitObservation> anthropic(HeaderValues headers, long nowEpochMillis) {
         List<LimitObservation> observations = new ArrayList<>();
         for (Family family : ANTHROPIC_FAMILIES) {
-            OptionalLong limit = headers.count(family.prefix() + "-limit");
-            OptionalLong remaining = headers.count(family.prefix() + "-remaining");
+            OptionalLong limit = headers.count(family.limit());
+            OptionalLong remaining = headers.count(family.remaining());
             OptionalLong reset = OptionalLong.empty();
-            Optional<String> resetText = headers.first(family.prefix() + "-reset");
+            Optional<String> resetText = headers.first(family.reset());
             if (resetText.isPresent()) {
                 OptionalLong at = Rfc3339.parseEpochMillis(resetText.get());
                 reset = at.isPresent()
                         ? OptionalLong.of(Values.millisUntil(at.getAsLong(), nowEpochMillis))
                         : headers.reject();
             }
-            add(observations, family.kind(), limit, remaining, headers.boundedReset(reset), family.prefix() + "-*");
+            add(observations, family.kind(), limit, remaining, headers.boundedReset(reset), family.source());
         }
         return observations;
     }

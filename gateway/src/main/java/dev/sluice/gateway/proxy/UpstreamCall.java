@@ -192,7 +192,7 @@ final class UpstreamCall {
     }
 
     private ProviderSignal signal(HttpClientResponse r, int status, String body) {
-        ProviderSignal s = upstream.normaliser().normalise(status, r.headers()::getAll, body, core.clock.epochMillis());
+        ProviderSignal s = upstream.normaliser().normalise(status, new SignalHeaders(r.headers()), body, core.clock.epochMillis());
         core.feedback.onResponse(x.deployment.id(), s, core.clock.nanos() - sentAtNanos);
         return s;
     }
