@@ -108,7 +108,7 @@ public class GovernorBenchmark {
         }
     }
 
-    private static Object admitAndSettle(Tree tree, Cursor cursor) {
+    static Object admitAndSettle(Tree tree, Cursor cursor) {
         Decision d = tree.governor.admit(cursor.nextRequest(tree.paths));
         if (d instanceof Decision.Admitted a) {
             return a.reservation().settle(cursor.usage);

@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The default store: quota state in this process. Thread-safe; no call holds more than one
- * bucket's lock at a time, so tenants contend only on the buckets they share, and only briefly.
+ * bucket's monitor at a time, so tenants contend only on the buckets they share, and only briefly.
  *
  * <p>The amount vectors given to {@link #reserve} are kept by the lease; callers must not change
  * them afterwards.
@@ -51,8 +51,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
         for (int i = 0; i < path.length; i++) {
             BucketPlan plan = path[i];
             MemoryBucket b = held[i];
-            b.lock.lock();
-            try {
+            synchronized (b) {
                 b.refill(plan, now, plan.hasDailyCap() ? today() : 0);
                 ReserveOutcome.Short shortHere = null;
                 for (int d : plan.dimensionOrdinals()) {
@@ -74,22 +73,17 @@ public final class InMemoryQuotaStore implements QuotaStore {
                 } else if (shortHere != null && binds(shortHere, binding)) {
                     binding = shortHere;
                 }
-            } finally {
-                b.lock.unlock();
             }
         }
         if (binding != null) {
             for (int i = 0; i < taken; i++) {
                 MemoryBucket b = held[i];
-                b.lock.lock();
-                try {
+                synchronized (b) {
                     for (int d : path[i].dimensionOrdinals()) {
                         if (amounts[d] > 0) {
                             b.untake(path[i], d, amounts[d]);
                         }
                     }
-                } finally {
-                    b.lock.unlock();
                 }
             }
             return binding;
@@ -134,8 +128,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
         for (int i = 0; i < lease.buckets.length; i++) {
             MemoryBucket b = lease.buckets[i];
             BucketPlan plan = lease.plans[i];
-            b.lock.lock();
-            try {
+            synchronized (b) {
                 b.refill(plan, now, plan.hasDailyCap() ? today() : 0);
                 for (int d : plan.dimensionOrdinals()) {
                     long r = lease.amounts[d];
@@ -150,8 +143,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
                     }
                     b.settle(plan, d, r, a);
                 }
-            } finally {
-                b.lock.unlock();
             }
         }
         return release ? SettleOutcome.RELEASED : SettleOutcome.SETTLED;
@@ -168,15 +159,12 @@ public final class InMemoryQuotaStore implements QuotaStore {
             leases.remove(lease);
             for (int i = 0; i < lease.buckets.length; i++) {
                 MemoryBucket b = lease.buckets[i];
-                b.lock.lock();
-                try {
+                synchronized (b) {
                     for (int d : lease.plans[i].dimensionOrdinals()) {
                         if (lease.amounts[d] > 0) {
                             b.expire(d, lease.amounts[d]);
                         }
                     }
-                } finally {
-                    b.lock.unlock();
                 }
             }
             ended++;
@@ -195,38 +183,29 @@ public final class InMemoryQuotaStore implements QuotaStore {
             throw new IllegalArgumentException("rateFactor: " + rateFactor + " (expected: in (0, 1])");
         }
         MemoryBucket b = bucket(plan);
-        b.lock.lock();
-        try {
+        synchronized (b) {
             long now = clock.nanos();
             b.refill(plan, now, today());
             b.control(dimension.ordinal(), rateFactor, pauseNanos, now);
-        } finally {
-            b.lock.unlock();
         }
     }
 
     @Override
     public void syncDown(BucketPlan plan, Dimension dimension, long remaining) {
         MemoryBucket b = bucket(plan);
-        b.lock.lock();
-        try {
+        synchronized (b) {
             b.refill(plan, clock.nanos(), today());
             b.syncDown(dimension.ordinal(), remaining);
-        } finally {
-            b.lock.unlock();
         }
     }
 
     @Override
     public BucketState state(BucketPlan plan) {
         MemoryBucket b = bucket(plan);
-        b.lock.lock();
-        try {
+        synchronized (b) {
             long now = clock.nanos();
             b.refill(plan, now, today());
             return b.state(plan, now);
-        } finally {
-            b.lock.unlock();
         }
     }
 
