@@ -33,7 +33,7 @@ final class Batcher {
     /**
      * Calls of one lane in flight at once. One makes the largest calls, and Redis's time per
      * operation, shared by every replica, is what limits a fleet; on the benchmark two or four in
-     * flight cost Redis more per operation (up to 40%) and gave no more pairs per second.
+     * flight cost Redis up to 25% and 60% more per operation and gave no more pairs per second.
      */
     static final int MAX_IN_FLIGHT = 1;
 
