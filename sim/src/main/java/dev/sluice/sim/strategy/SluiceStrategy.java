@@ -6,6 +6,7 @@ import dev.sluice.estimate.EstimatorProfile;
 import dev.sluice.estimate.PromptShape;
 import dev.sluice.estimate.TokenEstimate;
 import dev.sluice.estimate.TokenEstimator;
+import dev.sluice.gateway.proxy.RetryBudget;
 import dev.sluice.gateway.config.ProfileConfig;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.governor.AdmissionRequest;
@@ -154,7 +155,7 @@ final class SluiceStrategy implements Strategy {
         final QuotaGovernor governor;
         final TokenEstimator estimator;
         final AdaptiveWiring adaptive;
-        final java.util.Map<String, GatewayRetryBudget> retries = new java.util.HashMap<>();
+        final java.util.Map<String, RetryBudget> retries = new java.util.HashMap<>();
         /** Admitted and not yet settled: each holds one open lease. */
         long holding;
         long scheduledAt = Long.MAX_VALUE;
@@ -250,7 +251,7 @@ final class SluiceStrategy implements Strategy {
             Reservation reservation = ad.reservation();
             SimRequest r = a.request();
             long queued = ctx.loop().now() - a.submittedAtNanos();
-            GatewayRetryBudget budget = retries.computeIfAbsent(r.deployment(), d -> new GatewayRetryBudget());
+            RetryBudget budget = retries.computeIfAbsent(r.deployment(), d -> RetryBudget.tenPercent());
             budget.firstAttempt();
             long[] sentAt = {ctx.loop().now()};
             ctx.dispatch(a, queued, reply -> {
