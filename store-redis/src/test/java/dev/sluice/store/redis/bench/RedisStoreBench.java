@@ -30,7 +30,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -187,11 +186,12 @@ public final class RedisStoreBench {
 
     private static Result run(QuotaStore store, BucketPlan[] path, long[] amounts, long[] actual, int threads,
             int seconds) throws InterruptedException {
-        AtomicBoolean stop = new AtomicBoolean();
         CountDownLatch done = new CountDownLatch(threads);
         List<long[]> counts = new ArrayList<>();
         List<Histogram> admits = new ArrayList<>();
         List<Histogram> settles = new ArrayList<>();
+        // Each worker stops by itself at the deadline, so the run is bounded without anyone sleeping.
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         for (int t = 0; t < threads; t++) {
             long[] c = new long[3];
             Histogram ha = new Histogram(3_600_000_000_000L, 3);
@@ -201,8 +201,11 @@ public final class RedisStoreBench {
             settles.add(hs);
             Thread th = new Thread(() -> {
                 try {
-                    while (!stop.get()) {
+                    while (true) {
                         long t0 = System.nanoTime();
+                        if (t0 >= deadline) {
+                            break;
+                        }
                         try {
                             ReserveOutcome o = store.reserve(path, amounts, 600_000_000_000L);
                             long t1 = System.nanoTime();
@@ -224,8 +227,6 @@ public final class RedisStoreBench {
             }, "bench-" + t);
             th.start();
         }
-        Thread.sleep(seconds * 1000L);
-        stop.set(true);
         done.await();
         Histogram a = new Histogram(3_600_000_000_000L, 3);
         Histogram s = new Histogram(3_600_000_000_000L, 3);
