@@ -32,7 +32,11 @@ public final class QuotaGovernor {
     private final NanoClock clock;
     private volatile GovernorConfig config;
     private volatile long leaseTtlNanos;
-    private final ConcurrentHashMap<RequestPath, BucketPlan[]> paths = new ConcurrentHashMap<>();
+    /** Everything a path resolves to, looked up once per admission instead of once per part. */
+    private final ConcurrentHashMap<RequestPath, Route> routes = new ConcurrentHashMap<>();
+
+    /** A path's buckets, its deployment's lane and its tenant's share of that lane. */
+    private record Route(BucketPlan[] plans, Lane lane, TenantShare share) {}
     private final ConcurrentHashMap<Scope, Optional<BucketPlan>> plans = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     /** Read on every decision: an array, so iterating it allocates nothing. */
@@ -59,15 +63,16 @@ public final class QuotaGovernor {
         if (request.deadlineNanos() <= now) {
             return rejected(request, Rejections.deadlinePassed(c));
         }
-        Lane lane = lane(request.path().deployment());
+        Route route = route(request.path());
+        Lane lane = route.lane();
         Optional<Rejection> screened = lane.guard.screen(c, now);
         if (screened.isPresent()) {
             return rejected(request, screened.get());
         }
         long[] amounts = request.demand().amounts();
-        TenantShare share = lane.share(request.path().tenant(), this);
+        TenantShare share = route.share();
         if (!lane.queuedAtOrAbove(c)) {
-            ReserveOutcome o = tryReserve(request, amounts);
+            ReserveOutcome o = store.reserve(route.plans(), amounts, leaseTtlNanos);
             if (o instanceof ReserveOutcome.Granted g) {
                 return admitted(lane, request, g, amounts, share, 0, now);
             }
@@ -124,7 +129,7 @@ public final class QuotaGovernor {
     }
 
     ReserveOutcome tryReserve(AdmissionRequest request, long[] amounts) {
-        return store.reserve(path(request.path()), amounts, leaseTtlNanos);
+        return store.reserve(route(request.path()).plans(), amounts, leaseTtlNanos);
     }
 
     Decision.Final admitted(Lane lane, AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts,
@@ -278,7 +283,7 @@ public final class QuotaGovernor {
         this.config = Objects.requireNonNull(next, "config");
         this.leaseTtlNanos = next.leaseTtl().toNanos();
         plans.clear();
-        paths.clear();
+        routes.clear();
         for (Lane lane : lanes.values()) {
             lane.replan(plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, lane.deployment)).orElse(null));
             for (TenantShare s : lane.shares()) {
@@ -332,17 +337,18 @@ public final class QuotaGovernor {
         return lane;
     }
 
-    private BucketPlan[] path(RequestPath p) {
-        BucketPlan[] plansOnPath = paths.get(p);
-        if (plansOnPath == null) {
+    private Route route(RequestPath p) {
+        Route r = routes.get(p);
+        if (r == null) {
             List<BucketPlan> list = new ArrayList<>(6);
             for (Scope s : p.scopes()) {
                 plan(s).ifPresent(list::add);
             }
-            plansOnPath = list.toArray(BucketPlan[]::new);
-            paths.put(p, plansOnPath);
+            Lane lane = lane(p.deployment());
+            r = new Route(list.toArray(BucketPlan[]::new), lane, lane.share(p.tenant(), this));
+            routes.put(p, r);
         }
-        return plansOnPath;
+        return r;
     }
 
     private Optional<BucketPlan> plan(Scope scope) {
