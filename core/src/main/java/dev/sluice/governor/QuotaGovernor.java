@@ -3,6 +3,7 @@ package dev.sluice.governor;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Scope;
 import dev.sluice.limits.ScopeLevel;
+import dev.sluice.store.BoundPath;
 import dev.sluice.store.BucketPlan;
 import dev.sluice.store.BucketState;
 import dev.sluice.store.QuotaStore;
@@ -35,8 +36,8 @@ public final class QuotaGovernor {
     /** Everything a path resolves to, looked up once per admission instead of once per part. */
     private final ConcurrentHashMap<RequestPath, Route> routes = new ConcurrentHashMap<>();
 
-    /** A path's buckets, its deployment's lane and its tenant's share of that lane. */
-    private record Route(BucketPlan[] plans, Lane lane, TenantShare share) {}
+    /** A path's buckets bound to the store, its deployment's lane and its tenant's share of that lane. */
+    private record Route(BoundPath buckets, Lane lane, TenantShare share) {}
     private final ConcurrentHashMap<Scope, Optional<BucketPlan>> plans = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     /** Read on every decision: an array, so iterating it allocates nothing. */
@@ -72,7 +73,7 @@ public final class QuotaGovernor {
         long[] amounts = request.demand().amounts();
         TenantShare share = route.share();
         if (!lane.queuedAtOrAbove(c)) {
-            ReserveOutcome o = store.reserve(route.plans(), amounts, leaseTtlNanos);
+            ReserveOutcome o = route.buckets().reserve(amounts, leaseTtlNanos);
             if (o instanceof ReserveOutcome.Granted g) {
                 return admitted(lane, request, g, amounts, share, 0, now);
             }
@@ -129,7 +130,7 @@ public final class QuotaGovernor {
     }
 
     ReserveOutcome tryReserve(AdmissionRequest request, long[] amounts) {
-        return store.reserve(route(request.path()).plans(), amounts, leaseTtlNanos);
+        return route(request.path()).buckets().reserve(amounts, leaseTtlNanos);
     }
 
     Decision.Final admitted(Lane lane, AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts,
@@ -345,7 +346,7 @@ public final class QuotaGovernor {
                 plan(s).ifPresent(list::add);
             }
             Lane lane = lane(p.deployment());
-            r = new Route(list.toArray(BucketPlan[]::new), lane, lane.share(p.tenant(), this));
+            r = new Route(store.bind(list.toArray(BucketPlan[]::new)), lane, lane.share(p.tenant(), this));
             routes.put(p, r);
         }
         return r;

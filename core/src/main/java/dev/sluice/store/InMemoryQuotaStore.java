@@ -5,14 +5,14 @@ import dev.sluice.time.NanoClock;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The default store: quota state in this process. Thread-safe; no call holds more than one
- * bucket's monitor at a time, so tenants contend only on the buckets they share, and only briefly.
+ * bucket's lock at a time, so tenants contend only on the buckets they share, and only briefly.
  *
  * <p>The amount vectors given to {@link #reserve} are kept by the lease; callers must not change
  * them afterwards.
@@ -20,15 +20,17 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class InMemoryQuotaStore implements QuotaStore {
 
     private static final Dimension[] DIMS = Dimension.values();
+    /** A power of two: more than the threads that usually reserve at once. */
+    private static final int LEASE_STRIPES = 16;
+    private static final int MAX_PATH = 8;
 
     private final NanoClock clock;
     private final ZoneId dailyResetZone;
     private final ConcurrentHashMap<String, MemoryBucket> buckets = new ConcurrentHashMap<>();
-    /** Bucket arrays per path array; callers reuse their path arrays, so this is an identity lookup. */
-    private final ConcurrentHashMap<PathKey, MemoryBucket[]> pathBuckets = new ConcurrentHashMap<>();
-    private final Set<MemoryLease> leases = ConcurrentHashMap.newKeySet();
-    private final AtomicLong nextLeaseId = new AtomicLong();
+    /** Open leases, striped by the opening thread so that event loops do not meet here. */
+    private final LeaseStripe[] leaseStripes = new LeaseStripe[LEASE_STRIPES];
     private volatile CachedDay cachedDay;
+
 
     /**
      * @param clock the store's time
@@ -37,76 +39,68 @@ public final class InMemoryQuotaStore implements QuotaStore {
     public InMemoryQuotaStore(NanoClock clock, ZoneId dailyResetZone) {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.dailyResetZone = Objects.requireNonNull(dailyResetZone, "dailyResetZone");
+        for (int i = 0; i < LEASE_STRIPES; i++) {
+            leaseStripes[i] = new LeaseStripe(i, LEASE_STRIPES);
+        }
     }
 
     @Override
     public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
-        MemoryBucket[] held = buckets(path);
+        return reserve(path, buckets(path), amounts, leaseTtlNanos);
+    }
+
+    @Override
+    public BoundPath bind(BucketPlan[] path) {
+        BucketPlan[] plans = path.clone();
+        MemoryBucket[] held = buckets(plans);
+        return (amounts, leaseTtlNanos) -> reserve(plans, held, amounts, leaseTtlNanos);
+    }
+
+    private ReserveOutcome reserve(BucketPlan[] path, MemoryBucket[] held, long[] amounts, long leaseTtlNanos) {
         long now = clock.nanos();
+        int asked = 0;
+        for (int d = 0; d < amounts.length; d++) {
+            asked |= amounts[d] > 0 ? 1 << d : 0;
+        }
         // Check and take bucket by bucket, outermost first, holding one lock at a time. If a bucket
         // is short, the ones already taken are given back and the rest are only checked, so the
         // answer names the bucket that binds longest and nothing stays held anywhere.
         int taken = 0;
+        long takenDims = 0;
         ReserveOutcome.Short binding = null;
         for (int i = 0; i < path.length; i++) {
-            BucketPlan plan = path[i];
             MemoryBucket b = held[i];
-            synchronized (b) {
-                b.refill(plan, now, plan.hasDailyCap() ? today() : 0);
-                ReserveOutcome.Short shortHere = null;
-                for (int d : plan.dimensionOrdinals()) {
-                    long need = amounts[d];
-                    if (need > 0) {
-                        ReserveOutcome.Short s = b.check(plan, i, d, need, now, this);
-                        if (s != null && binds(s, shortHere)) {
-                            shortHere = s;
-                        }
-                    }
-                }
+            b.lock();
+            try {
+                int wanted = b.refill(path[i], now, this) & asked;
+                ReserveOutcome.Short shortHere = b.check(i, wanted, amounts, now, this);
                 if (shortHere == null && binding == null) {
-                    for (int d : plan.dimensionOrdinals()) {
-                        if (amounts[d] > 0) {
-                            b.take(d, amounts[d]);
-                        }
-                    }
+                    b.take(wanted, amounts);
+                    takenDims |= (long) wanted << (8 * i);
                     taken = i + 1;
-                } else if (shortHere != null && binds(shortHere, binding)) {
-                    binding = shortHere;
+                } else {
+                    binding = MemoryBucket.longer(shortHere, binding);
                 }
+            } finally {
+                b.unlock();
             }
         }
         if (binding != null) {
             for (int i = 0; i < taken; i++) {
                 MemoryBucket b = held[i];
-                synchronized (b) {
-                    for (int d : path[i].dimensionOrdinals()) {
-                        if (amounts[d] > 0) {
-                            b.untake(path[i], d, amounts[d]);
-                        }
-                    }
+                b.lock();
+                try {
+                    b.untake((int) (takenDims >>> (8 * i)) & 0xff, amounts);
+                } finally {
+                    b.unlock();
                 }
             }
             return binding;
         }
-        MemoryLease lease = new MemoryLease(nextLeaseId.incrementAndGet(), path, held, amounts, now + leaseTtlNanos);
-        leases.add(lease);
+        LeaseStripe stripe = leaseStripes[(int) Thread.currentThread().threadId() & (leaseStripes.length - 1)];
+        MemoryLease lease = new MemoryLease(held, takenDims, amounts, now + leaseTtlNanos, stripe);
+        stripe.add(lease);
         return new ReserveOutcome.Granted(lease);
-    }
-
-    /** The shortfall that explains the rejection best: one that never fits, else the longest wait. */
-    private static boolean binds(ReserveOutcome.Short candidate, ReserveOutcome.Short current) {
-        if (current == null) {
-            return true;
-        }
-        if (candidate.neverFits() != current.neverFits()) {
-            return candidate.neverFits();
-        }
-        if (candidate.dailyCap() != current.dailyCap()) {
-            return candidate.dailyCap();
-        }
-        long a = candidate.waitKnown() ? candidate.waitNanos() : Long.MAX_VALUE;
-        long b = current.waitKnown() ? current.waitNanos() : Long.MAX_VALUE;
-        return a > b;
     }
 
     @Override
@@ -120,29 +114,30 @@ public final class InMemoryQuotaStore implements QuotaStore {
     }
 
     private SettleOutcome end(MemoryLease lease, long[] actual, boolean release) {
-        if (!lease.close()) {
+        if (!lease.stripe.close(lease)) {
             return SettleOutcome.ALREADY_CLOSED;
         }
-        leases.remove(lease);
-        long now = clock.nanos();
+        long[] kept = release ? null : actual;
+        // Giving back commutes with refilling (both only add, and both stop at the capacity), so a
+        // settlement that only refunds leaves the refill to the next reservation. Overage is debt
+        // below what the bucket holds now: that needs the bucket brought up to date first.
+        boolean overage = false;
+        if (kept != null) {
+            for (int d = 0; d < kept.length; d++) {
+                overage |= DIMS[d].kind() != Dimension.Kind.GAUGE && kept[d] > lease.amounts[d];
+            }
+        }
+        long now = overage ? clock.nanos() : 0;
         for (int i = 0; i < lease.buckets.length; i++) {
             MemoryBucket b = lease.buckets[i];
-            BucketPlan plan = lease.plans[i];
-            synchronized (b) {
-                b.refill(plan, now, plan.hasDailyCap() ? today() : 0);
-                for (int d : plan.dimensionOrdinals()) {
-                    long r = lease.amounts[d];
-                    if (r <= 0) {
-                        continue;
-                    }
-                    long a;
-                    if (DIMS[d].kind() == Dimension.Kind.GAUGE) {
-                        a = r;
-                    } else {
-                        a = release ? 0 : Math.max(0, actual[d]);
-                    }
-                    b.settle(plan, d, r, a);
+            b.lock();
+            try {
+                if (overage) {
+                    b.refill(now, this);
                 }
+                b.settle(lease.takenAt(i), lease.amounts, kept);
+            } finally {
+                b.unlock();
             }
         }
         return release ? SettleOutcome.RELEASED : SettleOutcome.SETTLED;
@@ -151,30 +146,31 @@ public final class InMemoryQuotaStore implements QuotaStore {
     @Override
     public int expireLeases() {
         long now = clock.nanos();
-        int ended = 0;
-        for (MemoryLease lease : leases) {
-            if (lease.expiresAt > now || !lease.close()) {
-                continue;
-            }
-            leases.remove(lease);
+        List<MemoryLease> ended = new ArrayList<>();
+        for (LeaseStripe stripe : leaseStripes) {
+            stripe.closeExpired(now, ended);
+        }
+        for (MemoryLease lease : ended) {
             for (int i = 0; i < lease.buckets.length; i++) {
                 MemoryBucket b = lease.buckets[i];
-                synchronized (b) {
-                    for (int d : lease.plans[i].dimensionOrdinals()) {
-                        if (lease.amounts[d] > 0) {
-                            b.expire(d, lease.amounts[d]);
-                        }
-                    }
+                b.lock();
+                try {
+                    b.expire(lease.takenAt(i), lease.amounts);
+                } finally {
+                    b.unlock();
                 }
             }
-            ended++;
         }
-        return ended;
+        return ended.size();
     }
 
     @Override
     public int openLeases() {
-        return leases.size();
+        int open = 0;
+        for (LeaseStripe stripe : leaseStripes) {
+            open += stripe.open();
+        }
+        return open;
     }
 
     @Override
@@ -183,41 +179,54 @@ public final class InMemoryQuotaStore implements QuotaStore {
             throw new IllegalArgumentException("rateFactor: " + rateFactor + " (expected: in (0, 1])");
         }
         MemoryBucket b = bucket(plan);
-        synchronized (b) {
+        b.lock();
+        try {
             long now = clock.nanos();
-            b.refill(plan, now, today());
+            b.refill(plan, now, this);
             b.control(dimension.ordinal(), rateFactor, pauseNanos, now);
+        } finally {
+            b.unlock();
         }
     }
 
     @Override
     public void syncDown(BucketPlan plan, Dimension dimension, long remaining) {
         MemoryBucket b = bucket(plan);
-        synchronized (b) {
-            b.refill(plan, clock.nanos(), today());
+        b.lock();
+        try {
+            b.refill(plan, clock.nanos(), this);
             b.syncDown(dimension.ordinal(), remaining);
+        } finally {
+            b.unlock();
         }
     }
 
     @Override
     public BucketState state(BucketPlan plan) {
         MemoryBucket b = bucket(plan);
-        synchronized (b) {
+        b.lock();
+        try {
             long now = clock.nanos();
-            b.refill(plan, now, today());
-            return b.state(plan, now);
+            b.refill(plan, now, this);
+            return b.state(now);
+        } finally {
+            b.unlock();
         }
     }
 
+    /**
+     * The buckets of a path given by value. Looked up on every call rather than cached by the
+     * array: callers such as the leased and failover stores build a fresh array per call, and
+     * a cache keyed by it would grow without end. Repeated callers {@link #bind} instead.
+     */
     private MemoryBucket[] buckets(BucketPlan[] path) {
-        PathKey key = new PathKey(path);
-        MemoryBucket[] held = pathBuckets.get(key);
-        if (held == null) {
-            held = new MemoryBucket[path.length];
-            for (int i = 0; i < path.length; i++) {
-                held[i] = bucket(path[i]);
-            }
-            pathBuckets.put(key, held);
+        if (path.length > MAX_PATH) {
+            // A lease records what it took per bucket in 8 bits each of one long.
+            throw new IllegalArgumentException("path: " + path.length + " buckets (expected: at most " + MAX_PATH + ")");
+        }
+        MemoryBucket[] held = new MemoryBucket[path.length];
+        for (int i = 0; i < path.length; i++) {
+            held[i] = bucket(path[i]);
         }
         return held;
     }
@@ -232,19 +241,6 @@ public final class InMemoryQuotaStore implements QuotaStore {
             return m;
         }
         throw new IllegalArgumentException("lease: " + handle.getClass().getName() + " (expected: a lease of this store)");
-    }
-
-    /** A path array compared by identity: the governor hands the same array for the same path. */
-    private record PathKey(BucketPlan[] path) {
-        @Override
-        public boolean equals(Object o) {
-            return o instanceof PathKey k && k.path == path;
-        }
-
-        @Override
-        public int hashCode() {
-            return System.identityHashCode(path);
-        }
     }
 
     private record CachedDay(long fromMillis, long untilMillis, long day, long midnightMillis) {}

@@ -1,33 +1,39 @@
 package dev.sluice.store;
 
-import java.util.concurrent.atomic.AtomicBoolean;
-
-/** A reservation held in the in-memory store. Ends exactly once: settled, released or expired. */
+/**
+ * A reservation held in the in-memory store. Ends exactly once: settled, released or expired.
+ * Open leases are linked into their {@link LeaseStripe}, whose lock guards the links and the
+ * open flag.
+ */
 final class MemoryLease implements LeaseHandle {
 
-    private final long serial;
-    final BucketPlan[] plans;
     final MemoryBucket[] buckets;
+    /** Per bucket {@code i}, the dimensions taken there as a bit set in bits {@code 8i} to {@code 8i + 7}. */
+    final long takenDims;
     final long[] amounts;
     final long expiresAt;
-    private final AtomicBoolean open = new AtomicBoolean(true);
+    final LeaseStripe stripe;
+    long serial;
+    boolean open = true;
+    MemoryLease prev;
+    MemoryLease next;
 
-    MemoryLease(long serial, BucketPlan[] plans, MemoryBucket[] buckets, long[] amounts, long expiresAt) {
-        this.serial = serial;
-        this.plans = plans;
+    MemoryLease(MemoryBucket[] buckets, long takenDims, long[] amounts, long expiresAt, LeaseStripe stripe) {
         this.buckets = buckets;
+        this.takenDims = takenDims;
         this.amounts = amounts;
         this.expiresAt = expiresAt;
+        this.stripe = stripe;
+    }
+
+    /** The dimensions taken on bucket {@code i}, as a bit set by ordinal. */
+    int takenAt(int i) {
+        return (int) (takenDims >>> (8 * i)) & 0xff;
     }
 
     @Override
     public String id() {
         return "m" + serial;
-    }
-
-    /** Marks the lease ended; true for the one caller that ended it. */
-    boolean close() {
-        return open.compareAndSet(true, false);
     }
 
     @Override

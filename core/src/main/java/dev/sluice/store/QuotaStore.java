@@ -23,6 +23,15 @@ public interface QuotaStore extends AutoCloseable {
     ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos);
 
     /**
+     * Binds {@code path} for repeated reservations. The default reserves through
+     * {@link #reserve}; a store overrides it to resolve the path once.
+     */
+    default BoundPath bind(BucketPlan[] path) {
+        BucketPlan[] plans = path.clone();
+        return (amounts, leaseTtlNanos) -> reserve(plans, amounts, leaseTtlNanos);
+    }
+
+    /**
      * Replaces the reserved amounts by actual usage: unused capacity is refunded, overage becomes
      * debt, concurrency is released. Idempotent: a second call changes nothing.
      */

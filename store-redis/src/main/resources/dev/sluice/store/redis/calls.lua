@@ -100,10 +100,18 @@ local function settle(ctx, set, bucket_keys, first, pls, now, day, member, actua
   local a = amounts(member)
   local release = actual == ''
   local used_by = release and a or {struct.unpack(AMOUNTS, actual)}
+  -- Refunds commute with refilling, so only overage (debt below the current level) needs the
+  -- buckets brought up to now first.
+  local overage = false
+  if not release then
+    for d = 0, NDIM - 1 do
+      if KIND[d] ~= 'G' and used_by[d + 1] > a[d + 1] then overage = true end
+    end
+  end
   for j = 1, #pls do
     local pl = pls[j]
     local v = get(ctx, bucket_keys[first + j - 1], pl)
-    refill(v, pl, now, day)
+    if overage or v[3] == nil then refill(v, pl, now, day) end
     local kind = pl.kind
     for k = 1, pl.n do
       local d = pl.d[k]
