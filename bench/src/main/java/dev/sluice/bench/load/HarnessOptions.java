@@ -10,7 +10,7 @@ import java.util.Optional;
 /**
  * What a harness run measures and how.
  *
- * @param targets        which of direct, nginx, sluice to measure
+ * @param targets        which of direct, nginx, vertx (a bare Vert.x reverse proxy), sluice to measure
  * @param connections    connection counts, one set of runs each
  * @param streaming      answer forms: false for whole JSON answers, true for SSE streams
  * @param rates          0 for closed loop (as fast as possible), else open-loop requests per second
@@ -20,7 +20,7 @@ import java.util.Optional;
  * @param measure        longest measuring time of each run
  * @param maxRequests    most answers measured in each run
  * @param promptChars    length of the user message of every request
- * @param sluice         how Sluice is started
+ * @param sluice         how Sluice is started; its JVM arguments also start the bare Vert.x proxy
  * @param nginx          the nginx executable; empty to look for one
  * @param nginxWorkers   nginx worker processes
  * @param clientThreads  event loops of the load generator
@@ -31,11 +31,13 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         List<Double> rates, Duration prewarm, Duration warmup, Duration measure, long maxRequests, int promptChars, SluiceServer.Launch sluice,
         Optional<Path> nginx, int nginxWorkers, int clientThreads, int upstreamThreads, Optional<Path> out) {
 
-    static final List<String> TARGETS = List.of("direct", "nginx", "sluice");
+    static final List<String> TARGETS = List.of("direct", "nginx", "vertx", "sluice");
 
     static final String USAGE = """
             usage: LoadHarness [options]
-              --targets direct,nginx,sluice   what to measure (nginx is skipped when not installed)
+              --targets direct,nginx,vertx,sluice
+                                              what to measure (nginx is skipped when not installed; vertx is a
+                                              bare Vert.x reverse proxy in a child JVM: the cost of the HTTP stack)
               --connections 64,256            keep-alive connections, one set of runs each
               --modes plain,stream            whole JSON answers and/or SSE streams
               --rate max                      'max' (closed loop) and/or open-loop rates in req/s, e.g. max,5000
@@ -46,7 +48,8 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
               --requests 1000000              most answers measured per run
               --prompt-chars 0                pad the user message to this many characters (Sluice tokenizes it)
               --sluice child                  child | in-process | jar:PATH (java -jar PATH serve --config FILE)
-              --sluice-jvm-args "..."         extra JVM arguments for a child Sluice, space separated
+              --sluice-jvm-args "..."         extra JVM arguments for a child Sluice and the bare Vert.x proxy,
+                                              space separated
               --nginx PATH                    nginx executable (default: PATH, /usr/sbin/nginx)
               --nginx-workers 2               nginx worker processes
               --client-threads 2              load generator event loops
@@ -93,6 +96,18 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
     /** The defaults: everything at 64 and 256 connections, both forms, closed loop, 30 s pre-warm, 5 s + 10 s per run. */
     public static HarnessOptions defaults() {
         return parse(new String[0]);
+    }
+
+    /**
+     * JVM arguments of the child JVMs, Sluice's and the bare Vert.x proxy's alike, so that the two
+     * run under the same flags; none when Sluice runs in this JVM.
+     */
+    public List<String> childJvmArgs() {
+        return switch (sluice) {
+            case SluiceServer.Launch.ChildJvm c -> c.jvmArgs();
+            case SluiceServer.Launch.CliJar j -> j.jvmArgs();
+            case SluiceServer.Launch.InProcess ip -> List.of();
+        };
     }
 
     /** Reads command line options over the defaults. */

@@ -20,8 +20,10 @@ import java.util.stream.Collectors;
 /**
  * A bounded, loopback-only load test of the gateway. In one run and against one fast fake upstream
  * it measures direct calls, the same calls through nginx as a plain reverse proxy (when nginx is
- * installed) and through Sluice, for each connection count, answer form and load, and reports
- * throughput and p50/p99 latency as a Markdown table with Sluice compared to nginx.
+ * installed), through a bare Vert.x reverse proxy ({@link BareVertxProxy}: the HTTP stack Sluice is
+ * built on, without Sluice) and through Sluice, for each connection count, answer form and load, and
+ * reports throughput and p50/p99 latency as a Markdown table with Sluice compared to nginx, and the
+ * bare proxy to both, so that the stack's share of Sluice's cost shows.
  *
  * <pre>java -cp bench/target/benchmarks.jar dev.sluice.bench.load.LoadHarness [options]</pre>
  */
@@ -66,6 +68,7 @@ public final class LoadHarness {
         Vertx upstreamVertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.upstreamThreads()));
         Vertx clientVertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.clientThreads()));
         Optional<NginxProxy> nginx = Optional.empty();
+        Optional<BareVertxProxy.Child> bare = Optional.empty();
         Optional<SluiceServer> sluice = Optional.empty();
         List<LoadResult> results = new ArrayList<>();
         try {
@@ -87,6 +90,13 @@ public final class LoadHarness {
                             + "keepalive to the upstream, proxy_buffering off");
                 }
             }
+            if (options.targets().contains("vertx")) {
+                BareVertxProxy.Child v = BareVertxProxy.Child.start(options.childJvmArgs(), upstream.port());
+                bare = Optional.of(v);
+                env.add("Bare Vert.x proxy: child JVM, " + BareVertxProxy.class.getSimpleName() + ", Sluice's default event "
+                        + "loops and upstream pool (" + BareVertxProxy.UPSTREAM_POOL_SIZE + " connections per event loop), "
+                        + "headers and streamed bodies copied, nothing else");
+            }
             if (options.targets().contains("sluice")) {
                 SluiceServer s = SluiceServer.start(options.sluice(), upstream.port());
                 sluice = Optional.of(s);
@@ -94,16 +104,21 @@ public final class LoadHarness {
                         + "deployment, limits never reached");
             }
             if (!options.prewarm().isZero()) {
-                prewarm(options, clientVertx, upstream, sluice, log);
+                List<String> warmed = prewarm(options, clientVertx, upstream, bare, sluice, log);
+                String on = warmed.stream().map(w -> switch (w) {
+                    case "vertx" -> "the bare Vert.x proxy";
+                    case "sluice" -> "Sluice";
+                    default -> "direct calls";
+                }).collect(Collectors.joining(" and "));
                 env.add("Pre-warm: " + options.prewarm().toSeconds() + " s of unrecorded load per answer form on "
-                        + (sluice.isPresent() ? "Sluice" : "direct calls") + " before the first run");
+                        + (warmed.size() > 1 ? "each of " : "") + on + " before the first run");
             }
             for (boolean streaming : options.streaming()) {
                 for (int conns : options.connections()) {
                     for (double rate : options.rates()) {
                         LoadSpec base = new LoadSpec("direct", "127.0.0.1", upstream.port(), "", streaming, conns, rate,
                                 options.warmup(), options.measure(), options.maxRequests(), options.promptChars());
-                        // The three targets back to back, so that they see the same machine load.
+                        // The targets back to back, so that they see the same machine load.
                         List<LoadSpec> specs = new ArrayList<>();
                         if (options.targets().contains("direct")) {
                             specs.add(base);
@@ -111,12 +126,16 @@ public final class LoadHarness {
                         if (nginx.isPresent()) {
                             specs.add(base.at("nginx", "127.0.0.1", nginx.get().port(), ""));
                         }
+                        if (bare.isPresent()) {
+                            specs.add(base.at("vertx", "127.0.0.1", bare.get().port(), ""));
+                        }
                         if (sluice.isPresent()) {
                             specs.add(base.at("sluice", "127.0.0.1", sluice.get().port(), SluiceServer.KEY));
                         }
                         for (LoadSpec spec : specs) {
                             Optional<CpuMeter> proxyCpu = switch (spec.target()) {
                                 case "nginx" -> nginx.map(NginxProxy::cpu);
+                                case "vertx" -> bare.flatMap(BareVertxProxy.Child::cpu);
                                 case "sluice" -> sluice.flatMap(SluiceServer::cpu);
                                 default -> Optional.empty();
                             };
@@ -134,6 +153,9 @@ public final class LoadHarness {
             if (sluice.isPresent()) {
                 sluice.get().close();
             }
+            if (bare.isPresent()) {
+                bare.get().close();
+            }
             if (nginx.isPresent()) {
                 nginx.get().close();
             }
@@ -145,22 +167,33 @@ public final class LoadHarness {
     }
 
     /**
-     * Unrecorded load so that the JIT compilers of Sluice and of this JVM are done before the first
-     * measurement; on a busy machine that takes tens of seconds and otherwise shows as a slow first row.
+     * Unrecorded load so that the JIT compilers of the proxy JVMs (the bare Vert.x proxy, Sluice) and
+     * of this JVM are done before the first measurement; on a busy machine that takes tens of seconds
+     * and otherwise shows as a slow first row. Each proxy JVM compiles its own code, so each is
+     * warmed; with neither, direct calls warm this JVM. Returns the targets warmed.
      */
-    private static void prewarm(HarnessOptions options, Vertx vertx, FakeUpstream upstream, Optional<SluiceServer> sluice,
-            PrintStream log) throws Exception {
+    private static List<String> prewarm(HarnessOptions options, Vertx vertx, FakeUpstream upstream,
+            Optional<BareVertxProxy.Child> bare, Optional<SluiceServer> sluice, PrintStream log) throws Exception {
         int conns = options.connections().stream().mapToInt(Integer::intValue).max().orElse(64);
-        for (boolean streaming : options.streaming()) {
-            LoadSpec spec = sluice.isPresent()
-                    ? new LoadSpec("prewarm", "127.0.0.1", sluice.get().port(), SluiceServer.KEY, streaming, conns, 0,
-                            Duration.ZERO, options.prewarm(), Long.MAX_VALUE, options.promptChars())
-                    : new LoadSpec("prewarm", "127.0.0.1", upstream.port(), "", streaming, conns, 0, Duration.ZERO,
-                            options.prewarm(), Long.MAX_VALUE, options.promptChars());
-            LoadResult r = await(LoadGenerator.run(vertx, spec, options.clientThreads()));
-            log.printf(java.util.Locale.ROOT, "prewarm %-6s %,d answers, %d errors%n", Report.form(spec), r.completed(),
-                    r.errors());
+        List<LoadSpec> targets = new ArrayList<>();
+        LoadSpec any = new LoadSpec("direct", "127.0.0.1", upstream.port(), "", false, conns, 0, Duration.ZERO,
+                options.prewarm(), Long.MAX_VALUE, options.promptChars());
+        bare.ifPresent(b -> targets.add(any.at("vertx", "127.0.0.1", b.port(), "")));
+        sluice.ifPresent(s -> targets.add(any.at("sluice", "127.0.0.1", s.port(), SluiceServer.KEY)));
+        if (targets.isEmpty()) {
+            targets.add(any);
         }
+        for (boolean streaming : options.streaming()) {
+            for (LoadSpec t : targets) {
+                LoadSpec spec = new LoadSpec("prewarm", t.host(), t.port(), t.apiKey(), streaming, conns, 0, Duration.ZERO,
+                        options.prewarm(), Long.MAX_VALUE, options.promptChars());
+                LoadResult r = await(LoadGenerator.run(vertx, spec, options.clientThreads()));
+                // Named only when there is more than one, so that a run without the bare proxy logs as before.
+                log.printf(java.util.Locale.ROOT, "prewarm %-6s %s%,d answers, %d errors%n", Report.form(spec),
+                        targets.size() > 1 ? t.target() + " " : "", r.completed(), r.errors());
+            }
+        }
+        return targets.stream().map(LoadSpec::target).toList();
     }
 
     /** Runs {@code spec}, reading CPU times when the warm-up ends and when the last answer is in. */

@@ -6,7 +6,10 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.OptionalDouble;
 
-/** The Markdown report of a harness run: the measurements, then Sluice against nginx and direct calls. */
+/**
+ * The Markdown report of a harness run: the measurements, then Sluice against nginx and direct calls,
+ * then, when the bare Vert.x proxy was measured, the HTTP stack's floor against nginx and Sluice.
+ */
 final class Report {
 
     /** Sluice's added p50 latency may be at most this multiple of nginx's. */
@@ -39,6 +42,11 @@ final class Report {
         if (!comparison.isEmpty()) {
             b.append('\n');
             comparison.forEach(line -> b.append(line).append('\n'));
+        }
+        List<String> stack = stack(results);
+        if (!stack.isEmpty()) {
+            b.append('\n');
+            stack.forEach(line -> b.append(line).append('\n'));
         }
         List<String> errors = new ArrayList<>();
         for (LoadResult r : results) {
@@ -96,6 +104,40 @@ final class Report {
             }
         }
         return lines.size() == header ? List.of() : lines;
+    }
+
+    /**
+     * One row per run shape the bare Vert.x proxy was measured in: its rate as a share of nginx's
+     * (what the stack alone gives up), Sluice's rate as a share of its (what Sluice's own work
+     * costs), and the CPU time each proxy spends per request. Empty without bare Vert.x rows.
+     */
+    static List<String> stack(List<LoadResult> results) {
+        List<String> rows = new ArrayList<>();
+        for (LoadResult v : results) {
+            if (!v.spec().target().equals("vertx")) {
+                continue;
+            }
+            Optional<LoadResult> n = same(results, v.spec(), "nginx");
+            Optional<LoadResult> s = same(results, v.spec(), "sluice");
+            rows.add("| " + form(v.spec()) + " | " + v.spec().connections() + " | " + load(v.spec()) + " | "
+                    + n.map(nginx -> share(v, nginx)).orElse("-") + " | " + s.map(sluice -> share(sluice, v)).orElse("-")
+                    + " | " + micros(v.proxyCpuMicros()) + " | " + s.map(sluice -> micros(sluice.proxyCpuMicros())).orElse("-")
+                    + " |");
+        }
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        List<String> lines = new ArrayList<>();
+        lines.add("| form | conns | load | bare Vert.x req/s as % of nginx | Sluice req/s as % of bare Vert.x "
+                + "| bare Vert.x CPU µs/req | Sluice CPU µs/req |");
+        lines.add("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
+        lines.addAll(rows);
+        return lines;
+    }
+
+    /** {@code part}'s rate as a percentage of {@code whole}'s. */
+    private static String share(LoadResult part, LoadResult whole) {
+        return whole.throughput() > 0 ? fmt("%.0f%%", part.throughput() / whole.throughput() * 100) : "-";
     }
 
     private static Optional<LoadResult> same(List<LoadResult> results, LoadSpec spec, String target) {

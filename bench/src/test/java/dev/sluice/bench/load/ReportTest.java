@@ -38,6 +38,36 @@ class ReportTest {
     }
 
     @Test
+    void theBareVertxProxyIsAShareOfNginxAndSluiceAShareOfIt() {
+        List<LoadResult> results = List.of(result("direct", 10_000, 1_000, 0), result("nginx", 8_000, 1_500, 20),
+                result("vertx", 6_000, 1_600, 30), result("sluice", 3_000, 2_000, 60));
+
+        List<String> rows = Report.stack(results);
+
+        // 6,000 of nginx's 8,000 is 75%; Sluice's 3,000 is half of the bare stack's 6,000.
+        assertThat(rows).hasSize(3);
+        assertThat(rows.get(2)).isEqualTo("| json | 64 | closed | 75% | 50% | 30 | 60 |");
+        // The nginx comparison does not change with the bare proxy in the results.
+        assertThat(Report.comparison(results).get(2)).isEqualTo("| json | 64 | closed | 1.00 | 0.50 | 1.00 | 2.00 (met) | 38% (missed) | 3.0× |");
+    }
+
+    @Test
+    void withoutBareVertxRowsThereIsNoStackTable() {
+        List<LoadResult> results = List.of(result("direct", 10_000, 1_000, 0), result("nginx", 8_000, 1_500, 20),
+                result("sluice", 6_000, 2_000, 60));
+
+        assertThat(Report.stack(results)).isEmpty();
+        assertThat(Report.markdown("test", List.of(), results)).doesNotContain("bare Vert.x");
+    }
+
+    @Test
+    void withoutNginxOrSluiceTheirColumnsAreDashes() {
+        List<LoadResult> results = List.of(result("direct", 10_000, 1_000, 0), result("vertx", 6_000, 1_600, 30));
+
+        assertThat(Report.stack(results).get(2)).isEqualTo("| json | 64 | closed | - | - | 30 | - |");
+    }
+
+    @Test
     void withoutNginxSluiceIsComparedWithDirectCalls() {
         List<LoadResult> results = List.of(result("direct", 10_000, 1_000, 0), result("sluice", 6_000, 2_000, 60));
 

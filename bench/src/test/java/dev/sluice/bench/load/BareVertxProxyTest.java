@@ -1,0 +1,109 @@
+package dev.sluice.bench.load;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.RequestOptions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The bare Vert.x proxy passes answers through unchanged: in this JVM, on loopback, in front of the fake upstream. */
+class BareVertxProxyTest {
+
+    /** Status, a header that matters to the client, and the exact body bytes. */
+    record Answer(int status, String contentType, Buffer body) {}
+
+    static Vertx vertx;
+    static FakeUpstream upstream;
+    static BareVertxProxy proxy;
+    static HttpClient client;
+
+    @BeforeAll
+    static void start() throws Exception {
+        vertx = Vertx.vertx();
+        upstream = await(FakeUpstream.start(vertx, 1));
+        // Two listeners, so that the shared-port path of a multi-core deployment is exercised too.
+        proxy = await(BareVertxProxy.start(vertx, 0, upstream.port(), 2));
+        client = vertx.createHttpClient();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        await(vertx.close());
+    }
+
+    private static Answer post(int port, String body) throws Exception {
+        RequestOptions o = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(port)
+                .setURI(FakeUpstream.PATH).putHeader("content-type", "application/json");
+        return await(client.request(o).compose(req -> req.send(Buffer.buffer(body)))
+                .compose(resp -> resp.body().map(b -> new Answer(resp.statusCode(), resp.getHeader("content-type"), b))));
+    }
+
+    @Test
+    void aWholeJsonAnswerPassesThroughUnchanged() throws Exception {
+        String body = LoadGenerator.requestBody(false, 0);
+
+        Answer direct = post(upstream.port(), body);
+        Answer proxied = post(proxy.port(), body);
+
+        // Were they one port, the proxy would be compared with itself.
+        assertThat(proxy.port()).isNotEqualTo(upstream.port());
+        assertThat(proxied.status()).isEqualTo(200);
+        assertThat(proxied.contentType()).isEqualTo("application/json");
+        assertThat(proxied.body().getBytes()).isEqualTo(direct.body().getBytes())
+                .isEqualTo(Buffer.buffer(FakeUpstream.COMPLETION).getBytes());
+    }
+
+    @Test
+    void anSseStreamPassesThroughUnchanged() throws Exception {
+        String body = LoadGenerator.requestBody(true, 0);
+
+        Answer proxied = post(proxy.port(), body);
+
+        assertThat(proxied.status()).isEqualTo(200);
+        assertThat(proxied.contentType()).isEqualTo("text/event-stream");
+        assertThat(proxied.body().getBytes()).isEqualTo(Buffer.buffer(String.join("", FakeUpstream.STREAM)).getBytes());
+    }
+
+    @Test
+    void theUpstreamsStatusPassesThroughToo() throws Exception {
+        RequestOptions o = new RequestOptions().setMethod(HttpMethod.GET).setHost("127.0.0.1").setPort(proxy.port())
+                .setURI("/nowhere");
+
+        int status = await(client.request(o).compose(req -> req.send()).compose(resp -> resp.body().map(b -> resp.statusCode())));
+
+        assertThat(status).isEqualTo(404);
+    }
+
+    @Test
+    void hopByHopHeadersAndThoseTheConnectionHeaderNamesStayBehind() {
+        MultiMap h = MultiMap.caseInsensitiveMultiMap().add("Connection", "keep-alive, X-Per-Hop");
+        List<String> tokens = BareVertxProxy.connectionTokens(h);
+
+        assertThat(tokens).containsExactly("keep-alive", "X-Per-Hop");
+        assertThat(BareVertxProxy.forwarded("Transfer-Encoding", tokens)).isFalse();
+        assertThat(BareVertxProxy.forwarded("connection", tokens)).isFalse();
+        assertThat(BareVertxProxy.forwarded("x-per-hop", tokens)).isFalse();
+        assertThat(BareVertxProxy.forwarded("Authorization", tokens)).isTrue();
+        assertThat(BareVertxProxy.forwarded("content-length", List.of())).isTrue();
+    }
+
+    @Test
+    void theHarnessMeasuresTheBareProxyByDefault() {
+        assertThat(HarnessOptions.defaults().targets()).containsExactly("direct", "nginx", "vertx", "sluice");
+        assertThat(HarnessOptions.parse(new String[] {"--sluice-jvm-args", "-Xmx1g -XX:+UseParallelGC"}).childJvmArgs())
+                .containsExactly("-Xmx1g", "-XX:+UseParallelGC");
+    }
+
+    static <T> T await(Future<T> f) throws Exception {
+        return f.toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    }
+}
