@@ -11,7 +11,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** A raw TCP upstream that misbehaves on purpose: hangs, resets, answers garbage, or streams forever. */
 final class FakeUpstream {
 
-    enum Mode { HANG, RESET, GARBAGE, NOT_JSON, ENDLESS_STREAM }
+    enum Mode { HANG, RESET, GARBAGE, NOT_JSON, ENDLESS_STREAM, BATCHED_STREAM }
+
+    /** The events {@link Mode#BATCHED_STREAM} sends, all in one write. */
+    static final java.util.List<String> BATCHED_EVENTS = java.util.List.of(
+            "data: {\"id\":\"b\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"One\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"id\":\"b\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\" two\"},\"finish_reason\":null}]}\n\n",
+            "data: {\"id\":\"b\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
+            "data: {\"id\":\"b\",\"object\":\"chat.completion.chunk\",\"choices\":[],\"usage\":{\"prompt_tokens\":9,\"completion_tokens\":2,\"total_tokens\":11}}\n\n",
+            "data: [DONE]\n\n");
 
     final Mode mode;
     private final Vertx vertx;
@@ -56,6 +64,16 @@ final class FakeUpstream {
                 case RESET -> s.close();
                 case GARBAGE -> s.write("THIS IS NOT HTTP\r\n\r\n").onComplete(v -> s.close());
                 case NOT_JSON -> s.write("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\nnot json!");
+                case BATCHED_STREAM -> {
+                    // A whole stream, one HTTP chunk per event, in one write: the gateway reads it at once.
+                    StringBuilder out = new StringBuilder("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                            + "transfer-encoding: chunked\r\n\r\n");
+                    for (String e : BATCHED_EVENTS) {
+                        out.append(Integer.toHexString(e.length())).append("\r\n").append(e).append("\r\n");
+                    }
+                    s.write(out.append("0\r\n\r\n").toString());
+                    answered[0] = false;
+                }
                 case ENDLESS_STREAM -> {
                     s.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n");
                     pump(s);

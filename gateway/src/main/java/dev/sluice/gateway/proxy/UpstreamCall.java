@@ -65,6 +65,10 @@ final class UpstreamCall {
     /** Gemini streams without {@code alt=sse} are one JSON array: kept (bounded) to read its last usage. */
     private Buffer jsonArrayStream;
     private ChatStreamConverter converter;
+    /** Stream output of the current upstream read, not yet written; see {@link #hold}. */
+    private Buffer held;
+    /** Whether {@link #held} is a buffer of ours (appendable) rather than one handed to us. */
+    private boolean heldOwned;
 
     UpstreamCall(Exchange x) {
         this.x = x;
@@ -307,11 +311,9 @@ final class UpstreamCall {
             if (x.state == Exchange.State.DONE) {
                 return;
             }
+            Buffer out;
             if (converter != null) {
-                Buffer events = joined(converter.feed(buf.getBytes()));
-                if (events.length() > 0) {
-                    resp.write(events);
-                }
+                out = joined(converter.feed(buf.getBytes()));
             } else {
                 if (jsonArrayStream != null) {
                     if (jsonArrayStream.length() + buf.length() <= MAX_KEPT_STREAM_BYTES) {
@@ -320,29 +322,9 @@ final class UpstreamCall {
                 } else {
                     tracker.feed(buf.getBytes());
                 }
-                resp.write(buf);
+                out = buf;
             }
-            if (resp.writeQueueFull() && stallTimer < 0) {
-                r.pause();
-                // A client that stops reading holds the stream, the upstream call and the reservation: give up on it
-                // when it has not read for as long as we would wait for a silent provider.
-                stallTimer = core.vertx.setTimer(core.config.server().upstreamTimeout().toMillis(), id -> {
-                    stallTimer = -1;
-                    if (x.state != Exchange.State.DONE) {
-                        settleStream();
-                        x.finish();
-                        r.request().reset();
-                        resp.reset();
-                    }
-                });
-                resp.drainHandler(v -> {
-                    if (stallTimer >= 0) {
-                        core.vertx.cancelTimer(stallTimer);
-                        stallTimer = -1;
-                    }
-                    r.resume();
-                });
-            }
+            hold(out, r);
         });
         r.endHandler(v -> {
             if (x.state == Exchange.State.DONE) {
@@ -351,7 +333,7 @@ final class UpstreamCall {
             Buffer last = converter != null ? joined(converter.finish()) : EMPTY;
             settleStream();
             x.finish();
-            endWith(last);
+            endWith(takeHeld(last));
         });
         io.vertx.core.Handler<Throwable> broken = t -> {
             if (x.state == Exchange.State.DONE) {
@@ -360,13 +342,77 @@ final class UpstreamCall {
             settleStream();
             x.finish();
             if (converter != null) {
-                endWith(joined(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream")));
+                endWith(takeHeld(joined(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
             } else {
                 // A native stream cannot carry an error event its SDK would understand: break the connection.
                 resp.reset();
             }
         };
         r.exceptionHandler(broken);
+    }
+
+    /**
+     * Keeps {@code out} to be written with whatever else this upstream read delivers. The client
+     * reads an HTTP chunk per upstream chunk (often one per event), all from one socket read;
+     * written one by one, each would be flushed on its own, a system call and a TCP segment per
+     * event. Held, they go out in one write once the read has been handled.
+     */
+    private void hold(Buffer out, HttpClientResponse r) {
+        if (out.length() == 0) {
+            return;
+        }
+        if (held == null) {
+            held = out;
+            x.context.runOnContext(v -> writeHeld(r));
+        } else {
+            if (!heldOwned) {
+                held = Buffer.buffer(held.length() + out.length() + 64).appendBuffer(held);
+                heldOwned = true;
+            }
+            held.appendBuffer(out);
+        }
+    }
+
+    /** What is held, followed by {@code last}; nothing is held afterwards. */
+    private Buffer takeHeld(Buffer last) {
+        Buffer h = held;
+        boolean owned = heldOwned;
+        held = null;
+        heldOwned = false;
+        if (h == null || last.length() == 0) {
+            return h == null ? last : h;
+        }
+        return (owned ? h : Buffer.buffer(h.length() + last.length()).appendBuffer(h)).appendBuffer(last);
+    }
+
+    /** Writes what one upstream read delivered, pausing the upstream while the client is behind. */
+    private void writeHeld(HttpClientResponse r) {
+        if (held == null || x.state == Exchange.State.DONE) {
+            return; // the stream ended (and wrote what was held) or broke meanwhile
+        }
+        var resp = x.resp;
+        resp.write(takeHeld(EMPTY));
+        if (resp.writeQueueFull() && stallTimer < 0) {
+            r.pause();
+            // A client that stops reading holds the stream, the upstream call and the reservation: give up on it
+            // when it has not read for as long as we would wait for a silent provider.
+            stallTimer = core.vertx.setTimer(core.config.server().upstreamTimeout().toMillis(), id -> {
+                stallTimer = -1;
+                if (x.state != Exchange.State.DONE) {
+                    settleStream();
+                    x.finish();
+                    r.request().reset();
+                    resp.reset();
+                }
+            });
+            resp.drainHandler(v -> {
+                if (stallTimer >= 0) {
+                    core.vertx.cancelTimer(stallTimer);
+                    stallTimer = -1;
+                }
+                r.resume();
+            });
+        }
     }
 
     /**
