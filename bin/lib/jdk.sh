@@ -29,3 +29,15 @@ sluice_find_jdk() {
   echo "  Install one (e.g. 'apt-get install openjdk-21-jdk') or point JAVA_HOME at it." >&2
   return 1
 }
+
+# Flags for running Sluice on the JDK in JAVA_HOME. From JDK 23 on, sun.misc.Unsafe's memory access
+# is deprecated, and Netty (under Vert.x) stops using it on JDK 25 unless it is explicitly allowed,
+# falling back to slower buffer access: measured, about 5-8% more CPU per proxied request
+# (docs/BENCHMARKS-gateway.md). Allowing it also keeps the JDK's warning off the console.
+sluice_jvm_flags() {
+  local major
+  major=$(sluice_java_major "$JAVA_HOME/bin/java")
+  if [ -n "$major" ] && [ "$major" -ge 23 ]; then
+    echo "--sun-misc-unsafe-memory-access=allow"
+  fi
+}

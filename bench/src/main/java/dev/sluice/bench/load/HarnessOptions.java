@@ -49,7 +49,8 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
               --prompt-chars 0                pad the user message to this many characters (Sluice tokenizes it)
               --sluice child                  child | in-process | jar:PATH (java -jar PATH serve --config FILE)
               --sluice-jvm-args "..."         extra JVM arguments for a child Sluice and the bare Vert.x proxy,
-                                              space separated
+                                              space separated; both always get the flags bin/sluice passes
+                                              (on JDK 23+: --sun-misc-unsafe-memory-access=allow)
               --nginx PATH                    nginx executable (default: PATH, /usr/sbin/nginx)
               --nginx-workers 2               nginx worker processes
               --client-threads 2              load generator event loops
@@ -110,6 +111,20 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         };
     }
 
+    /**
+     * The flags bin/sluice passes (bin/lib/jdk.sh), then {@code extra}: a child JVM runs as users
+     * run Sluice. From JDK 23 on that allows sun.misc.Unsafe's memory access, without which Netty
+     * falls back to slower buffer access on JDK 25.
+     */
+    static List<String> withLauncherFlags(List<String> extra) {
+        List<String> flags = new java.util.ArrayList<>();
+        if (Runtime.version().feature() >= 23) {
+            flags.add("--sun-misc-unsafe-memory-access=allow");
+        }
+        flags.addAll(extra);
+        return List.copyOf(flags);
+    }
+
     /** Reads command line options over the defaults. */
     public static HarnessOptions parse(String[] args) {
         List<String> targets = TARGETS;
@@ -160,11 +175,11 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         }
         SluiceServer.Launch launch;
         if (sluice.equals("child")) {
-            launch = new SluiceServer.Launch.ChildJvm(jvmArgs);
+            launch = new SluiceServer.Launch.ChildJvm(withLauncherFlags(jvmArgs));
         } else if (sluice.equals("in-process")) {
             launch = new SluiceServer.Launch.InProcess();
         } else if (sluice.startsWith("jar:")) {
-            launch = new SluiceServer.Launch.CliJar(Path.of(sluice.substring(4)), jvmArgs);
+            launch = new SluiceServer.Launch.CliJar(Path.of(sluice.substring(4)), withLauncherFlags(jvmArgs));
         } else {
             throw new IllegalArgumentException("--sluice: " + sluice + " (expected: child, in-process or jar:PATH)");
         }
