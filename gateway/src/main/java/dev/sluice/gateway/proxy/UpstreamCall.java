@@ -259,18 +259,30 @@ final class UpstreamCall {
     }
 
     private void onWholeBody(HttpClientResponse r, int status, byte[] bytes) {
+        if (x.plan.translation() == UpstreamPlan.Translation.NATIVE) {
+            // Passed through as it came: only its usage is read, without building the answer's tree.
+            Optional<ObservedUsage> usage;
+            try {
+                usage = UsageExtractor.scan(x.plan.format(), bytes);
+            } catch (UpstreamFormatException e) {
+                notJson();
+                return;
+            }
+            settle(usage);
+            passHeaders(r);
+            x.answer(status, "application/json", Buffer.buffer(bytes));
+            return;
+        }
         Optional<JsonNode> json = ProxyJson.parse(bytes);
         if (json.isEmpty()) {
-            x.settle(new Usage(x.estimate.inputTokens(), 0));
-            x.fail(502, "upstream_invalid_response", "The provider answered with a body that is not JSON.",
-                    Optional.empty());
+            notJson();
             return;
         }
         Optional<ObservedUsage> usage = UsageExtractor.extract(x.plan.format(), json.get());
-        byte[] out = bytes;
+        byte[] out;
         try {
             out = switch (x.plan.translation()) {
-                case NATIVE -> bytes;
+                case NATIVE -> throw new IllegalStateException("native answers are not translated");
                 case FROM_ANTHROPIC -> ProxyJson.bytes(AnthropicResponses.toChat(json.get(), meta()));
                 case FROM_GEMINI -> ProxyJson.bytes(GeminiResponses.toChat(json.get(), meta()));
             };
@@ -283,6 +295,12 @@ final class UpstreamCall {
         settle(usage);
         passHeaders(r);
         x.answer(status, "application/json", Buffer.buffer(out));
+    }
+
+    private void notJson() {
+        x.settle(new Usage(x.estimate.inputTokens(), 0));
+        x.fail(502, "upstream_invalid_response", "The provider answered with a body that is not JSON.",
+                Optional.empty());
     }
 
     private void relay(HttpClientResponse r, int status) {

@@ -1,6 +1,9 @@
 package dev.sluice.gateway.translate;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -34,6 +37,49 @@ public final class UsageExtractor {
     public static Optional<ObservedUsage> extract(WireFormat format, byte[] body) {
         Objects.requireNonNull(format, "format");
         return Json.parse(body).flatMap(node -> extract(format, node));
+    }
+
+    /**
+     * Usage from a response body that passes through untranslated, read without building its
+     * tree: only the top-level usage object ({@code usage}, or {@code usageMetadata} for Gemini)
+     * is parsed, everything else is skipped token by token. Same answers as
+     * {@link #extract(WireFormat, byte[])}, for a fraction of the work on a long answer.
+     *
+     * @throws UpstreamFormatException when the body is not JSON
+     */
+    public static Optional<ObservedUsage> scan(WireFormat format, byte[] body) {
+        Objects.requireNonNull(format, "format");
+        String field = format == WireFormat.GEMINI ? "usageMetadata" : "usage";
+        try (JsonParser p = Json.MAPPER.createParser(body)) {
+            JsonToken first = p.nextToken();
+            if (first == null) {
+                throw new UpstreamFormatException("the body is empty");
+            }
+            if (first != JsonToken.START_OBJECT) {
+                // Gemini's JSON-array stream, or a bare value: rare enough for the tree.
+                return extract(format, Json.MAPPER.readTree(p));
+            }
+            JsonNode usage = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                boolean wanted = field.equals(p.currentName());
+                p.nextToken();
+                if (wanted) {
+                    usage = Json.MAPPER.readTree(p); // a repeated key: the last one counts, as in a tree
+                } else {
+                    p.skipChildren();
+                }
+            }
+            if (usage == null) {
+                return Optional.empty();
+            }
+            return switch (format) {
+                case OPENAI -> openAi(usage, true);
+                case ANTHROPIC -> anthropic(usage, true);
+                case GEMINI -> gemini(usage, true);
+            };
+        } catch (IOException e) {
+            throw new UpstreamFormatException("the body is not JSON");
+        }
     }
 
     /** Usage from a parsed response body; empty when it carries none. */

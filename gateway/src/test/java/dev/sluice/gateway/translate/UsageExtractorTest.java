@@ -54,6 +54,15 @@ class UsageExtractorTest {
                 Arguments.of("gemini countTokens has no usage", WireFormat.GEMINI, "{\"totalTokens\":31}", Optional.empty()),
                 Arguments.of("negative counts read as zero", WireFormat.ANTHROPIC,
                         "{\"usage\":{\"input_tokens\":-5,\"output_tokens\":3}}", Optional.of(new ObservedUsage(0, 3, 0, 0, true))),
+                Arguments.of("usage after a long answer, a nested usage key ignored", WireFormat.OPENAI,
+                        "{\"choices\":[{\"message\":{\"content\":\"" + "x".repeat(5_000) + "\",\"usage\":{\"prompt_tokens\":1}}}],"
+                                + "\"usage\":{\"prompt_tokens\":7,\"completion_tokens\":2}}",
+                        Optional.of(new ObservedUsage(7, 2, 0, 0, true))),
+                Arguments.of("a repeated usage key: the last one counts", WireFormat.OPENAI,
+                        "{\"usage\":{\"prompt_tokens\":1},\"usage\":{\"prompt_tokens\":4,\"completion_tokens\":1}}",
+                        Optional.of(new ObservedUsage(4, 1, 0, 0, true))),
+                Arguments.of("usage that is not an object", WireFormat.OPENAI, "{\"usage\":12}", Optional.empty()),
+                Arguments.of("a bare value", WireFormat.OPENAI, "\"usage\"", Optional.empty()),
                 Arguments.of("not JSON", WireFormat.OPENAI, "<html>bad gateway</html>", Optional.empty()),
                 Arguments.of("empty body", WireFormat.GEMINI, "", Optional.empty()));
     }
@@ -62,5 +71,25 @@ class UsageExtractorTest {
     @MethodSource("bodies")
     void extractsUsage(String description, WireFormat format, String body, Optional<ObservedUsage> expected) {
         assertThat(UsageExtractor.extract(format, body.getBytes(StandardCharsets.UTF_8))).isEqualTo(expected);
+    }
+
+    /** The streaming scan of passed-through answers gives the tree's answers, and refuses what is not JSON. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("bodies")
+    void scanningAgreesWithTheTree(String description, WireFormat format, String body, Optional<ObservedUsage> expected) {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        if (Json.parse(bytes).isEmpty()) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> UsageExtractor.scan(format, bytes))
+                    .isInstanceOf(UpstreamFormatException.class);
+        } else {
+            assertThat(UsageExtractor.scan(format, bytes)).isEqualTo(expected);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aTruncatedAnswerIsNotJson() {
+        byte[] truncated = "{\"choices\":[{\"message\":{\"content\":\"Hel".getBytes(StandardCharsets.UTF_8);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> UsageExtractor.scan(WireFormat.OPENAI, truncated))
+                .isInstanceOf(UpstreamFormatException.class);
     }
 }
