@@ -1,53 +1,135 @@
 package dev.sluice.gateway.http;
 
 import dev.sluice.gateway.config.KeyConfig;
+import dev.sluice.governor.GovernorConfig;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Limit;
+import dev.sluice.limits.Limits;
 import dev.sluice.limits.Scope;
 import dev.sluice.limits.ScopeLevel;
 import dev.sluice.store.BucketState;
+import dev.sluice.time.NanoClock;
 import io.vertx.core.MultiMap;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Tells a caller its own remaining quota (its key's and its tenant's buckets, never the shared
  * provider deployment), in the IETF {@code RateLimit-Policy}/{@code RateLimit} fields and in the
  * OpenAI-style {@code x-ratelimit-*} headers existing clients already pace themselves by. Reads
  * bucket state only; it never changes it.
+ *
+ * <p>What a key's headers say is kept per key: the policy changes only with the configuration,
+ * and the readings are taken through {@code reads}. With the in-memory store that runs in place
+ * on every answer (exact, and cheap); with a store that waits on the network it runs on a worker
+ * at most once per {@code maxAge} per key, and answers carry the latest reading, so an event loop
+ * never waits on the store for a header.
  */
 public final class CallerQuota {
 
     private final QuotaGovernor governor;
+    private final Executor reads;
+    private final long maxAgeNanos;
+    private final NanoClock clock;
+    private final ConcurrentHashMap<String, KeyQuota> byKey = new ConcurrentHashMap<>();
 
+    /** Reads in place on every answer: for a store that answers from memory. */
     public CallerQuota(QuotaGovernor governor) {
-        this.governor = governor;
+        this(governor, Runnable::run, 0);
     }
 
-    /** Adds the headers for {@code key}; adds nothing when neither its key nor its tenant has limits. */
+    /**
+     * @param reads runs a reading of the key's buckets (in place, or on a worker)
+     * @param maxAgeNanos a reading younger than this is reused
+     */
+    public CallerQuota(QuotaGovernor governor, Executor reads, long maxAgeNanos) {
+        this.governor = Objects.requireNonNull(governor, "governor");
+        this.reads = Objects.requireNonNull(reads, "reads");
+        this.maxAgeNanos = maxAgeNanos;
+        this.clock = governor.clock();
+    }
+
+    /** Adds the headers for {@code key}; adds nothing when neither its key nor its tenant has limits (or, reading on a worker, before the first reading). */
     public void write(MultiMap headers, KeyConfig key) {
+        GovernorConfig config = governor.config();
+        KeyQuota q = byKey.get(key.id());
+        if (q == null || q.config != config) {
+            q = new KeyQuota(config, List.of(Scope.of(ScopeLevel.API_KEY, key.id()), Scope.of(ScopeLevel.TENANT, key.tenant())));
+            byKey.put(key.id(), q);
+        }
+        long now = clock.nanos();
+        Reading r = q.reading;
+        if ((r == null || now - r.takenAtNanos >= maxAgeNanos) && q.refreshing.compareAndSet(false, true)) {
+            KeyQuota target = q;
+            reads.execute(() -> {
+                try {
+                    target.reading = read(target, now);
+                } catch (RuntimeException e) {
+                    // The store could not answer; the last reading stands and the next answer asks again.
+                } finally {
+                    target.refreshing.set(false);
+                }
+            });
+            r = q.reading;
+        }
+        if (r == null || r.remaining.isEmpty()) {
+            return;
+        }
+        headers.set(HeaderNames.RATELIMIT_POLICY, r.policy);
+        headers.set(HeaderNames.RATELIMIT, r.remaining);
+        if (r.requests != null) {
+            headers.set(HeaderNames.LIMIT_REQUESTS, r.requests[0]);
+            headers.set(HeaderNames.REMAINING_REQUESTS, r.requests[1]);
+            headers.set(HeaderNames.RESET_REQUESTS, r.requests[2]);
+        }
+        if (r.tokens != null) {
+            headers.set(HeaderNames.LIMIT_TOKENS, r.tokens[0]);
+            headers.set(HeaderNames.REMAINING_TOKENS, r.tokens[1]);
+            headers.set(HeaderNames.RESET_TOKENS, r.tokens[2]);
+        }
+    }
+
+    /** A key's scopes under one configuration, and the latest reading of their buckets. */
+    private static final class KeyQuota {
+        final GovernorConfig config;
+        final List<Scope> scopes;
+        final AtomicBoolean refreshing = new AtomicBoolean();
+        volatile Reading reading;
+
+        KeyQuota(GovernorConfig config, List<Scope> scopes) {
+            this.config = config;
+            this.scopes = scopes;
+        }
+    }
+
+    /**
+     * The header values of one reading; {@code requests} and {@code tokens} hold the limit, the
+     * remaining and the reset of the tightest such limit, or are null when there is none.
+     */
+    private record Reading(String policy, String remaining, String[] requests, String[] tokens, long takenAtNanos) {}
+
+    private Reading read(KeyQuota q, long now) {
         StringBuilder policy = new StringBuilder();
         StringBuilder remaining = new StringBuilder();
         Tightest requests = new Tightest();
         Tightest tokens = new Tightest();
-        add(Scope.of(ScopeLevel.API_KEY, key.id()), policy, remaining, requests, tokens);
-        add(Scope.of(ScopeLevel.TENANT, key.tenant()), policy, remaining, requests, tokens);
-        if (policy.isEmpty()) {
-            return;
+        for (Scope scope : q.scopes) {
+            Optional<BucketState> state = governor.bucket(scope);
+            if (state.isPresent()) {
+                add(scope, state.get(), q.config.settings(scope).limits(), policy, remaining, requests, tokens);
+            }
         }
-        headers.set("RateLimit-Policy", policy.toString());
-        headers.set("RateLimit", remaining.toString());
-        requests.write(headers, "requests");
-        tokens.write(headers, "tokens");
+        return new Reading(policy.toString(), remaining.toString(), requests.values(), tokens.values(), now);
     }
 
-    private void add(Scope scope, StringBuilder policy, StringBuilder remaining, Tightest requests, Tightest tokens) {
-        Optional<BucketState> state = governor.bucket(scope);
-        if (state.isEmpty()) {
-            return;
-        }
-        var limits = governor.config().settings(scope).limits();
-        for (BucketState.DimensionState d : state.get().dimensions()) {
+    private static void add(Scope scope, BucketState state, Limits limits, StringBuilder policy, StringBuilder remaining,
+            Tightest requests, Tightest tokens) {
+        for (BucketState.DimensionState d : state.dimensions()) {
             Optional<Limit> limit = limits.get(d.dimension());
             if (limit.isEmpty()) {
                 continue;
@@ -98,13 +180,9 @@ public final class CallerQuota {
             }
         }
 
-        void write(MultiMap headers, String what) {
-            if (limit < 0) {
-                return;
-            }
-            headers.set("x-ratelimit-limit-" + what, Long.toString(limit));
-            headers.set("x-ratelimit-remaining-" + what, Long.toString(remaining));
-            headers.set("x-ratelimit-reset-" + what, goDuration(resetMillis));
+        /** Limit, remaining and reset as header values; null when nothing was offered. */
+        String[] values() {
+            return limit < 0 ? null : new String[] {Long.toString(limit), Long.toString(remaining), goDuration(resetMillis)};
         }
     }
 
@@ -126,8 +204,12 @@ public final class CallerQuota {
         }
         sb.append(s);
         if (ms > 0) {
-            String frac = String.format(java.util.Locale.ROOT, "%03d", ms);
-            sb.append('.').append(frac.replaceAll("0+$", ""));
+            // Milliseconds as a decimal fraction without trailing zeros: 500 -> .5, 50 -> .05, 5 -> .005.
+            sb.append('.');
+            for (long digit = 100; digit > 0 && ms > 0; digit /= 10) {
+                sb.append((char) ('0' + ms / digit));
+                ms %= digit;
+            }
         }
         return sb.append('s').toString();
     }

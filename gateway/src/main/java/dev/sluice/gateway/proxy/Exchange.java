@@ -12,6 +12,7 @@ import dev.sluice.gateway.config.KeyConfig;
 import dev.sluice.gateway.config.ProfileConfig;
 import dev.sluice.gateway.http.ApiFamily;
 import dev.sluice.gateway.http.ErrorBodies;
+import dev.sluice.gateway.http.HeaderNames;
 import dev.sluice.gateway.http.Operation;
 import dev.sluice.gateway.http.RejectionView;
 import dev.sluice.gateway.http.Route;
@@ -45,7 +46,6 @@ import java.util.Optional;
  */
 final class Exchange {
 
-    static final String TRACE_HEADER = "x-sluice-trace-id";
 
     enum State { READING, ADMITTING, UPSTREAM, DONE }
 
@@ -82,7 +82,7 @@ final class Exchange {
     }
 
     void start() {
-        resp.putHeader(TRACE_HEADER, traceId);
+        resp.putHeader(HeaderNames.TRACE_ID, traceId);
         resp.closeHandler(v -> onClientGone());
         req.exceptionHandler(e -> onClientGone());
         Optional<Route> matched = Route.match(req.method(), req.path());
@@ -391,7 +391,7 @@ final class Exchange {
         }
         boolean close = "close".equals(resp.headers().get("connection"));
         resp.setStatusCode(status);
-        resp.putHeader("content-type", contentType);
+        resp.putHeader(HeaderNames.CONTENT_TYPE, contentType);
         quotaHeaders();
         finish();
         if (close) {

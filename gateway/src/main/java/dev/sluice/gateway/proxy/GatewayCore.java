@@ -59,7 +59,14 @@ public final class GatewayCore {
         this.clock = Objects.requireNonNull(clock, "clock");
         this.keys = KeyRing.of(config);
         this.storeBlocks = config.store().kind() == dev.sluice.gateway.config.StoreSettings.Kind.REDIS;
-        this.quota = new CallerQuota(governor);
+        // With a shared store a reading is a network call: taken on a worker, at most every 250 ms
+        // per key, so that answers never wait for their advisory quota headers.
+        this.quota = storeBlocks
+                ? new CallerQuota(governor, r -> vertx.executeBlocking(() -> {
+                    r.run();
+                    return null;
+                }, false), java.time.Duration.ofMillis(250).toNanos())
+                : new CallerQuota(governor);
         for (DeploymentConfig d : config.deployments().values()) {
             boolean ssl = "https".equals(d.baseUrl().getScheme());
             int port = d.baseUrl().getPort() > 0 ? d.baseUrl().getPort() : ssl ? 443 : 80;

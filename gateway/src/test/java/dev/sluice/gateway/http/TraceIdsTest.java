@@ -26,12 +26,4 @@ class TraceIdsTest {
         assertThat(TraceIds.upstreamTraceparent("4bf92f3577b34da6a3ce929d0e0e4736"))
                 .matches("00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01");
     }
-
-    @Test
-    void goDurationsLookLikeOpenAis() {
-        assertThat(CallerQuota.goDuration(12)).isEqualTo("12ms");
-        assertThat(CallerQuota.goDuration(1_500)).isEqualTo("1.5s");
-        assertThat(CallerQuota.goDuration(360_000)).isEqualTo("6m0s");
-        assertThat(CallerQuota.goDuration(3_723_000)).isEqualTo("1h2m3s");
-    }
 }
