@@ -25,10 +25,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * bucket state only; it never changes it.
  *
  * <p>What a key's headers say is kept per key: the policy changes only with the configuration,
- * and the readings are taken through {@code reads}. With the in-memory store that runs in place
- * on every answer (exact, and cheap); with a store that waits on the network it runs on a worker
- * at most once per {@code maxAge} per key, and answers carry the latest reading, so an event loop
- * never waits on the store for a header.
+ * and the readings are taken through {@code reads}. With the in-memory store that runs in place,
+ * at most every 10 ms per key; with a store that waits on the network it runs on a worker at most
+ * once per {@code maxAge} per key, and answers carry the latest reading, so an event loop never
+ * waits on the store for a header.
  */
 public final class CallerQuota {
 
@@ -38,10 +38,17 @@ public final class CallerQuota {
     private final NanoClock clock;
     private final ConcurrentHashMap<String, KeyQuota> byKey = new ConcurrentHashMap<>();
 
-    /** Reads in place on every answer: for a store that answers from memory. */
+    /**
+     * Reads in place, for a store that answers from memory, reusing a reading for
+     * {@link #IN_PLACE_MAX_AGE_NANOS}: far below anything a client paces by, and a key busy
+     * enough to send many answers in that time reads its buckets once instead of per answer.
+     */
     public CallerQuota(QuotaGovernor governor) {
-        this(governor, Runnable::run, 0);
+        this(governor, Runnable::run, IN_PLACE_MAX_AGE_NANOS);
     }
+
+    /** How long an in-place reading is reused: 10 ms. */
+    public static final long IN_PLACE_MAX_AGE_NANOS = 10_000_000L;
 
     /**
      * @param reads runs a reading of the key's buckets (in place, or on a worker)

@@ -54,6 +54,24 @@ class CallerQuotaTest {
     }
 
     @Test
+    void inPlaceAReadingIsReusedForTenMilliseconds() {
+        CallerQuota quota = new CallerQuota(governor);
+        MultiMap h = MultiMap.caseInsensitiveMultiMap();
+        quota.write(h, key);
+        ((dev.sluice.governor.Decision.Admitted) governor.admit(new dev.sluice.governor.AdmissionRequest("r1",
+                new dev.sluice.governor.RequestPath("org", "acme", "acme/search", "k1", "chat", "dep"),
+                new dev.sluice.governor.Demand(10, 0, false), TrafficClass.INTERACTIVE,
+                dev.sluice.governor.AdmissionRequest.NO_DEADLINE))).reservation();
+
+        now += 9_000_000L;
+        quota.write(h, key);
+        assertThat(h.get("x-ratelimit-remaining-requests")).isEqualTo("600");
+        now += 1_000_000L;
+        quota.write(h, key);
+        assertThat(h.get("x-ratelimit-remaining-requests")).isEqualTo("599");
+    }
+
+    @Test
     void onAWorkerAnswersCarryTheLatestReadingAndReadAtMostOncePerMaxAge() {
         ArrayDeque<Runnable> worker = new ArrayDeque<>();
         CallerQuota quota = new CallerQuota(governor, worker::add, 250_000_000L);
