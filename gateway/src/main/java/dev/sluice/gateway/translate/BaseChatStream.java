@@ -107,13 +107,26 @@ abstract class BaseChatStream implements ChatStreamConverter {
             if (closed) {
                 return;
             }
-            Optional<JsonNode> data = event.isDone() ? Optional.empty() : Json.parse(event.data());
-            if (data.isPresent()) {
-                tracker.observe(event.event(), data.get());
-                onEvent(event, data.get(), out);
-            } else {
+            if (event.isDone()) {
                 onRawEvent(event, out);
+            } else {
+                onData(event, out);
             }
+        }
+    }
+
+    /**
+     * Handles an event with data: parsed into a tree, observed for usage, then {@link #onEvent};
+     * {@link #onRawEvent} when the data is not JSON. A converter that passes events through may
+     * read them more cheaply.
+     */
+    void onData(SseEvent event, List<String> out) {
+        Optional<JsonNode> data = Json.parse(event.data());
+        if (data.isPresent()) {
+            tracker.observe(event.event(), data.get());
+            onEvent(event, data.get(), out);
+        } else {
+            onRawEvent(event, out);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.sluice.gateway.translate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * OpenAI chat (or legacy completions) SSE passed through event by event, data untouched, except
@@ -15,6 +16,30 @@ final class OpenAiChatStream extends BaseChatStream {
     OpenAiChatStream(boolean forwardUsageChunk) {
         super(WireFormat.OPENAI);
         this.forwardUsageChunk = forwardUsageChunk;
+    }
+
+    /**
+     * Chunks pass through unchanged, so they are read with a streaming parser for what matters
+     * (finish, text, usage) rather than built into a tree; a Responses API event, which an
+     * OpenAI-compatible server might mix in, still takes the tree.
+     */
+    @Override
+    void onData(SseEvent event, List<String> out) {
+        Optional<OpenAiChunkScan> scanned = OpenAiChunkScan.of(event.data());
+        if (scanned.isEmpty()) {
+            onRawEvent(event, out);
+            return;
+        }
+        OpenAiChunkScan chunk = scanned.get();
+        if (chunk.responsesEvent()) {
+            super.onData(event, out);
+            return;
+        }
+        usage().observeOpenAiChunk(chunk.textChars(), chunk.usage());
+        finishSeen |= chunk.finishReason();
+        if (forwardUsageChunk || !chunk.usageOnly()) {
+            out.add(event.toWire());
+        }
     }
 
     @Override

@@ -147,6 +147,12 @@ public final class StreamUsageTracker {
         UsageExtractor.openAi(data.path("usage"), true).ifPresent(this::finalUsage);
     }
 
+    /** Consumes what {@link OpenAiChunkScan} read from an OpenAI chat or completions chunk. */
+    void observeOpenAiChunk(long chunkTextChars, Optional<JsonNode> usage) {
+        textChars += chunkTextChars;
+        usage.flatMap(u -> UsageExtractor.openAi(u, true)).ifPresent(this::finalUsage);
+    }
+
     private void observeAnthropic(JsonNode data) {
         switch (Json.stringOr(data, "type")) {
             case "message_start" -> UsageExtractor.anthropic(data.path("message").path("usage"), true)

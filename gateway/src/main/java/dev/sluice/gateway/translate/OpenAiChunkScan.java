@@ -1,0 +1,164 @@
+package dev.sluice.gateway.translate;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.util.Optional;
+
+/**
+ * What a passing OpenAI chat or completions chunk means to the gateway, read with a streaming
+ * parser instead of a tree: whether a choice finished, how much text it streamed (the estimate
+ * for a stream that breaks before its usage), its usage object, and whether it is the usage-only
+ * chunk. Every other field is skipped token by token; the chunk itself is forwarded unchanged.
+ *
+ * @param finishReason some choice carries a textual {@code finish_reason}
+ * @param textChars code points of {@code delta.content}, {@code delta.refusal},
+ *     {@code delta.tool_calls[].function.arguments} and legacy {@code text}
+ * @param usage the top-level {@code usage} value, if any
+ * @param noChoices {@code choices} is an empty array
+ * @param responsesEvent a Responses API event ({@code type} starting {@code response.}), which
+ *     the caller reads from its tree instead
+ */
+record OpenAiChunkScan(boolean finishReason, long textChars, Optional<JsonNode> usage, boolean noChoices,
+        boolean responsesEvent) {
+
+    private static final OpenAiChunkScan NOTHING = new OpenAiChunkScan(false, 0, Optional.empty(), false, false);
+
+    /** Whether this is the chunk OpenAI adds when asked for {@code stream_options.include_usage}. */
+    boolean usageOnly() {
+        return noChoices && usage.filter(JsonNode::isObject).isPresent();
+    }
+
+    /**
+     * Reads one event's data; empty when it is not JSON. A JSON value that is not an object means
+     * nothing to the gateway, as in a tree, where every field would be missing.
+     */
+    static Optional<OpenAiChunkScan> of(String data) {
+        try (JsonParser p = Json.MAPPER.createParser(data)) {
+            JsonToken first = p.nextToken();
+            if (first == null) {
+                return Optional.empty();
+            }
+            if (first != JsonToken.START_OBJECT) {
+                p.skipChildren();
+                return Optional.of(NOTHING);
+            }
+            Reader r = new Reader();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "choices" -> r.choices(p, value);
+                    case "usage" -> r.usage = Json.MAPPER.readTree(p);
+                    case "type" -> {
+                        r.responsesEvent = value == JsonToken.VALUE_STRING && p.getText().startsWith("response.");
+                    }
+                    default -> p.skipChildren();
+                }
+            }
+            return Optional.of(new OpenAiChunkScan(r.finish, r.chars, Optional.ofNullable(r.usage), r.noChoices,
+                    r.responsesEvent));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The fields gathered while reading one chunk. */
+    private static final class Reader {
+        boolean finish;
+        long chars;
+        JsonNode usage;
+        boolean noChoices;
+        boolean responsesEvent;
+
+        void choices(JsonParser p, JsonToken value) throws IOException {
+            if (value != JsonToken.START_ARRAY) {
+                p.skipChildren();
+                noChoices = false;
+                return;
+            }
+            int n = 0;
+            for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+                n++;
+                if (t == JsonToken.START_OBJECT) {
+                    choice(p);
+                } else {
+                    p.skipChildren();
+                }
+            }
+            noChoices = n == 0;
+        }
+
+        private void choice(JsonParser p) throws IOException {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "finish_reason" -> finish |= value == JsonToken.VALUE_STRING;
+                    case "text" -> text(p, value);
+                    case "delta" -> {
+                        if (value == JsonToken.START_OBJECT) {
+                            delta(p);
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                    default -> p.skipChildren();
+                }
+            }
+        }
+
+        private void delta(JsonParser p) throws IOException {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "content", "refusal" -> text(p, value);
+                    case "tool_calls" -> {
+                        if (value == JsonToken.START_ARRAY) {
+                            for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+                                if (t == JsonToken.START_OBJECT) {
+                                    toolCall(p);
+                                } else {
+                                    p.skipChildren();
+                                }
+                            }
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                    default -> p.skipChildren();
+                }
+            }
+        }
+
+        private void toolCall(JsonParser p) throws IOException {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                if (name.equals("function") && value == JsonToken.START_OBJECT) {
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String field = p.currentName();
+                        JsonToken v = p.nextToken();
+                        if (field.equals("arguments")) {
+                            text(p, v);
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                } else {
+                    p.skipChildren();
+                }
+            }
+        }
+
+        private void text(JsonParser p, JsonToken value) throws IOException {
+            if (value == JsonToken.VALUE_STRING) {
+                chars += Character.codePointCount(p.getTextCharacters(), p.getTextOffset(), p.getTextLength());
+            } else {
+                p.skipChildren();
+            }
+        }
+    }
+}
