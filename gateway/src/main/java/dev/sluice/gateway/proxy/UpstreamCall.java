@@ -268,9 +268,10 @@ final class UpstreamCall {
                 notJson();
                 return;
             }
-            settle(usage);
+            // Answer first: settling and learning need not keep the client waiting.
             passHeaders(r);
             x.answer(status, "application/json", Buffer.buffer(bytes));
+            settle(usage);
             return;
         }
         Optional<JsonNode> json = ProxyJson.parse(bytes);
@@ -292,9 +293,9 @@ final class UpstreamCall {
                     Optional.empty());
             return;
         }
-        settle(usage);
         passHeaders(r);
         x.answer(status, "application/json", Buffer.buffer(out));
+        settle(usage);
     }
 
     private void notJson() {
@@ -349,9 +350,9 @@ final class UpstreamCall {
                 return;
             }
             Buffer last = converter != null ? joined(converter.finish()) : EMPTY;
-            settleStream();
             x.finish();
             endWith(takeHeld(last));
+            settleStream();
         });
         io.vertx.core.Handler<Throwable> broken = t -> {
             if (x.state == Exchange.State.DONE) {
