@@ -23,15 +23,24 @@ final class AdaptiveWiring implements ProviderFeedback {
     private final AdaptiveControllers controllers;
     private final Vertx vertx;
     private final long timer;
+    private final boolean storeBlocks;
 
-    private AdaptiveWiring(SluiceConfig config, AdaptiveControllers controllers, Vertx vertx) {
+    private AdaptiveWiring(SluiceConfig config, AdaptiveControllers controllers, Vertx vertx, boolean storeBlocks) {
         this.config = config;
         this.controllers = controllers;
         this.vertx = vertx;
-        this.timer = vertx.setPeriodic(AdaptiveControllers.TICK_INTERVAL.toMillis(), id -> controllers.tick());
+        this.storeBlocks = storeBlocks;
+        this.timer = vertx.setPeriodic(AdaptiveControllers.TICK_INTERVAL.toMillis(), id -> offStoreWait(controllers::tick));
     }
 
-    static AdaptiveWiring attach(SluiceConfig config, QuotaGovernor governor, Vertx vertx, long seed) {
+    /**
+     * Attaches controllers to {@code governor}.
+     *
+     * @param storeBlocks whether the quota store waits on the network (Redis): a controller's
+     *     reaction (a cooldown, a cut, a sync-down) writes to the store, so then signals and ticks
+     *     are handled on a worker thread, never on an event loop
+     */
+    static AdaptiveWiring attach(SluiceConfig config, QuotaGovernor governor, Vertx vertx, long seed, boolean storeBlocks) {
         AdaptiveControllers c = new AdaptiveControllers(governor, id -> adaptiveConfig(config.deployments().get(id)), seed);
         governor.addListener(c);
         for (DeploymentConfig d : config.deployments().values()) {
@@ -39,7 +48,7 @@ final class AdaptiveWiring implements ProviderFeedback {
                 c.controller(d.id());
             }
         }
-        return new AdaptiveWiring(config, c, vertx);
+        return new AdaptiveWiring(config, c, vertx, storeBlocks);
     }
 
     /** The controller's tuning from a deployment's {@code adaptive} and {@code ramp} sections. */
@@ -65,7 +74,19 @@ final class AdaptiveWiring implements ProviderFeedback {
     public void onResponse(String deployment, ProviderSignal signal, long latencyNanos) {
         DeploymentConfig d = config.deployments().get(deployment);
         if (d != null && d.adaptive().enabled()) {
-            controllers.onSignal(deployment, signal, latencyNanos);
+            offStoreWait(() -> controllers.onSignal(deployment, signal, latencyNanos));
+        }
+    }
+
+    /** Runs {@code work} in place, or on a worker when it may wait on the store. */
+    private void offStoreWait(Runnable work) {
+        if (storeBlocks) {
+            vertx.executeBlocking(() -> {
+                work.run();
+                return null;
+            }, false);
+        } else {
+            work.run();
         }
     }
 

@@ -43,11 +43,11 @@ public final class Gateway {
         this.governor = new QuotaGovernor(config.governorConfig(), store, b.clock);
         this.estimator = new TokenEstimator(b.estimatorConfig, b.clock);
         this.ledger = new RequestLedger();
-        this.adaptive = b.adaptive ? AdaptiveWiring.attach(config, governor, vertx, b.seed) : null;
+        boolean storeBlocks = config.store().kind() == dev.sluice.gateway.config.StoreSettings.Kind.REDIS;
+        this.adaptive = b.adaptive ? AdaptiveWiring.attach(config, governor, vertx, b.seed, storeBlocks) : null;
         ProviderFeedback feedback = adaptive == null ? b.feedback : both(adaptive, b.feedback);
         this.core = new GatewayCore(vertx, config, governor, estimator, feedback, ledger, b.clock);
-        this.wakeups = new WakeupDriver(vertx, governor, b.clock,
-                config.store().kind() == dev.sluice.gateway.config.StoreSettings.Kind.REDIS);
+        this.wakeups = new WakeupDriver(vertx, governor, b.clock, storeBlocks);
         governor.onWakeup(wakeups::request);
     }
 
