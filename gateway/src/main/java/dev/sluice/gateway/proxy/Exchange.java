@@ -3,6 +3,7 @@ package dev.sluice.gateway.proxy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.adapt.ModeConfig;
 import dev.sluice.estimate.EstimatorProfile;
 import dev.sluice.estimate.PromptShape;
 import dev.sluice.estimate.TokenEstimate;
@@ -329,7 +330,8 @@ final class Exchange {
             resp.putHeader("x-sluice-queued-ms", Long.toString(a.queuedNanos() / 1_000_000));
         }
         if (a.brownout()) {
-            plan.capOutput(route.operation(), UpstreamPlan.BROWNOUT_MAX_OUTPUT_TOKENS);
+            // The gateway's configuration does not tune modes, so the factor is the adaptive default (0.5).
+            plan.capOutput(route.operation(), ModeConfig.DEFAULT_BROWNOUT_MAX_TOKENS_FACTOR, estimate.outputTokens());
             resp.putHeader("x-sluice-brownout", "true");
         }
         state = State.UPSTREAM;

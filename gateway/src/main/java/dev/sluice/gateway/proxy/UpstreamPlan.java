@@ -27,11 +27,12 @@ import java.nio.charset.StandardCharsets;
 record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Translation translation, boolean streaming,
         boolean clientWantsUsage) {
 
-    /** In brownout, output ceilings above this many tokens are lowered to it. */
-    static final int BROWNOUT_MAX_OUTPUT_TOKENS = 512;
-
-    /** Lowers the request's output ceiling to {@code cap} (setting one where it had none); for brownout. */
-    void capOutput(Operation op, int cap) {
+    /**
+     * For brownout: lowers the request's output ceiling to {@code factor} of what it asked for,
+     * or of {@code unasked} (what was reserved for it) when it set no ceiling; never below one
+     * token.
+     */
+    void capOutput(Operation op, double factor, long unasked) {
         switch (format) {
             case OPENAI -> {
                 if (op == Operation.OPENAI_EMBEDDINGS) {
@@ -39,21 +40,21 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Tra
                 }
                 String field = op == Operation.OPENAI_RESPONSES ? "max_output_tokens"
                         : body.has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
-                lower(body, field, cap);
+                lower(body, field, factor, unasked);
             }
-            case ANTHROPIC -> lower(body, "max_tokens", cap);
+            case ANTHROPIC -> lower(body, "max_tokens", factor, unasked);
             case GEMINI -> {
                 JsonNode g = body.path("generationConfig");
-                lower(g.isObject() ? (ObjectNode) g : body.putObject("generationConfig"), "maxOutputTokens", cap);
+                lower(g.isObject() ? (ObjectNode) g : body.putObject("generationConfig"), "maxOutputTokens", factor,
+                        unasked);
             }
         }
     }
 
-    private static void lower(ObjectNode node, String field, int cap) {
+    private static void lower(ObjectNode node, String field, double factor, long unasked) {
         JsonNode v = node.path(field);
-        if (!v.isIntegralNumber() || v.asLong() > cap) {
-            node.put(field, cap);
-        }
+        long asked = v.isIntegralNumber() && v.asLong() > 0 ? v.asLong() : unasked;
+        node.put(field, Math.max(1, (long) Math.floor(asked * factor)));
     }
 
     /** The body as sent. */
