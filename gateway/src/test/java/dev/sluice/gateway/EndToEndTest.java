@@ -156,6 +156,8 @@ class EndToEndTest {
                 null, GEMINI);
         assertThat(stream.statusCode()).as(stream.body()).isEqualTo(200);
         assertThat(stream.body()).startsWith("data: ").contains("usageMetadata");
+        // The answer is written before its reservation is settled: wait for the settlement.
+        f.awaitBalanced();
         long settled = f.gateway.ledger().reservationsSettled();
         HttpResponse<String> array = f.post("/v1beta/models/gemini:streamGenerateContent", null, GEMINI,
                 "x-goog-api-key", GatewayFixture.KEY);
