@@ -31,8 +31,13 @@ public final class SseParser {
     private boolean afterCr;
     private boolean atStart = true;
     private String eventName = SseEvent.DEFAULT_EVENT;
+    /** The data of an event with one data line; with more, {@link #data} holds them joined. */
+    private String firstData;
     private final StringBuilder data = new StringBuilder();
     private boolean hasData;
+
+    private static final byte[] DATA = "data".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] EVENT = "event".getBytes(StandardCharsets.US_ASCII);
 
     /** A parser with {@link #DEFAULT_MAX_LINE_BYTES}. */
     public SseParser() {
@@ -62,24 +67,35 @@ public final class SseParser {
     public List<SseEvent> feed(byte[] chunk, int offset, int length) {
         Objects.checkFromIndexSize(offset, length, chunk.length);
         List<SseEvent> out = List.of();
-        for (int i = offset; i < offset + length; i++) {
-            byte b = chunk[i];
-            if (b == '\n' && afterCr) {
+        int end = offset + length;
+        int i = offset;
+        while (i < end) {
+            if (afterCr) {
+                // A CR may be followed by an LF in the next chunk: together they end one line.
                 afterCr = false;
-                continue;
-            }
-            afterCr = b == '\r';
-            if (b == '\n' || b == '\r') {
-                SseEvent event = endLine();
-                if (event != null) {
-                    if (out.isEmpty()) {
-                        out = new ArrayList<>(4);
-                    }
-                    out.add(event);
+                if (chunk[i] == '\n') {
+                    i++;
+                    continue;
                 }
-            } else {
-                append(b);
             }
+            // Copy the run up to the next line end at once rather than byte by byte.
+            int j = i;
+            while (j < end && chunk[j] != '\n' && chunk[j] != '\r') {
+                j++;
+            }
+            append(chunk, i, j - i);
+            if (j == end) {
+                break;
+            }
+            afterCr = chunk[j] == '\r';
+            SseEvent event = endLine();
+            if (event != null) {
+                if (out.isEmpty()) {
+                    out = new ArrayList<>(4);
+                }
+                out.add(event);
+            }
+            i = j + 1;
         }
         return out;
     }
@@ -103,14 +119,18 @@ public final class SseParser {
         return out;
     }
 
-    private void append(byte b) {
-        if (lineLength == maxLineBytes) {
+    private void append(byte[] bytes, int from, int n) {
+        if (n == 0) {
+            return;
+        }
+        if (n > maxLineBytes - lineLength) {
             throw new UpstreamFormatException("event-stream line longer than " + maxLineBytes + " bytes");
         }
-        if (lineLength == line.length) {
-            line = Arrays.copyOf(line, Math.min(maxLineBytes, line.length * 2));
+        if (lineLength + n > line.length) {
+            line = Arrays.copyOf(line, Math.max(lineLength + n, Math.min(maxLineBytes, line.length * 2)));
         }
-        line[lineLength++] = b;
+        System.arraycopy(bytes, from, line, lineLength, n);
+        lineLength += n;
     }
 
     /** Processes the buffered line; returns the event a blank line dispatches, or null. */
@@ -137,7 +157,11 @@ public final class SseParser {
                 break;
             }
         }
-        String field = new String(line, start, (colon < 0 ? start + length : colon) - start, StandardCharsets.UTF_8);
+        int fieldEnd = colon < 0 ? start + length : colon;
+        boolean isData = is(DATA, start, fieldEnd);
+        if (!isData && !is(EVENT, start, fieldEnd)) {
+            return null; // id, retry and unknown fields do not matter to a proxy
+        }
         String value = "";
         if (colon >= 0) {
             int v = colon + 1;
@@ -146,25 +170,30 @@ public final class SseParser {
             }
             value = new String(line, v, start + length - v, StandardCharsets.UTF_8);
         }
-        switch (field) {
-            case "data" -> {
-                if (hasData) {
-                    data.append('\n');
-                }
-                data.append(value);
+        if (isData) {
+            if (!hasData) {
+                firstData = value; // the usual event has one data line: no builder needed
                 hasData = true;
+            } else {
+                if (data.isEmpty()) {
+                    data.append(firstData);
+                }
+                data.append('\n').append(value);
             }
-            case "event" -> eventName = value.isEmpty() ? SseEvent.DEFAULT_EVENT : value;
-            default -> {
-                // id, retry and unknown fields do not matter to a proxy.
-            }
+        } else {
+            eventName = value.isEmpty() ? SseEvent.DEFAULT_EVENT : value;
         }
         return null;
     }
 
+    private boolean is(byte[] name, int from, int to) {
+        return to - from == name.length && Arrays.equals(line, from, to, name, 0, name.length);
+    }
+
     private SseEvent dispatch() {
-        SseEvent event = hasData ? new SseEvent(eventName, data.toString()) : null;
+        SseEvent event = hasData ? new SseEvent(eventName, data.isEmpty() ? firstData : data.toString()) : null;
         data.setLength(0);
+        firstData = null;
         hasData = false;
         eventName = SseEvent.DEFAULT_EVENT;
         return event;
