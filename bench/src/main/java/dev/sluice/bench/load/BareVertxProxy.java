@@ -214,12 +214,9 @@ public final class BareVertxProxy {
                     .setURI(in.uri()).setIdleTimeout(UPSTREAM_TIMEOUT_MILLIS);
             client.request(o).compose(req -> {
                 copyHeaders(in.headers(), req.headers(), true);
-                if (!hasBody(in)) {
-                    // Nothing to pipe, but the paused request must still be read to its end before the next one.
-                    in.resume();
-                    return req.send();
-                }
-                if (!req.headers().contains("content-length")) {
+                // A request without a body is piped too: the pipe ends the upstream request when the client's ends,
+                // on the same path as every other request.
+                if (hasBody(in) && !req.headers().contains("content-length")) {
                     // The client's chunking was hop-by-hop; the upstream gets chunks of its own.
                     req.setChunked(true);
                 }

@@ -195,9 +195,9 @@ public final class LoadGenerator {
             if (measured) {
                 measuredInFlight++;
             }
+            // The body is asked for in the same step as the response, so its end cannot arrive first.
             client.request(options)
-                    .compose(req -> req.send(body))
-                    .compose(resp -> resp.body().map(b -> check(resp.statusCode(), b)))
+                    .compose(req -> req.send(body).compose(resp -> resp.body().map(b -> check(resp.statusCode(), b))))
                     .onComplete(ar -> answered(intended, measured, ar.succeeded() ? ar.result()
                             : Optional.of(String.valueOf(ar.cause()))));
         }
