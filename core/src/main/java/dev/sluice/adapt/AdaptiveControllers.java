@@ -121,7 +121,8 @@ public final class AdaptiveControllers implements GovernorListener {
             if (request.deadlineNanos() != AdmissionRequest.NO_DEADLINE) {
                 budget = Math.min(budget, request.deadlineNanos() - enqueuedAt);
             }
-            c.onQueueWait(request.trafficClass(), a.queuedNanos(), budget);
+            // Only waits for shared capacity are the deployment's pressure (see Decision.Admitted).
+            c.onQueueWait(request.trafficClass(), a.sharedWaitNanos(), budget);
         } else if (decision instanceof Decision.Rejected r && outOfTime(r.rejection())) {
             c.onQueueRefused(request.trafficClass());
         }

@@ -14,9 +14,14 @@ public sealed interface Decision permits Decision.Final, Decision.Queued {
      *
      * @param reservation the hold to settle with actual usage
      * @param queuedNanos how long the request waited in its queue (0 if it did not)
+     * @param sharedWaitNanos the part of that wait spent on capacity shared with other tenants
+     *     (the deployment, profile or organisation): all of it, unless the request was last held
+     *     back by its own tenant's, team's or key's limits, when it is 0. Only this part says the
+     *     deployment is under pressure; a tenant running into its own quota says nothing about it.
      * @param brownout the deployment is in brownout: optional work should be trimmed
      */
-    record Admitted(Reservation reservation, long queuedNanos, boolean brownout) implements Final {
+    record Admitted(Reservation reservation, long queuedNanos, long sharedWaitNanos, boolean brownout)
+            implements Final {
         public Admitted {
             Objects.requireNonNull(reservation, "reservation");
         }

@@ -222,7 +222,10 @@ final class Lane {
                     remove(c, w);
                     virtualTime[c] = Math.max(virtualTime[c], w.startTag);
                     noteRevocations(c, w, now);
-                    Decision.Final admitted = governor.admitted(this, w.request, g, w.amounts, w.share, now - w.enqueuedAt, now);
+                    long waited = now - w.enqueuedAt;
+                    boolean ownLimitsOnly = w.lastShort.map(s -> s.scope().level().ownedByTenant()).orElse(false);
+                    Decision.Final admitted = governor.admitted(this, w.request, g, w.amounts, w.share, waited,
+                            ownLimitsOnly ? 0 : waited, now);
                     done.add(() -> w.outcome.complete(admitted));
                     continue;
                 }

@@ -75,7 +75,7 @@ public final class QuotaGovernor {
         if (!lane.queuedAtOrAbove(c)) {
             ReserveOutcome o = route.buckets().reserve(amounts, leaseTtlNanos);
             if (o instanceof ReserveOutcome.Granted g) {
-                return admitted(lane, request, g, amounts, share, 0, now);
+                return admitted(lane, request, g, amounts, share, 0, 0, now);
             }
             ReserveOutcome.Short s = (ReserveOutcome.Short) o;
             if (s.neverFits()) {
@@ -134,14 +134,14 @@ public final class QuotaGovernor {
     }
 
     Decision.Final admitted(Lane lane, AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts,
-            TenantShare share, long queuedNanos, long now) {
+            TenantShare share, long queuedNanos, long sharedWaitNanos, long now) {
         share.recordAdmit(amounts, now);
         if (nextSweep == Long.MAX_VALUE) {
             nextSweep = now + config.leaseSweepInterval().toNanos();
             announce();
         }
         Decision.Final d = new Decision.Admitted(new Reservation(this, lane, g.lease(), request, now), queuedNanos,
-                lane.guard.brownout(now));
+                sharedWaitNanos, lane.guard.brownout(now));
         for (GovernorListener l : listeners) {
             l.onDecision(request, d);
         }

@@ -454,6 +454,33 @@ class AdaptiveControllerTest {
         assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
     }
 
+    @Test
+    void waitingForItsOwnTenantsQuotaIsNoPressureOnTheDeployment() {
+        // acme may send one request every 250 ms; the deployment has room to spare.
+        GovernorConfig config = GovernorConfig.builder().scope(SCOPE, LIMITS)
+                .scope(Scope.of(ScopeLevel.TENANT, "acme"), Limits.of(Limit.of(Dimension.REQUESTS, 240, 1))).build();
+        QuotaGovernor g = new QuotaGovernor(config, new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock);
+        AdaptiveControllers all = new AdaptiveControllers(g, d -> NO_RAMP, 7);
+        g.addListener(all);
+        AdaptiveController c = all.controller(DEP);
+        int waitedAdmissions = 0;
+        for (int i = 0; i < 20; i++) {
+            Decision d = g.admit(request(TrafficClass.INTERACTIVE));
+            if (d instanceof Decision.Queued q) {
+                clock.advanceMillis(250);
+                g.onTimer();
+                Decision.Admitted a = (Decision.Admitted) q.outcome().toCompletableFuture().getNow(null);
+                assertThat(a.queuedNanos()).isEqualTo(250 * MS);
+                assertThat(a.sharedWaitNanos()).isZero();
+                waitedAdmissions++;
+            }
+        }
+        all.tick();
+
+        assertThat(waitedAdmissions).isEqualTo(19);
+        assertThat(c.mode()).isEqualTo(Mode.NORMAL);
+    }
+
     // ---- client-side throttling ----
 
     @Test
