@@ -16,15 +16,22 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
 /**
  * Sends chat completion requests over a fixed pool of HTTP/1.1 keep-alive connections and
  * measures the answers. Closed loop: each connection sends its next request when the previous
- * answer has fully arrived. Open loop: requests are due on a fixed schedule and their latency is
- * counted from the time they were due, so a slow server cannot hide its queue (no coordinated
- * omission); when a second's worth of requests (at least twice the connections) already waits,
- * a due request is skipped and counted as missed. The work is split over one verticle per event loop used.
+ * answer has fully arrived. Open loop: requests are due on a fixed, evenly spaced schedule and their
+ * latency is counted from the time they were due, so a slow server cannot hide its queue (no
+ * coordinated omission); when a second's worth of requests (at least twice the connections)
+ * already waits, a due request is skipped and counted as missed. The work is split over one
+ * verticle per event loop used.
+ *
+ * <p>A pacing thread per verticle wakes at each due time and hands the send to the event loop.
+ * Vert.x timers tick in whole milliseconds: sending on such a tick would add up to a millisecond
+ * of the generator's own lateness to every answer, and would send each millisecond's requests as
+ * one burst, so that a proxy's queueing inside the burst, not its own latency, would be measured.
  */
 public final class LoadGenerator {
 
@@ -113,7 +120,7 @@ public final class LoadGenerator {
         private int inFlight;
         private long measuredInFlight;
         private boolean stopped;
-        private long scheduleTimer = -1;
+        private volatile boolean pacing;
         private long drainTimer = -1;
         long completed;
         long errors;
@@ -146,7 +153,8 @@ public final class LoadGenerator {
                     .setTcpNoDelay(true).setConnectTimeout(10_000),
                     new PoolOptions().setHttp1MaxSize(connections).setMaxWaitQueueSize(-1));
             if (spec.openLoop()) {
-                scheduleTimer = vertx.setPeriodic(1, id -> schedule());
+                pacing = true;
+                Thread.ofPlatform().daemon().name("load-pacer").start(this::pace);
             } else {
                 for (int i = 0; i < connections; i++) {
                     send(System.nanoTime());
@@ -157,12 +165,25 @@ public final class LoadGenerator {
 
         @Override
         public Future<?> stop() {
+            pacing = false;
             return client.close();
         }
 
         /** Whether another request may start: time is left and the request budget is not spent. */
         private boolean more(long now) {
             return now < measureEnd && completed + measuredInFlight < maxRequests;
+        }
+
+        /** Open loop, on the pacing thread: wakes at each due time and has the event loop send what is due. */
+        private void pace() {
+            double interval = 1e9 / rate;
+            for (long k = 1; pacing; k++) {
+                long due = start + (long) (k * interval);
+                for (long wait = due - System.nanoTime(); wait > 0 && pacing; wait = due - System.nanoTime()) {
+                    LockSupport.parkNanos(wait);
+                }
+                context.runOnContext(v -> schedule());
+            }
         }
 
         /** Open loop: sends every request that is due by now, skipping those with nowhere to go. */
@@ -252,9 +273,7 @@ public final class LoadGenerator {
                 return;
             }
             stopped = true;
-            if (scheduleTimer >= 0) {
-                vertx.cancelTimer(scheduleTimer);
-            }
+            pacing = false;
             if (inFlight == 0) {
                 finish();
                 return;
