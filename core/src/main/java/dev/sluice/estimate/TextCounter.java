@@ -7,14 +7,17 @@ import com.knuddels.jtokkit.api.EncodingType;
 /** Counts the tokens of one text: a real encoding, or the character heuristic for calibrated profiles. */
 final class TextCounter {
 
+    /** Counts are a function of tokenizer and text alone, so one cache serves every estimator. */
+    private static final TextCountCache RECENT = new TextCountCache();
+
     private TextCounter() {
     }
 
     static long count(Tokenizer tokenizer, String text) {
         return switch (tokenizer) {
             // "Ordinary": a prompt that contains "<|endoftext|>" is text to count, not an error.
-            case O200K_BASE -> O200k.ENCODING.countTokensOrdinary(wellFormed(text));
-            case CL100K_BASE -> Cl100k.ENCODING.countTokensOrdinary(wellFormed(text));
+            case O200K_BASE -> RECENT.count(tokenizer, text, t -> O200k.ENCODING.countTokensOrdinary(wellFormed(t)));
+            case CL100K_BASE -> RECENT.count(tokenizer, text, t -> Cl100k.ENCODING.countTokensOrdinary(wellFormed(t)));
             case CALIBRATED -> heuristic(text);
         };
     }

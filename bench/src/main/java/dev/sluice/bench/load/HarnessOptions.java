@@ -20,6 +20,7 @@ import java.util.Optional;
  * @param measure        longest measuring time of each run
  * @param maxRequests    most answers measured in each run
  * @param promptChars    length of the user message of every request
+ * @param distinctPrompts whether every user message ends with its own number (see {@link LoadSpec})
  * @param sluice         how Sluice is started; its JVM arguments also start the bare Vert.x proxy
  * @param nginx          the nginx executable; empty to look for one
  * @param nginxWorkers   nginx worker processes
@@ -28,7 +29,8 @@ import java.util.Optional;
  * @param out            where to write the Markdown report, if anywhere
  */
 public record HarnessOptions(List<String> targets, List<Integer> connections, List<Boolean> streaming,
-        List<Double> rates, Duration prewarm, Duration warmup, Duration measure, long maxRequests, int promptChars, SluiceServer.Launch sluice,
+        List<Double> rates, Duration prewarm, Duration warmup, Duration measure, long maxRequests, int promptChars, boolean distinctPrompts,
+        SluiceServer.Launch sluice,
         Optional<Path> nginx, int nginxWorkers, int clientThreads, int upstreamThreads, Optional<Path> out) {
 
     static final List<String> TARGETS = List.of("direct", "nginx", "vertx", "sluice");
@@ -47,6 +49,9 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
               --seconds 10                    longest measuring time per run, seconds
               --requests 1000000              most answers measured per run
               --prompt-chars 0                pad the user message to this many characters (Sluice tokenizes it)
+              --prompts same                  same: one user message for all requests (Sluice counts it once and
+                                              then takes the count from its cache); distinct: each message ends
+                                              with its request number, so Sluice tokenizes every one
               --sluice child                  child | in-process | jar:PATH (java -jar PATH serve --config FILE)
               --sluice-jvm-args "..."         extra JVM arguments for a child Sluice and the bare Vert.x proxy,
                                               space separated; both always get the flags bin/sluice passes
@@ -136,6 +141,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         Duration measure = Duration.ofSeconds(10);
         long maxRequests = 1_000_000;
         int promptChars = 0;
+        boolean distinctPrompts = false;
         String sluice = "child";
         List<String> jvmArgs = List.of();
         Optional<Path> nginx = Optional.empty();
@@ -163,6 +169,11 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
                 case "--seconds" -> measure = Duration.ofSeconds(integer(name, v));
                 case "--requests" -> maxRequests = integer(name, v);
                 case "--prompt-chars" -> promptChars = integer(name, v);
+                case "--prompts" -> distinctPrompts = switch (v) {
+                    case "same" -> false;
+                    case "distinct" -> true;
+                    default -> throw new IllegalArgumentException("--prompts: " + v + " (expected: same or distinct)");
+                };
                 case "--sluice" -> sluice = v;
                 case "--sluice-jvm-args" -> jvmArgs = Arrays.stream(v.trim().split("\\s+")).filter(s -> !s.isEmpty()).toList();
                 case "--nginx" -> nginx = Optional.of(Path.of(v));
@@ -183,7 +194,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         } else {
             throw new IllegalArgumentException("--sluice: " + sluice + " (expected: child, in-process or jar:PATH)");
         }
-        return new HarnessOptions(targets, connections, streaming, rates, prewarm, warmup, measure, maxRequests, promptChars, launch, nginx,
+        return new HarnessOptions(targets, connections, streaming, rates, prewarm, warmup, measure, maxRequests, promptChars, distinctPrompts, launch, nginx,
                 nginxWorkers, clientThreads, upstreamThreads, out);
     }
 

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 
@@ -38,6 +39,9 @@ public final class LoadGenerator {
     /** After the measuring time, how long requests still in flight may take before they count as errors. */
     static final long DRAIN_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+    /** Numbers for distinct prompts, shared by every verticle so that no two requests repeat one. */
+    private static final AtomicLong PROMPT_NUMBERS = new AtomicLong();
+
     private LoadGenerator() {}
 
     /** The prompt: a short instruction, padded with ordinary English text to {@code promptChars} characters. */
@@ -53,7 +57,11 @@ public final class LoadGenerator {
 
     /** The request body sent for {@code streaming} or not: compact JSON naming the model "bench". */
     public static String requestBody(boolean streaming, int promptChars) {
-        String common = "{\"model\":\"bench\",\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt(promptChars)
+        return requestBody(streaming, prompt(promptChars));
+    }
+
+    private static String requestBody(boolean streaming, String prompt) {
+        String common = "{\"model\":\"bench\",\"messages\":[{\"role\":\"user\",\"content\":\"" + prompt
                 + "\"}],\"max_tokens\":16";
         return streaming ? common + ",\"stream\":true,\"stream_options\":{\"include_usage\":true}}" : common + "}";
     }
@@ -114,6 +122,7 @@ public final class LoadGenerator {
         private final long backlog;
         private final long start;
         private final Buffer body;
+        private final String prompt;
         private final RequestOptions options;
         private HttpClient client;
         private long sent;
@@ -138,7 +147,8 @@ public final class LoadGenerator {
             this.backlog = Math.max(2L * connections, (long) Math.ceil(rate));
             this.measureStart = start + spec.warmup().toNanos();
             this.measureEnd = measureStart + spec.measure().toNanos();
-            this.body = Buffer.buffer(requestBody(spec.streaming(), spec.promptChars()));
+            this.prompt = prompt(spec.promptChars());
+            this.body = Buffer.buffer(requestBody(spec.streaming(), prompt));
             this.options = new RequestOptions().setMethod(HttpMethod.POST).setHost(spec.host()).setPort(spec.port())
                     .setURI(FakeUpstream.PATH).putHeader("content-type", "application/json")
                     .putHeader("accept", spec.streaming() ? "text/event-stream" : "application/json");
@@ -218,9 +228,14 @@ public final class LoadGenerator {
             }
             // The body is asked for in the same step as the response, so its end cannot arrive first.
             client.request(options)
-                    .compose(req -> req.send(body).compose(resp -> resp.body().map(b -> check(resp.statusCode(), b))))
+                    .compose(req -> req.send(nextBody()).compose(resp -> resp.body().map(b -> check(resp.statusCode(), b))))
                     .onComplete(ar -> answered(intended, measured, ar.succeeded() ? ar.result()
                             : Optional.of(String.valueOf(ar.cause()))));
+        }
+
+        private Buffer nextBody() {
+            return spec.distinctPrompts() ? Buffer.buffer(requestBody(spec.streaming(), prompt + " #" + PROMPT_NUMBERS.incrementAndGet()))
+                    : body;
         }
 
         private Optional<String> check(int status, Buffer answer) {

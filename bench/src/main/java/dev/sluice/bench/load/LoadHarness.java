@@ -77,7 +77,9 @@ public final class LoadHarness {
                     + "; load generator: Vert.x HttpClient, " + options.clientThreads() + " event loop(s), HTTP/1.1 keep-alive");
             env.add("Each run: " + options.warmup().toSeconds() + " s warm-up, then at most " + options.measure().toSeconds()
                     + " s or " + options.maxRequests() + " answers; latency is send (or, open loop, scheduled send) to last byte; "
-                    + "user message of " + LoadGenerator.prompt(options.promptChars()).length() + " characters");
+                    + "user message of " + LoadGenerator.prompt(options.promptChars()).length() + " characters"
+                    + (options.distinctPrompts() ? " plus its request number, different in every request"
+                            : ", the same in every request"));
             if (options.targets().contains("nginx")) {
                 Optional<Path> binary = options.nginx().or(NginxProxy::find);
                 if (binary.isEmpty()) {
@@ -117,7 +119,8 @@ public final class LoadHarness {
                 for (int conns : options.connections()) {
                     for (double rate : options.rates()) {
                         LoadSpec base = new LoadSpec("direct", "127.0.0.1", upstream.port(), "", streaming, conns, rate,
-                                options.warmup(), options.measure(), options.maxRequests(), options.promptChars());
+                                options.warmup(), options.measure(), options.maxRequests(), options.promptChars(),
+                                options.distinctPrompts());
                         // The targets back to back, so that they see the same machine load.
                         List<LoadSpec> specs = new ArrayList<>();
                         if (options.targets().contains("direct")) {
@@ -177,7 +180,7 @@ public final class LoadHarness {
         int conns = options.connections().stream().mapToInt(Integer::intValue).max().orElse(64);
         List<LoadSpec> targets = new ArrayList<>();
         LoadSpec any = new LoadSpec("direct", "127.0.0.1", upstream.port(), "", false, conns, 0, Duration.ZERO,
-                options.prewarm(), Long.MAX_VALUE, options.promptChars());
+                options.prewarm(), Long.MAX_VALUE, options.promptChars(), options.distinctPrompts());
         bare.ifPresent(b -> targets.add(any.at("vertx", "127.0.0.1", b.port(), "")));
         sluice.ifPresent(s -> targets.add(any.at("sluice", "127.0.0.1", s.port(), SluiceServer.KEY)));
         if (targets.isEmpty()) {
@@ -186,7 +189,7 @@ public final class LoadHarness {
         for (boolean streaming : options.streaming()) {
             for (LoadSpec t : targets) {
                 LoadSpec spec = new LoadSpec("prewarm", t.host(), t.port(), t.apiKey(), streaming, conns, 0, Duration.ZERO,
-                        options.prewarm(), Long.MAX_VALUE, options.promptChars());
+                        options.prewarm(), Long.MAX_VALUE, options.promptChars(), options.distinctPrompts());
                 LoadResult r = await(LoadGenerator.run(vertx, spec, options.clientThreads()));
                 // Named only when there is more than one, so that a run without the bare proxy logs as before.
                 log.printf(java.util.Locale.ROOT, "prewarm %-6s %s%,d answers, %d errors%n", Report.form(spec),

@@ -19,9 +19,12 @@ import java.util.Objects;
  * @param measure     longest measuring time
  * @param maxRequests most answers measured
  * @param promptChars length of the user message, which Sluice tokenizes to quote the request
+ * @param distinctPrompts whether each user message ends with its own request number, so that no
+ *                    two are equal and Sluice must count every one (otherwise all are the same
+ *                    text, and after the first Sluice takes its count from its cache)
  */
 public record LoadSpec(String target, String host, int port, String apiKey, boolean streaming, int connections,
-        double rate, Duration warmup, Duration measure, long maxRequests, int promptChars) {
+        double rate, Duration warmup, Duration measure, long maxRequests, int promptChars, boolean distinctPrompts) {
 
     public LoadSpec {
         Objects.requireNonNull(target, "target");
@@ -60,6 +63,6 @@ public record LoadSpec(String target, String host, int port, String apiKey, bool
     /** The same run aimed elsewhere. */
     public LoadSpec at(String newTarget, String newHost, int newPort, String newKey) {
         return new LoadSpec(newTarget, newHost, newPort, newKey, streaming, connections, rate, warmup, measure,
-                maxRequests, promptChars);
+                maxRequests, promptChars, distinctPrompts);
     }
 }

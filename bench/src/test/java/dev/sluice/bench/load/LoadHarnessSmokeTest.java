@@ -8,10 +8,13 @@ import dev.sluice.gateway.config.SluiceConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServer;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,7 +39,7 @@ class LoadHarnessSmokeTest {
 
     private static LoadSpec direct(boolean streaming, double rate) {
         return new LoadSpec("direct", "127.0.0.1", upstream.port(), "", streaming, 4, rate, Duration.ZERO,
-                Duration.ofSeconds(8), 200, 0);
+                Duration.ofSeconds(8), 200, 0, false);
     }
 
     @Test
@@ -70,6 +73,28 @@ class LoadHarnessSmokeTest {
     }
 
     @Test
+    void distinctPromptsMakeEveryRequestBodyDifferent() throws Exception {
+        Set<String> bodies = ConcurrentHashMap.newKeySet();
+        HttpServer recorder = await(vertx.createHttpServer().requestHandler(req -> req.body().onSuccess(b -> {
+            bodies.add(b.toString(StandardCharsets.UTF_8));
+            req.response().putHeader("content-type", "application/json").end("{\"usage\":{}}");
+        })).listen(0, "127.0.0.1"));
+        try {
+            LoadSpec spec = new LoadSpec("distinct", "127.0.0.1", recorder.actualPort(), "", false, 4, 0, Duration.ZERO,
+                    Duration.ofSeconds(8), 50, 0, true);
+
+            LoadResult r = await(LoadGenerator.run(vertx, spec, 2));
+
+            assertThat(r.errors()).isZero();
+            assertThat(bodies).hasSizeGreaterThanOrEqualTo(50).allMatch(b -> b.contains("Say hello to the benchmark. #"));
+            assertThat(HarnessOptions.parse(new String[] {"--prompts", "distinct"}).distinctPrompts()).isTrue();
+            assertThat(HarnessOptions.defaults().distinctPrompts()).isFalse();
+        } finally {
+            await(recorder.close());
+        }
+    }
+
+    @Test
     void theUpstreamTellsAStreamingRequestByItsBody() {
         assertThat(FakeUpstream.asksForStream(Buffer.buffer(LoadGenerator.requestBody(true, 0)))).isTrue();
         assertThat(FakeUpstream.asksForStream(Buffer.buffer(LoadGenerator.requestBody(false, 0)))).isFalse();
@@ -81,7 +106,7 @@ class LoadHarnessSmokeTest {
         // Nothing listens on a port just freed: every exchange fails, and each failure is counted.
         int closed = Ports.free();
         LoadSpec spec = new LoadSpec("closed", "127.0.0.1", closed, "", false, 1, 0, Duration.ZERO,
-                Duration.ofMillis(300), 5, 0);
+                Duration.ofMillis(300), 5, 0, false);
 
         LoadResult r = await(LoadGenerator.run(vertx, spec, 1));
 

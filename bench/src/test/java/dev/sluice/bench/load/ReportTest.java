@@ -12,7 +12,7 @@ import org.junit.jupiter.api.Test;
 class ReportTest {
 
     private static LoadResult result(String target, double perSecond, long p50Micros, double proxyCpu) {
-        LoadSpec spec = new LoadSpec(target, "127.0.0.1", 1, "", false, 64, 0, Duration.ZERO, Duration.ofSeconds(10), 1000, 0);
+        LoadSpec spec = new LoadSpec(target, "127.0.0.1", 1, "", false, 64, 0, Duration.ZERO, Duration.ofSeconds(10), 1000, 0, false);
         return new LoadResult(spec, (long) (perSecond * 10), 0, 0, 10, p50Micros, p50Micros * 3, p50Micros * 5,
                 Optional.empty(), proxyCpu > 0 ? OptionalDouble.of(proxyCpu) : OptionalDouble.empty(), OptionalDouble.empty());
     }
