@@ -10,6 +10,7 @@ import dev.sluice.limits.Scope;
 import dev.sluice.limits.ScopeLevel;
 import dev.sluice.store.BucketState;
 import dev.sluice.time.NanoClock;
+import io.netty.util.AsciiString;
 import io.vertx.core.MultiMap;
 import java.util.List;
 import java.util.Objects;
@@ -118,7 +119,8 @@ public final class CallerQuota {
      * The header values of one reading; {@code requests} and {@code tokens} hold the limit, the
      * remaining and the reset of the tightest such limit, or are null when there is none.
      */
-    private record Reading(String policy, String remaining, String[] requests, String[] tokens, long takenAtNanos) {}
+    private record Reading(AsciiString policy, AsciiString remaining, AsciiString[] requests, AsciiString[] tokens,
+            long takenAtNanos) {}
 
     private Reading read(KeyQuota q, long now) {
         StringBuilder policy = new StringBuilder();
@@ -131,7 +133,8 @@ public final class CallerQuota {
                 add(scope, state.get(), q.config.settings(scope).limits(), policy, remaining, requests, tokens);
             }
         }
-        return new Reading(policy.toString(), remaining.toString(), requests.values(), tokens.values(), now);
+        // Built once per reading as ASCII bytes: every answer until the next reading writes them as they are.
+        return new Reading(new AsciiString(policy), new AsciiString(remaining), requests.values(), tokens.values(), now);
     }
 
     private static void add(Scope scope, BucketState state, Limits limits, StringBuilder policy, StringBuilder remaining,
@@ -188,8 +191,9 @@ public final class CallerQuota {
         }
 
         /** Limit, remaining and reset as header values; null when nothing was offered. */
-        String[] values() {
-            return limit < 0 ? null : new String[] {Long.toString(limit), Long.toString(remaining), goDuration(resetMillis)};
+        AsciiString[] values() {
+            return limit < 0 ? null : new AsciiString[] {AsciiString.of(Long.toString(limit)),
+                    AsciiString.of(Long.toString(remaining)), AsciiString.of(goDuration(resetMillis))};
         }
     }
 
