@@ -19,6 +19,7 @@ import java.util.Optional;
  * @param warmup         warm-up time of each run
  * @param measure        longest measuring time of each run
  * @param maxRequests    most answers measured in each run
+ * @param rounds         times each run is repeated, the targets taking turns (see {@link LoadResult#ofRounds})
  * @param promptChars    length of the user message of every request
  * @param distinctPrompts whether every user message ends with its own number (see {@link LoadSpec})
  * @param sluice         how Sluice is started; its JVM arguments also start the bare Vert.x proxy
@@ -29,7 +30,7 @@ import java.util.Optional;
  * @param out            where to write the Markdown report, if anywhere
  */
 public record HarnessOptions(List<String> targets, List<Integer> connections, List<Boolean> streaming,
-        List<Double> rates, Duration prewarm, Duration warmup, Duration measure, long maxRequests, int promptChars, boolean distinctPrompts,
+        List<Double> rates, Duration prewarm, Duration warmup, Duration measure, long maxRequests, int rounds, int promptChars, boolean distinctPrompts,
         SluiceServer.Launch sluice,
         Optional<Path> nginx, int nginxWorkers, int clientThreads, int upstreamThreads, Optional<Path> out) {
 
@@ -48,6 +49,8 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
               --warmup 5                      warm-up seconds per run
               --seconds 10                    longest measuring time per run, seconds
               --requests 1000000              most answers measured per run
+              --rounds 1                      repeat each run this often, the targets taking turns, and report the
+                                              median of the rounds' percentiles: steadier on a shared machine
               --prompt-chars 0                pad the user message to this many characters (Sluice tokenizes it)
               --prompts same                  same: one user message for all requests (Sluice counts it once and
                                               then takes the count from its cache); distinct: each message ends
@@ -88,6 +91,9 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         }
         if (promptChars < 0) {
             throw new IllegalArgumentException("--prompt-chars: " + promptChars + " (expected: >= 0)");
+        }
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds: " + rounds + " (expected: >= 1)");
         }
         if (prewarm.isNegative() || warmup.isNegative()) {
             throw new IllegalArgumentException("--prewarm, --warmup: " + prewarm.toSeconds() + ", " + warmup.toSeconds()
@@ -140,6 +146,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         Duration warmup = Duration.ofSeconds(5);
         Duration measure = Duration.ofSeconds(10);
         long maxRequests = 1_000_000;
+        int rounds = 1;
         int promptChars = 0;
         boolean distinctPrompts = false;
         String sluice = "child";
@@ -168,6 +175,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
                 case "--warmup" -> warmup = Duration.ofSeconds(integer(name, v));
                 case "--seconds" -> measure = Duration.ofSeconds(integer(name, v));
                 case "--requests" -> maxRequests = integer(name, v);
+                case "--rounds" -> rounds = integer(name, v);
                 case "--prompt-chars" -> promptChars = integer(name, v);
                 case "--prompts" -> distinctPrompts = switch (v) {
                     case "same" -> false;
@@ -194,7 +202,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         } else {
             throw new IllegalArgumentException("--sluice: " + sluice + " (expected: child, in-process or jar:PATH)");
         }
-        return new HarnessOptions(targets, connections, streaming, rates, prewarm, warmup, measure, maxRequests, promptChars, distinctPrompts, launch, nginx,
+        return new HarnessOptions(targets, connections, streaming, rates, prewarm, warmup, measure, maxRequests, rounds, promptChars, distinctPrompts, launch, nginx,
                 nginxWorkers, clientThreads, upstreamThreads, out);
     }
 

@@ -12,7 +12,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -80,6 +82,10 @@ public final class LoadHarness {
                     + "user message of " + LoadGenerator.prompt(options.promptChars()).length() + " characters"
                     + (options.distinctPrompts() ? " plus its request number, different in every request"
                             : ", the same in every request"));
+            if (options.rounds() > 1) {
+                env.add("Rounds: each run " + options.rounds() + " times, the targets taking turns; a row adds up the rounds' "
+                        + "answers and shows the median of their p50 and p99 and the largest max");
+            }
             if (options.targets().contains("nginx")) {
                 Optional<Path> binary = options.nginx().or(NginxProxy::find);
                 if (binary.isEmpty()) {
@@ -135,14 +141,23 @@ public final class LoadHarness {
                         if (sluice.isPresent()) {
                             specs.add(base.at("sluice", "127.0.0.1", sluice.get().port(), SluiceServer.KEY));
                         }
-                        for (LoadSpec spec : specs) {
-                            Optional<CpuMeter> proxyCpu = switch (spec.target()) {
-                                case "nginx" -> nginx.map(NginxProxy::cpu);
-                                case "vertx" -> bare.flatMap(BareVertxProxy.Child::cpu);
-                                case "sluice" -> sluice.flatMap(SluiceServer::cpu);
-                                default -> Optional.empty();
-                            };
-                            LoadResult r = measure(clientVertx, spec, options.clientThreads(), proxyCpu);
+                        // Rounds take turns too, so that a minute of a busy machine falls on every target alike.
+                        Map<String, List<LoadResult>> rounds = new LinkedHashMap<>();
+                        for (int round = 0; round < options.rounds(); round++) {
+                            for (LoadSpec spec : specs) {
+                                Optional<CpuMeter> proxyCpu = switch (spec.target()) {
+                                    case "nginx" -> nginx.map(NginxProxy::cpu);
+                                    case "vertx" -> bare.flatMap(BareVertxProxy.Child::cpu);
+                                    case "sluice" -> sluice.flatMap(SluiceServer::cpu);
+                                    default -> Optional.empty();
+                                };
+                                rounds.computeIfAbsent(spec.target(), t -> new ArrayList<>())
+                                        .add(measure(clientVertx, spec, options.clientThreads(), proxyCpu));
+                            }
+                        }
+                        for (List<LoadResult> measured : rounds.values()) {
+                            LoadResult r = LoadResult.ofRounds(measured);
+                            LoadSpec spec = r.spec();
                             results.add(r);
                             log.printf(java.util.Locale.ROOT, "%-6s %-6s conns=%-4d %-14s %,10.0f req/s  p50 %8s ms  p99 %8s ms  "
                                     + "errors %d  cpu/req proxy %s harness %s%n", spec.target(), Report.form(spec), conns,

@@ -115,20 +115,21 @@ class LoadHarnessSmokeTest {
     }
 
     @Test
-    void oneHarnessRunMeasuresEveryFormAndWritesTheTable() throws Exception {
+    void oneHarnessRunMeasuresEveryFormInRoundsAndWritesTheTable() throws Exception {
         HarnessOptions options = HarnessOptions.parse(new String[] {"--targets", "direct", "--connections", "4",
-                "--requests", "200", "--prewarm", "0", "--warmup", "0", "--seconds", "8"});
+                "--requests", "100", "--rounds", "2", "--prewarm", "0", "--warmup", "0", "--seconds", "8"});
         ByteArrayOutputStream log = new ByteArrayOutputStream();
 
         LoadHarness.Outcome o = LoadHarness.run(options, "test", new PrintStream(log, true, StandardCharsets.UTF_8));
 
         assertThat(o.results()).hasSize(2);
         assertThat(o.results()).allSatisfy(r -> {
-            assertThat(r.completed()).isEqualTo(200);
+            assertThat(r.completed()).isEqualTo(200); // two rounds of 100
             assertThat(r.errors()).as("%s", r.firstError()).isZero();
             assertThat(r.harnessCpuMicros()).isPresent();
         });
-        assertThat(o.markdown()).contains("| json | 4 | closed | direct |", "| stream | 4 | closed | direct |");
+        assertThat(o.markdown()).contains("| json | 4 | closed | direct |", "| stream | 4 | closed | direct |",
+                "Rounds: each run 2 times");
     }
 
     @Test
