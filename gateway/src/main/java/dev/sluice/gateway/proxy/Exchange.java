@@ -153,7 +153,8 @@ final class Exchange {
 
     private void onBody() {
         state = State.ADMITTING;
-        Optional<JsonNode> parsed = ProxyJson.parse(body.getBytes());
+        byte[] raw = body.getBytes();
+        Optional<JsonNode> parsed = ProxyJson.parse(raw);
         body = null;
         if (parsed.isEmpty() || !parsed.get().isObject()) {
             fail(400, "invalid_json", "The request body is not a JSON object.", Optional.empty());
@@ -190,7 +191,7 @@ final class Exchange {
                         prompt -> core.estimator.estimate(estimatorProfile, quoteRoute, prompt))
                 .onComplete(r -> {
                     if (r.succeeded()) {
-                        onEstimate(json, r.result());
+                        onEstimate(json, raw, r.result());
                     } else if (clientGone) {
                         finish();
                     } else if (r.cause() instanceof IllegalArgumentException e) {
@@ -206,7 +207,7 @@ final class Exchange {
     }
 
     /** Continues on the request's context once the prompt is counted, in place or on a worker. */
-    private void onEstimate(ObjectNode json, TokenEstimate quoted) {
+    private void onEstimate(ObjectNode json, byte[] raw, TokenEstimate quoted) {
         if (clientGone) {
             finish();
             return;
@@ -220,7 +221,7 @@ final class Exchange {
             return;
         }
         try {
-            plan = UpstreamPlan.of(op, json, profile, deployment, req.query());
+            plan = UpstreamPlan.of(op, json, raw, profile, deployment, req.query());
         } catch (UpstreamPlan.Unsupported e) {
             fail(400, "unsupported_route", e.getMessage(), Optional.of("model"));
             return;
@@ -331,7 +332,7 @@ final class Exchange {
         }
         if (a.brownout()) {
             // The gateway's configuration does not tune modes, so the factor is the adaptive default (0.5).
-            plan.capOutput(route.operation(), ModeConfig.DEFAULT_BROWNOUT_MAX_TOKENS_FACTOR, estimate.outputTokens());
+            plan = plan.capOutput(route.operation(), ModeConfig.DEFAULT_BROWNOUT_MAX_TOKENS_FACTOR, estimate.outputTokens());
             resp.putHeader("x-sluice-brownout", "true");
         }
         state = State.UPSTREAM;

@@ -2,7 +2,9 @@ package dev.sluice.gateway.proxy;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import java.io.IOException;
 import java.util.Optional;
 
@@ -10,6 +12,12 @@ import java.util.Optional;
 final class ProxyJson {
 
     static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /**
+     * Reads one JSON value and nothing after it: a body with trailing content is not JSON, and a
+     * request body may be forwarded byte for byte ({@link VerbatimBody}).
+     */
+    private static final ObjectReader WHOLE_VALUE = MAPPER.reader().with(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
     private ProxyJson() {}
 
@@ -24,7 +32,7 @@ final class ProxyJson {
     /** The parsed body, or empty when it is not JSON. */
     static Optional<JsonNode> parse(byte[] body) {
         try {
-            JsonNode n = MAPPER.readTree(body);
+            JsonNode n = WHOLE_VALUE.readTree(body);
             return n == null || n.isMissingNode() ? Optional.empty() : Optional.of(n);
         } catch (IOException e) {
             return Optional.empty();

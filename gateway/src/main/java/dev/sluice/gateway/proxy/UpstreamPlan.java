@@ -12,6 +12,7 @@ import dev.sluice.gateway.translate.WireFormat;
 import io.vertx.core.MultiMap;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 
 /**
  * How one client request goes upstream: the path on the deployment's base URL, the body, the
@@ -19,24 +20,32 @@ import java.nio.charset.StandardCharsets;
  *
  * @param pathAndQuery appended to the deployment's base URL
  * @param body the upstream body
+ * @param verbatim the same body as bytes taken from the client's own, when it can be forwarded
+ *        without serialising the tree again (see {@link VerbatimBody})
  * @param format what the provider answers in
  * @param translation how the answer becomes what the client asked for
  * @param streaming whether the answer is a stream
  * @param clientWantsUsage for OpenAI chat streams: whether the client asked for the usage chunk
  */
-record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Translation translation, boolean streaming,
-        boolean clientWantsUsage) {
+record UpstreamPlan(String pathAndQuery, ObjectNode body, Optional<byte[]> verbatim, WireFormat format,
+        Translation translation, boolean streaming, boolean clientWantsUsage) {
+
+    /** A plan whose body is sent as serialised from its tree. */
+    UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Translation translation, boolean streaming,
+            boolean clientWantsUsage) {
+        this(pathAndQuery, body, Optional.empty(), format, translation, streaming, clientWantsUsage);
+    }
 
     /**
-     * For brownout: lowers the request's output ceiling to {@code factor} of what it asked for,
-     * or of {@code unasked} (what was reserved for it) when it set no ceiling; never below one
-     * token.
+     * For brownout: the plan with the request's output ceiling lowered to {@code factor} of what it
+     * asked for, or of {@code unasked} (what was reserved for it) when it set no ceiling; never
+     * below one token. The body is then serialised from the changed tree.
      */
-    void capOutput(Operation op, double factor, long unasked) {
+    UpstreamPlan capOutput(Operation op, double factor, long unasked) {
         switch (format) {
             case OPENAI -> {
                 if (op == Operation.OPENAI_EMBEDDINGS) {
-                    return;
+                    return this;
                 }
                 String field = op == Operation.OPENAI_RESPONSES ? "max_output_tokens"
                         : body.has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens";
@@ -49,6 +58,7 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Tra
                         unasked);
             }
         }
+        return new UpstreamPlan(pathAndQuery, body, format, translation, streaming, clientWantsUsage);
     }
 
     private static void lower(ObjectNode node, String field, double factor, long unasked) {
@@ -59,7 +69,7 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Tra
 
     /** The body as sent. */
     byte[] bytes() {
-        return ProxyJson.bytes(body);
+        return verbatim.orElseGet(() -> ProxyJson.bytes(body));
     }
 
     /** Whether the answer passes through as the provider sent it, or is translated to the OpenAI chat format. */
@@ -80,10 +90,12 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Tra
     }
 
     /**
-     * Plans the call. May throw {@link Unsupported} (route and deployment do not match) or the
-     * translator's {@code TranslationException} (a chat request the provider cannot take).
+     * Plans the call of {@code body}, parsed from the client's {@code raw} bytes. May throw
+     * {@link Unsupported} (route and deployment do not match) or the translator's
+     * {@code TranslationException} (a chat request the provider cannot take).
      */
-    static UpstreamPlan of(Operation op, ObjectNode body, ProfileConfig profile, DeploymentConfig d, String query) {
+    static UpstreamPlan of(Operation op, ObjectNode body, byte[] raw, ProfileConfig profile, DeploymentConfig d,
+            String query) {
         DeploymentKind kind = d.kind();
         String base = basePath(d);
         boolean stream = body.path("stream").asBoolean(false);
@@ -92,12 +104,16 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Tra
                 if (kind.openAiFamily()) {
                     body.put("model", profile.model());
                     boolean wantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
+                    Optional<byte[]> verbatim;
                     if (stream && !wantsUsage && (op == Operation.OPENAI_CHAT || op == Operation.OPENAI_COMPLETIONS)) {
                         // Ask for the usage chunk so the stream settles with real counts; it is withheld from the client.
                         JsonNode so = body.path("stream_options");
                         (so.isObject() ? (ObjectNode) so : body.putObject("stream_options")).put("include_usage", true);
+                        verbatim = Optional.empty();
+                    } else {
+                        verbatim = VerbatimBody.withModel(raw, profile.model());
                     }
-                    return new UpstreamPlan(openAiPath(op, d, base), body, WireFormat.OPENAI,
+                    return new UpstreamPlan(openAiPath(op, d, base), body, verbatim, WireFormat.OPENAI,
                             Translation.NATIVE, stream, wantsUsage);
                 }
                 if (op != Operation.OPENAI_CHAT) {
@@ -121,8 +137,8 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Tra
                             + "/v1/chat/completions");
                 }
                 body.put("model", profile.model());
-                return new UpstreamPlan(base + "/v1/messages", body, WireFormat.ANTHROPIC,
-                        Translation.NATIVE, stream, false);
+                return new UpstreamPlan(base + "/v1/messages", body, VerbatimBody.withModel(raw, profile.model()),
+                        WireFormat.ANTHROPIC, Translation.NATIVE, stream, false);
             }
             default -> {
                 if (kind != DeploymentKind.GEMINI) {
@@ -132,8 +148,8 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Tra
                 boolean streaming = op == Operation.GEMINI_STREAM_GENERATE;
                 String path = base + "/v1beta/models/" + URLEncoder.encode(profile.model(), StandardCharsets.UTF_8)
                         + ":" + op.suffix() + (streaming && query != null && query.contains("alt=sse") ? "?alt=sse" : "");
-                return new UpstreamPlan(path, body, WireFormat.GEMINI, Translation.NATIVE, streaming,
-                        false);
+                return new UpstreamPlan(path, body, VerbatimBody.unchanged(raw), WireFormat.GEMINI, Translation.NATIVE,
+                        streaming, false);
             }
         }
     }
