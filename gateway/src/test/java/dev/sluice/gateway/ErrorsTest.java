@@ -176,6 +176,32 @@ class ErrorsTest {
     }
 
     @Test
+    void aRefusedBodyIsReadToItsEndSoTheClientGetsThe413AndTheConnectionServesOn() throws Exception {
+        // The whole oversized request is written before anything is read: had the gateway closed the
+        // connection with the body unread, the client would see a reset instead of the 413.
+        String big = chat("chat", ",\"user\":\"" + "x".repeat(300_000) + "\"");
+        try (Socket s = new Socket("127.0.0.1", f.gateway.port())) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(rawRequest(big).getBytes(StandardCharsets.UTF_8));
+            out.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            String answers = readUntil(s.getInputStream(), "\"status\":\"ok\"");
+            assertThat(answers).startsWith("HTTP/1.1 413").contains("request_too_large", "HTTP/1.1 200");
+        }
+    }
+
+    /** Reads until {@code marker} has arrived (or the connection ends), and returns all of it. */
+    static String readUntil(InputStream in, String marker) throws java.io.IOException {
+        StringBuilder seen = new StringBuilder();
+        byte[] buf = new byte[8192];
+        for (int n; !seen.toString().contains(marker) && (n = in.read(buf)) > 0; ) {
+            seen.append(new String(buf, 0, n, StandardCharsets.UTF_8));
+        }
+        return seen.toString();
+    }
+
+    @Test
     void oversizedHeadersAre431() throws Exception {
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY, chat("chat", ""), "x-padding",
                 "p".repeat(10_000));

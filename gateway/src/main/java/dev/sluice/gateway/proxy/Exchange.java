@@ -47,6 +47,8 @@ import java.util.Optional;
  */
 final class Exchange {
 
+    /** Of a refused body, at most this much is read and dropped before the connection is closed instead. */
+    static final long DRAIN_LIMIT_BYTES = 16L << 20;
 
     enum State { READING, ADMITTING, UPSTREAM, DONE }
 
@@ -71,6 +73,7 @@ final class Exchange {
     private Reservation reservation;
     private boolean reservationEnded;
     private Buffer body;
+    private long refusedBytes;
     private UpstreamCall call;
 
     Exchange(GatewayCore core, HttpServerRequest req, HttpClient client) {
@@ -123,17 +126,17 @@ final class Exchange {
         long max = core.config.server().maxBodyBytes();
         String length = req.getHeader("content-length");
         long declared = parseLong(length);
-        if (declared > max) {
-            tooLarge(max);
-            return;
-        }
-        body = Buffer.buffer(declared > 0 ? (int) declared : 1024);
+        body = Buffer.buffer(declared > 0 && declared <= max ? (int) declared : 1024);
         req.handler(chunk -> {
             if (state != State.READING) {
+                refusedBytes += chunk.length();
+                if (refusedBytes > DRAIN_LIMIT_BYTES) {
+                    req.connection().close();
+                }
                 return;
             }
             if (body.length() + chunk.length() > max) {
-                tooLarge(max);
+                tooLarge(max, chunk.length());
                 return;
             }
             body.appendBuffer(chunk);
@@ -143,10 +146,23 @@ final class Exchange {
                 onBody();
             }
         });
+        if (declared > max) {
+            tooLarge(max, 0);
+        }
     }
 
-    private void tooLarge(long max) {
-        resp.putHeader("connection", "close");
+    /**
+     * Refuses a body over the limit. The client may still be sending it: the rest is read and
+     * dropped, because closing a connection with unread data resets it, and a client that is
+     * still writing then never reads this answer. A body that goes on past
+     * {@link #DRAIN_LIMIT_BYTES} is cut off by closing the connection.
+     */
+    private void tooLarge(long max, long alreadyRead) {
+        refusedBytes = alreadyRead;
+        if (parseLong(req.getHeader("content-length")) > DRAIN_LIMIT_BYTES) {
+            resp.putHeader("connection", "close");
+        }
+        body = null;
         fail(413, "request_too_large", "The request body is larger than the " + max + " bytes this gateway accepts.",
                 Optional.empty());
     }
