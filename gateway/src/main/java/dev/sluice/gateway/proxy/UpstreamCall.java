@@ -178,26 +178,37 @@ final class UpstreamCall {
             });
             return;
         }
-        signal(r, status, "");
         if (x.plan.streaming()) {
+            signal(r, status, "");
             relay(r, status);
             return;
         }
+        // A whole answer's signal is taken after the client has it: the adaptive controller can wait,
+        // the client should not. Its latency is still the provider's, up to the response head.
+        long headNanos = core.clock.nanos();
         r.body().onComplete(ar -> {
             if (x.state == Exchange.State.DONE) {
+                signal(r, status, "", headNanos);
                 return;
             }
             if (ar.failed()) {
+                signal(r, status, "", headNanos);
                 onFailure(ar.cause());
             } else {
                 onWholeBody(r, status, ar.result().getBytes());
+                signal(r, status, "", headNanos);
             }
         });
     }
 
     private ProviderSignal signal(HttpClientResponse r, int status, String body) {
+        return signal(r, status, body, core.clock.nanos());
+    }
+
+    /** Normalises the response and feeds it to the adaptive controller; {@code atNanos} ends its latency. */
+    private ProviderSignal signal(HttpClientResponse r, int status, String body, long atNanos) {
         ProviderSignal s = upstream.normaliser().normalise(status, new SignalHeaders(r.headers()), body, core.clock.epochMillis());
-        core.feedback.onResponse(x.deployment.id(), s, core.clock.nanos() - sentAtNanos);
+        core.feedback.onResponse(x.deployment.id(), s, atNanos - sentAtNanos);
         return s;
     }
 
