@@ -223,6 +223,31 @@ class QueueingRulesTest {
         assertThat(((Decision.Queued) light).expectedWaitNanos()).isEqualTo(Duration.ofSeconds(20).toNanos());
     }
 
+    @Test
+    void aTenantWhoseLastWaiterGaveUpKeepsItsPlaceInFairOrder() {
+        // One request at a time; each served request is settled before the next is served.
+        GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(CONCURRENT_REQUESTS, 1)).build());
+        Reservation running = ((Decision.Admitted) f.admit("warmup", 0, 0)).reservation();
+        AdmissionRequest impatient = new AdmissionRequest("a1", GovernorFixture.path("a"), new Demand(0, 0, false),
+                TrafficClass.BATCH, f.clock.nanos() + Duration.ofMillis(200).toNanos());
+        Decision.Queued a1 = (Decision.Queued) f.governor.admit(impatient);
+        Decision.Queued b1 = (Decision.Queued) f.governor.admit(f.request("b", 0, 0));
+        Decision.Queued b2 = (Decision.Queued) f.governor.admit(f.request("b", 0, 0));
+        f.clock.advanceMillis(200);
+        f.governor.onTimer();
+        assertThat(a1.outcome().toCompletableFuture().getNow(null)).isInstanceOf(Decision.Rejected.class);
+
+        // a got nothing for its first request, so its next one starts where that one did: level with b1,
+        // ahead of b2. Charged for the request it never got, it would come after b2.
+        Decision.Queued a2 = (Decision.Queued) f.governor.admit(f.request("a", 0, 0));
+        running.settle(new Usage(0, 0));
+        assertThat(b1.outcome().toCompletableFuture().getNow(null)).isInstanceOf(Decision.Admitted.class);
+        ((Decision.Admitted) b1.outcome().toCompletableFuture().join()).reservation().settle(new Usage(0, 0));
+
+        assertThat(a2.outcome().toCompletableFuture().getNow(null)).isInstanceOf(Decision.Admitted.class);
+        assertThat(b2.outcome().toCompletableFuture().getNow(null)).isNull();
+    }
+
     private static void count(Decision d, AtomicLong admitted) {
         if (d instanceof Decision.Admitted) {
             admitted.incrementAndGet();
