@@ -34,8 +34,7 @@ final class TextCountCache {
         if (text.length() > LONGEST_CACHED) {
             return counter.applyAsLong(text);
         }
-        int h = text.hashCode() * 31 + tokenizer.ordinal();
-        int slot = (h ^ (h >>> 16)) & (SLOTS - 1);
+        int slot = slot(tokenizer, text);
         Entry e = slots[slot];
         if (e != null && e.tokenizer == tokenizer && e.text.equals(text)) {
             return e.tokens;
@@ -43,5 +42,19 @@ final class TextCountCache {
         long tokens = counter.applyAsLong(text);
         slots[slot] = new Entry(tokenizer, text, tokens);
         return tokens;
+    }
+
+    /** Whether the count of {@code text} under {@code tokenizer} is remembered now. */
+    boolean contains(Tokenizer tokenizer, String text) {
+        if (text.length() > LONGEST_CACHED) {
+            return false;
+        }
+        Entry e = slots[slot(tokenizer, text)];
+        return e != null && e.tokenizer == tokenizer && e.text.equals(text);
+    }
+
+    private static int slot(Tokenizer tokenizer, String text) {
+        int h = text.hashCode() * 31 + tokenizer.ordinal();
+        return (h ^ (h >>> 16)) & (SLOTS - 1);
     }
 }

@@ -23,6 +23,14 @@ final class TextCounter {
     }
 
     /**
+     * The characters that counting {@code text} would tokenize: none when its count is remembered.
+     * The character heuristic reads every character, but so cheaply that it counts as none.
+     */
+    static long charsToCount(Tokenizer tokenizer, String text) {
+        return tokenizer == Tokenizer.CALIBRATED || RECENT.contains(tokenizer, text) ? 0 : text.length();
+    }
+
+    /**
      * The text with every unpaired surrogate replaced by U+FFFD. jtokkit asserts that its input
      * encodes to valid UTF-8, so with assertions enabled a broken client's prompt would otherwise
      * throw. Returns {@code text} itself, uncopied, in the usual case.

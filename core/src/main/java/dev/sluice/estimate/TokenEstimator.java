@@ -114,6 +114,27 @@ public final class TokenEstimator {
     }
 
     /**
+     * The characters that quoting {@code prompt} for {@code profile} would run through a tokenizer:
+     * its texts, names and tool definitions, less those whose counts are remembered from earlier
+     * prompts (a repeated system prompt costs nothing to count again). A caller on a thread that
+     * must not be held weighs this before quoting in place.
+     */
+    public long charsToCount(EstimatorProfile profile, PromptShape prompt) {
+        Tokenizer t = profile.tokenizer();
+        long total = 0;
+        for (MessagePart m : prompt.messages()) {
+            total += TextCounter.charsToCount(t, m.role()) + TextCounter.charsToCount(t, m.text());
+            if (m.name().isPresent()) {
+                total += TextCounter.charsToCount(t, m.name().get());
+            }
+        }
+        for (String tool : prompt.toolDefinitionsJson()) {
+            total += TextCounter.charsToCount(t, tool);
+        }
+        return total;
+    }
+
+    /**
      * The raw token count of {@code text}, with no framing and no learned correction; for
      * {@link Tokenizer#CALIBRATED} the character heuristic. For count-tokens endpoints, and to
      * load a tokenizer's vocabulary at startup rather than on the first request.

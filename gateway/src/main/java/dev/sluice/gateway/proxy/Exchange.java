@@ -203,8 +203,8 @@ final class Exchange {
             cannotQuote(e);
             return;
         }
-        PromptQuote.quote(context, shape,
-                        prompt -> core.estimator.estimate(estimatorProfile, quoteRoute, prompt))
+        PromptQuote.quote(context, core.estimator.charsToCount(estimatorProfile, shape),
+                        () -> core.estimator.estimate(estimatorProfile, quoteRoute, shape))
                 .onComplete(r -> {
                     if (r.succeeded()) {
                         onEstimate(json, raw, r.result());

@@ -2,14 +2,10 @@ package dev.sluice.gateway.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.estimate.MessagePart;
-import dev.sluice.estimate.PromptShape;
 import dev.sluice.estimate.TokenEstimate;
 import dev.sluice.estimate.Tokenizer;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
-import java.util.List;
-import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,20 +22,16 @@ class PromptQuoteTest {
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
     }
 
-    private static PromptShape promptOf(int chars) {
-        return PromptShape.ofMessages(List.of(MessagePart.of("user", "a".repeat(chars))), OptionalInt.empty());
-    }
-
     /** Where the count ran, and where its result arrived. */
     private record Seen(boolean countedOnEventLoop, boolean countedBeforeReturn, boolean resultOnSameContext) {}
 
-    private Seen quoteOnAnEventLoop(PromptShape prompt) throws Exception {
+    private Seen quoteOnAnEventLoop(long charsToCount) throws Exception {
         Context context = vertx.getOrCreateContext();
         CompletableFuture<Seen> seen = new CompletableFuture<>();
         context.runOnContext(v -> {
             AtomicBoolean onEventLoop = new AtomicBoolean();
             AtomicBoolean counted = new AtomicBoolean();
-            var quote = PromptQuote.quote(context, prompt, p -> {
+            var quote = PromptQuote.quote(context, charsToCount, () -> {
                 onEventLoop.set(Context.isOnEventLoopThread());
                 counted.set(true);
                 return QUOTED;
@@ -53,7 +45,7 @@ class PromptQuoteTest {
 
     @Test
     void aPromptOfEightKibCharactersIsCountedInPlace() throws Exception {
-        Seen seen = quoteOnAnEventLoop(promptOf(PromptQuote.INLINE_MAX_CHARS - "user".length()));
+        Seen seen = quoteOnAnEventLoop(PromptQuote.INLINE_MAX_CHARS);
         assertThat(seen.countedOnEventLoop()).isTrue();
         assertThat(seen.countedBeforeReturn()).isTrue();
         assertThat(seen.resultOnSameContext()).isTrue();
@@ -61,21 +53,14 @@ class PromptQuoteTest {
 
     @Test
     void aLargerPromptIsCountedOnAWorkerAndAnsweredOnTheRequestsContext() throws Exception {
-        Seen seen = quoteOnAnEventLoop(promptOf(50_000));
+        Seen seen = quoteOnAnEventLoop(50_000);
         assertThat(seen.countedOnEventLoop()).isFalse();
         assertThat(seen.resultOnSameContext()).isTrue();
     }
 
     @Test
-    void charactersCountTextsRolesNamesAndTools() {
-        PromptShape p = new PromptShape(List.of(new MessagePart("user", java.util.Optional.of("bob"), "hello")),
-                List.of("{\"x\":1}"), 0, 0, OptionalInt.empty());
-        assertThat(PromptQuote.chars(p)).isEqualTo(4 + 3 + 5 + 7);
-    }
-
-    @Test
     void aFailedCountIsAFailedQuoteNotAThrow() {
-        var quote = PromptQuote.quote(vertx.getOrCreateContext(), promptOf(10), p -> {
+        var quote = PromptQuote.quote(vertx.getOrCreateContext(), 10, () -> {
             throw new IllegalArgumentException("bad");
         });
         assertThat(quote.failed()).isTrue();
