@@ -3,6 +3,7 @@ package dev.sluice.estimate;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalInt;
+import java.util.function.ToLongFunction;
 
 /**
  * The parts of a request that cost tokens, already parsed from whichever provider format it
@@ -39,5 +40,25 @@ public record PromptShape(List<MessagePart> messages, List<String> toolDefinitio
     /** A prompt of plain messages: no tools, no images. */
     public static PromptShape ofMessages(List<MessagePart> messages, OptionalInt maxOutputTokens) {
         return new PromptShape(messages, List.of(), 0, 0, maxOutputTokens);
+    }
+
+    /** The characters of every text a tokenizer reads: roles, names, message texts and tool definitions. */
+    public long textChars() {
+        return sumOverTexts(String::length);
+    }
+
+    /** {@code perText} summed over every text a tokenizer reads. */
+    long sumOverTexts(ToLongFunction<String> perText) {
+        long total = 0;
+        for (MessagePart m : messages) {
+            total += perText.applyAsLong(m.role()) + perText.applyAsLong(m.text());
+            if (m.name().isPresent()) {
+                total += perText.applyAsLong(m.name().get());
+            }
+        }
+        for (String tool : toolDefinitionsJson) {
+            total += perText.applyAsLong(tool);
+        }
+        return total;
     }
 }

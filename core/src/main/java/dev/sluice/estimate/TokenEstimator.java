@@ -121,17 +121,7 @@ public final class TokenEstimator {
      */
     public long charsToCount(EstimatorProfile profile, PromptShape prompt) {
         Tokenizer t = profile.tokenizer();
-        long total = 0;
-        for (MessagePart m : prompt.messages()) {
-            total += TextCounter.charsToCount(t, m.role()) + TextCounter.charsToCount(t, m.text());
-            if (m.name().isPresent()) {
-                total += TextCounter.charsToCount(t, m.name().get());
-            }
-        }
-        for (String tool : prompt.toolDefinitionsJson()) {
-            total += TextCounter.charsToCount(t, tool);
-        }
-        return total;
+        return prompt.sumOverTexts(text -> TextCounter.charsToCount(t, text));
     }
 
     /**

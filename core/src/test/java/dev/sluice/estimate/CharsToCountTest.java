@@ -36,6 +36,13 @@ class CharsToCountTest {
     }
 
     @Test
+    void aPromptsTextCharactersAreItsRolesNamesTextsAndTools() {
+        PromptShape p = new PromptShape(List.of(new MessagePart("user", Optional.of("bob"), "hello")),
+                List.of("{\"x\":1}"), 0, 0, OptionalInt.empty());
+        assertThat(p.textChars()).isEqualTo(4 + 3 + 5 + 7);
+    }
+
+    @Test
     void theCharacterHeuristicCostsNothingToSpeakOf() {
         EstimatorProfile calibrated = new EstimatorProfile("c", Tokenizer.CALIBRATED, false, 256);
         assertThat(estimator.charsToCount(calibrated, prompt("x".repeat(50_000), "y"))).isZero();

@@ -203,7 +203,7 @@ final class Exchange {
             cannotQuote(e);
             return;
         }
-        PromptQuote.quote(context, core.estimator.charsToCount(estimatorProfile, shape),
+        PromptQuote.quote(context, shape, p -> core.estimator.charsToCount(estimatorProfile, p),
                         () -> core.estimator.estimate(estimatorProfile, quoteRoute, shape))
                 .onComplete(r -> {
                     if (r.succeeded()) {

@@ -1,9 +1,11 @@
 package dev.sluice.gateway.proxy;
 
+import dev.sluice.estimate.PromptShape;
 import dev.sluice.estimate.TokenEstimate;
 import io.vertx.core.Context;
 import io.vertx.core.Future;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * Counts a prompt's tokens where it costs nobody else: in place when little of it needs counting,
@@ -21,12 +23,14 @@ final class PromptQuote {
     private PromptQuote() {}
 
     /**
-     * The estimate counted by {@code count}, which tokenizes {@code charsToCount} characters (see
-     * {@code TokenEstimator.charsToCount}): when they are many it runs on a worker and the result
-     * is delivered on {@code context}; otherwise it runs before this returns.
+     * The estimate of {@code prompt} counted by {@code count}: in place, before this returns, when
+     * at most {@link #INLINE_MAX_CHARS} of its text needs tokenizing; otherwise on a worker, with the
+     * result delivered on {@code context}. {@code charsToCount} (what a count would tokenize, given
+     * the counts already remembered) is asked only of a prompt that is long in itself.
      */
-    static Future<TokenEstimate> quote(Context context, long charsToCount, Supplier<TokenEstimate> count) {
-        if (charsToCount <= INLINE_MAX_CHARS) {
+    static Future<TokenEstimate> quote(Context context, PromptShape prompt, ToLongFunction<PromptShape> charsToCount,
+            Supplier<TokenEstimate> count) {
+        if (prompt.textChars() <= INLINE_MAX_CHARS || charsToCount.applyAsLong(prompt) <= INLINE_MAX_CHARS) {
             try {
                 return Future.succeededFuture(count.get());
             } catch (RuntimeException e) {
