@@ -2,13 +2,12 @@ package dev.sluice.gateway;
 
 import dev.sluice.gateway.config.ServerSettings;
 import dev.sluice.gateway.proxy.GatewayCore;
+import dev.sluice.gateway.upstream.UpstreamClient;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
-import io.vertx.core.http.PoolOptions;
+import java.time.Duration;
 
 /** One event loop's share of the gateway: a listener and an upstream client bound to that loop. */
 final class GatewayVerticle extends VerticleBase {
@@ -16,13 +15,16 @@ final class GatewayVerticle extends VerticleBase {
     /** Upstream connections per event loop: enough for hundreds of concurrent streams. */
     static final int UPSTREAM_POOL_SIZE = 512;
 
+    /** How long an unused upstream connection is kept for the next call. */
+    static final Duration UPSTREAM_KEEP_ALIVE = Duration.ofSeconds(60);
+
     /** How long stopping waits for requests in flight before closing their connections. */
     static final long SHUTDOWN_GRACE_SECONDS = 10;
 
     private final GatewayCore core;
     private final ServerSettings server;
     private final int port;
-    private HttpClient client;
+    private UpstreamClient client;
     private HttpServer listener;
 
     GatewayVerticle(GatewayCore core, ServerSettings server, int port) {
@@ -33,9 +35,8 @@ final class GatewayVerticle extends VerticleBase {
 
     @Override
     public Future<?> start() {
-        client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true)
-                .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, server.upstreamTimeout().toMillis())),
-                new PoolOptions().setHttp1MaxSize(UPSTREAM_POOL_SIZE).setMaxWaitQueueSize(-1));
+        client = UpstreamClient.create(context, new UpstreamClient.Settings(UPSTREAM_POOL_SIZE, server.upstreamTimeout(),
+                server.upstreamTimeout(), UPSTREAM_KEEP_ALIVE));
         HttpServerOptions options = new HttpServerOptions().setHost(server.host()).setPort(port)
                 .setMaxHeaderSize(server.maxHeaderBytes()).setTcpNoDelay(true).setCompressionSupported(false);
         return vertx.createHttpServer(options).requestHandler(r -> core.handle(r, client)).listen()

@@ -19,6 +19,7 @@ import dev.sluice.gateway.http.RejectionView;
 import dev.sluice.gateway.http.Route;
 import dev.sluice.gateway.http.TraceIds;
 import dev.sluice.gateway.translate.TranslationException;
+import dev.sluice.gateway.upstream.UpstreamClient;
 import dev.sluice.governor.AdmissionRequest;
 import dev.sluice.governor.Decision;
 import dev.sluice.governor.Demand;
@@ -33,7 +34,6 @@ import dev.sluice.limits.ScopeLevel;
 import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
 import java.time.Duration;
@@ -55,7 +55,7 @@ final class Exchange {
     final GatewayCore core;
     final HttpServerRequest req;
     final HttpServerResponse resp;
-    final HttpClient client;
+    final UpstreamClient client;
     final Context context;
     final String traceId;
     ApiFamily family = ApiFamily.OPENAI;
@@ -76,7 +76,7 @@ final class Exchange {
     private long refusedBytes;
     private UpstreamCall call;
 
-    Exchange(GatewayCore core, HttpServerRequest req, HttpClient client) {
+    Exchange(GatewayCore core, HttpServerRequest req, UpstreamClient client) {
         this.core = core;
         this.req = req;
         this.resp = req.response();

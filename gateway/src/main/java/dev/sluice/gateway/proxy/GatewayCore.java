@@ -8,12 +8,13 @@ import dev.sluice.gateway.config.DeploymentConfig;
 import dev.sluice.gateway.config.DeploymentKind;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.http.CallerQuota;
+import dev.sluice.gateway.upstream.Origin;
+import dev.sluice.gateway.upstream.UpstreamClient;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.signal.ProviderKind;
 import dev.sluice.signal.SignalNormaliser;
 import dev.sluice.time.NanoClock;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.HashMap;
 import java.util.Map;
@@ -39,7 +40,7 @@ public final class GatewayCore {
     private volatile boolean ready = true;
 
     /** Where a deployment is, how its answers are read, and how many retries it may still get. */
-    record Upstream(String host, int port, boolean ssl, SignalNormaliser normaliser, RetryBudget retries) {}
+    record Upstream(Origin origin, SignalNormaliser normaliser, RetryBudget retries) {}
 
     /**
      * Whether quota store calls wait on the network (a shared Redis store). Then admissions and
@@ -70,13 +71,17 @@ public final class GatewayCore {
         for (DeploymentConfig d : config.deployments().values()) {
             boolean ssl = "https".equals(d.baseUrl().getScheme());
             int port = d.baseUrl().getPort() > 0 ? d.baseUrl().getPort() : ssl ? 443 : 80;
-            upstreams.put(d.id(), new Upstream(d.baseUrl().getHost(), port, ssl, new SignalNormaliser(providerKind(d.kind())),
+            String host = d.baseUrl().getHost();
+            if (host.startsWith("[") && host.endsWith("]")) {
+                host = host.substring(1, host.length() - 1); // URI keeps an IPv6 literal's brackets
+            }
+            upstreams.put(d.id(), new Upstream(new Origin(host, port, ssl), new SignalNormaliser(providerKind(d.kind())),
                     RetryBudget.tenPercent()));
         }
     }
 
     /** Serves one request; {@code client} is the calling event loop's upstream client. */
-    public void handle(HttpServerRequest request, HttpClient client) {
+    public void handle(HttpServerRequest request, UpstreamClient client) {
         ledger.recordStarted();
         new Exchange(this, request, client).start();
     }

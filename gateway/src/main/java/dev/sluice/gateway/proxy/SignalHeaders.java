@@ -1,16 +1,16 @@
 package dev.sluice.gateway.proxy;
 
 import dev.sluice.signal.Headers;
-import io.vertx.core.MultiMap;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.util.List;
 import java.util.Map;
 
 /** A provider response's headers as the signal normaliser reads them, names scannable without copying. */
 final class SignalHeaders implements Headers {
 
-    private final MultiMap headers;
+    private final HttpHeaders headers;
 
-    SignalHeaders(MultiMap headers) {
+    SignalHeaders(HttpHeaders headers) {
         this.headers = headers;
     }
 

@@ -14,17 +14,20 @@ import dev.sluice.gateway.translate.ProviderErrors;
 import dev.sluice.gateway.translate.StreamUsageTracker;
 import dev.sluice.gateway.translate.UpstreamFormatException;
 import dev.sluice.gateway.translate.UsageExtractor;
+import dev.sluice.gateway.upstream.ResponseListener;
+import dev.sluice.gateway.upstream.UpstreamCallHandle;
 import dev.sluice.governor.GatewayDecision;
 import dev.sluice.governor.Usage;
 import dev.sluice.signal.LimitKind;
 import dev.sluice.signal.ProviderSignal;
 import dev.sluice.signal.SignalNormaliser;
-import io.vertx.core.MultiMap;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpVersion;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.http.HttpClientRequest;
-import io.vertx.core.http.HttpClientResponse;
-import io.vertx.core.http.HttpMethod;
-import io.vertx.core.http.RequestOptions;
 import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -54,8 +57,8 @@ final class UpstreamCall {
     private final Exchange x;
     private final GatewayCore core;
     private final GatewayCore.Upstream upstream;
-    private HttpClientRequest request;
-    private HttpClientResponse response;
+    /** The attempt in flight; null before the first. */
+    private UpstreamCallHandle call;
     private long retryTimer = -1;
     private long stallTimer = -1;
     private int attempts;
@@ -83,36 +86,16 @@ final class UpstreamCall {
         if (attempts++ == 0) {
             upstream.retries().firstAttempt();
         }
-        long timeout = core.config.server().upstreamTimeout().toMillis();
-        RequestOptions o = new RequestOptions().setMethod(HttpMethod.POST).setHost(upstream.host())
-                .setPort(upstream.port()).setSsl(upstream.ssl()).setURI(x.plan.pathAndQuery())
-                .setConnectTimeout(timeout).setIdleTimeout(timeout);
-        MultiMap h = o.getHeaders() == null ? MultiMap.caseInsensitiveMultiMap() : o.getHeaders();
+        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, x.plan.pathAndQuery(),
+                Unpooled.wrappedBuffer(body));
+        HttpHeaders h = req.headers();
         h.set("content-type", "application/json");
         h.set("accept", x.plan.streaming() ? "text/event-stream" : "application/json");
         h.set("accept-encoding", "identity");
         h.set("traceparent", TraceIds.upstreamTraceparent(x.traceId));
+        h.setInt("content-length", body.length);
         UpstreamPlan.credentials(h, x.deployment, x.req.headers());
-        o.setHeaders(h);
-        x.client.request(o).compose(r -> {
-            request = r;
-            if (x.state == Exchange.State.DONE) {
-                r.reset();
-            }
-            return r.send(Buffer.buffer(body));
-        }).onComplete(ar -> {
-            if (x.state == Exchange.State.DONE) {
-                if (ar.succeeded()) {
-                    ar.result().request().reset();
-                }
-                return;
-            }
-            if (ar.succeeded()) {
-                onResponse(ar.result());
-            } else {
-                onFailure(ar.cause());
-            }
-        });
+        call = x.client.send(upstream.origin(), req, new Answer());
     }
 
     /** The client went away: stop the upstream call and settle with what was produced. */
@@ -122,14 +105,14 @@ final class UpstreamCall {
             x.settle(new Usage(0, 0));
         } else if (tracker != null) {
             settleStream();
-        } else if (request == null) {
+        } else if (call == null || !call.sent()) {
             x.release(); // still connecting: nothing reached the provider
         } else {
             x.settle(new Usage(x.estimate.inputTokens(), 0));
         }
         x.finish();
-        if (request != null) {
-            request.reset();
+        if (call != null) {
+            call.cancel();
         }
     }
 
@@ -137,7 +120,7 @@ final class UpstreamCall {
         boolean timeout = isTimeout(t);
         core.feedback.onResponse(x.deployment.id(), timeout ? SignalNormaliser.timeout() : SignalNormaliser.connectionFailed(),
                 core.clock.nanos() - sentAtNanos);
-        if (request == null || t instanceof ConnectException) {
+        if (!call.sent() || t instanceof ConnectException) {
             x.release(); // it never reached the provider
         } else {
             x.settle(new Usage(x.estimate.inputTokens(), 0));
@@ -162,57 +145,99 @@ final class UpstreamCall {
         return false;
     }
 
-    private void onResponse(HttpClientResponse r) {
-        response = r;
-        int status = r.statusCode();
-        if (status >= 300) {
-            r.body().onComplete(ar -> {
-                if (x.state == Exchange.State.DONE) {
-                    return;
-                }
-                if (ar.failed()) {
-                    onFailure(ar.cause());
-                } else {
-                    onError(r, status, ar.result().getBytes());
-                }
-            });
-            return;
-        }
-        if (x.plan.streaming()) {
-            signal(r, status, "");
-            relay(r, status);
-            return;
-        }
-        // A whole answer's signal is taken after the client has it: the adaptive controller can wait,
-        // the client should not. Its latency is still the provider's, up to the response head.
-        long headNanos = core.clock.nanos();
-        r.body().onComplete(ar -> {
+    /**
+     * The provider's answer to one attempt. An error status or a whole answer is gathered and
+     * handled at its end; a stream is relayed as it comes.
+     */
+    private final class Answer implements ResponseListener {
+        private int status;
+        private HttpHeaders headers;
+        private long headNanos;
+        private boolean relaying;
+        /** The body of a whole answer or an error, as it arrives. */
+        private Buffer gathered;
+        private boolean gatheredOwned;
+
+        @Override
+        public void onHead(int status, HttpHeaders headers) {
             if (x.state == Exchange.State.DONE) {
-                signal(r, status, "", headNanos);
+                call.cancel();
                 return;
             }
-            if (ar.failed()) {
-                signal(r, status, "", headNanos);
-                onFailure(ar.cause());
-            } else {
-                onWholeBody(r, status, ar.result().getBytes());
-                signal(r, status, "", headNanos);
+            this.status = status;
+            this.headers = headers;
+            this.headNanos = core.clock.nanos();
+            if (status < 300 && x.plan.streaming()) {
+                relaying = true;
+                signal(headers, status, "");
+                relay(headers, status);
             }
-        });
+        }
+
+        @Override
+        public void onContent(Buffer chunk) {
+            if (x.state == Exchange.State.DONE) {
+                return;
+            }
+            if (relaying) {
+                relayed(chunk);
+            } else if (gathered == null) {
+                gathered = chunk;
+            } else {
+                if (!gatheredOwned) {
+                    gathered = Buffer.buffer(gathered.length() + chunk.length() + 256).appendBuffer(gathered);
+                    gatheredOwned = true;
+                }
+                gathered.appendBuffer(chunk);
+            }
+        }
+
+        @Override
+        public void onEnd() {
+            byte[] bytes = gathered == null ? new byte[0] : gathered.getBytes();
+            if (relaying) {
+                relayEnded();
+            } else if (status >= 300) {
+                if (x.state != Exchange.State.DONE) {
+                    onError(headers, status, bytes);
+                }
+            } else if (x.state == Exchange.State.DONE) {
+                signal(headers, status, "", headNanos);
+            } else {
+                // A whole answer's signal is taken after the client has it: the adaptive controller can wait,
+                // the client should not. Its latency is still the provider's, up to the response head.
+                onWholeBody(headers, status, bytes);
+                signal(headers, status, "", headNanos);
+            }
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
+            if (relaying) {
+                relayBroken(cause);
+                return;
+            }
+            if (headers != null && status < 300) {
+                signal(headers, status, "", headNanos);
+            }
+            if (x.state != Exchange.State.DONE) {
+                UpstreamCall.this.onFailure(cause);
+            }
+        }
     }
 
-    private ProviderSignal signal(HttpClientResponse r, int status, String body) {
-        return signal(r, status, body, core.clock.nanos());
+    private ProviderSignal signal(HttpHeaders headers, int status, String body) {
+        return signal(headers, status, body, core.clock.nanos());
     }
 
     /** Normalises the response and feeds it to the adaptive controller; {@code atNanos} ends its latency. */
-    private ProviderSignal signal(HttpClientResponse r, int status, String body, long atNanos) {
-        ProviderSignal s = upstream.normaliser().normalise(status, new SignalHeaders(r.headers()), body, core.clock.epochMillis());
+    private ProviderSignal signal(HttpHeaders headers, int status, String body, long atNanos) {
+        ProviderSignal s = upstream.normaliser().normalise(status, new SignalHeaders(headers), body, core.clock.epochMillis());
         core.feedback.onResponse(x.deployment.id(), s, atNanos - sentAtNanos);
         return s;
     }
 
-    private void onError(HttpClientResponse r, int status, byte[] bytes) {
+    private void onError(HttpHeaders r, int status, byte[] bytes) {
         ProviderSignal s = signal(r, status, new String(bytes, StandardCharsets.UTF_8));
         if (status == 429) {
             long delay = Math.max(1, s.retryAfterMillis().orElse(DEFAULT_RETRY_MILLIS));
@@ -237,7 +262,7 @@ final class UpstreamCall {
         passHeaders(r);
         copy(r, "retry-after");
         if (x.plan.translation() == UpstreamPlan.Translation.NATIVE) {
-            String type = r.getHeader("content-type");
+            String type = r.get("content-type");
             x.answer(status, type != null ? type : "application/json", Buffer.buffer(bytes));
         } else {
             x.answer(status, "application/json",
@@ -269,7 +294,7 @@ final class UpstreamCall {
         };
     }
 
-    private void onWholeBody(HttpClientResponse r, int status, byte[] bytes) {
+    private void onWholeBody(HttpHeaders r, int status, byte[] bytes) {
         if (x.plan.translation() == UpstreamPlan.Translation.NATIVE) {
             // Passed through as it came: only its usage is read, without building the answer's tree.
             Optional<ObservedUsage> usage;
@@ -315,7 +340,7 @@ final class UpstreamCall {
                 Optional.empty());
     }
 
-    private void relay(HttpClientResponse r, int status) {
+    private void relay(HttpHeaders r, int status) {
         var resp = x.resp;
         converter = switch (x.plan.translation()) {
             case NATIVE -> x.route.operation() == Operation.OPENAI_CHAT || x.route.operation() == Operation.OPENAI_COMPLETIONS
@@ -324,61 +349,60 @@ final class UpstreamCall {
             case FROM_GEMINI -> ChatStreams.fromGemini(meta(), x.plan.clientWantsUsage());
         };
         tracker = converter != null ? converter.usage() : StreamUsageTracker.of(x.plan.format());
-        String upstreamType = r.getHeader("content-type");
-        if (x.plan.format() == dev.sluice.gateway.translate.WireFormat.GEMINI && upstreamType != null
-                && upstreamType.startsWith("application/json")) {
+        String type = r.get("content-type");
+        if (x.plan.format() == dev.sluice.gateway.translate.WireFormat.GEMINI && type != null
+                && type.startsWith("application/json")) {
             jsonArrayStream = Buffer.buffer();
         }
         resp.setStatusCode(status);
-        String type = r.getHeader("content-type");
         resp.putHeader("content-type", x.plan.translation() != UpstreamPlan.Translation.NATIVE || type == null
                 ? "text/event-stream" : type);
         resp.putHeader("cache-control", "no-cache");
         passHeaders(r);
         x.quotaHeaders();
         resp.setChunked(true);
-        r.handler(buf -> {
-            if (x.state == Exchange.State.DONE) {
-                return;
-            }
-            Buffer out;
-            if (converter != null) {
-                out = joined(converter.feed(buf.getBytes()));
-            } else {
-                if (jsonArrayStream != null) {
-                    if (jsonArrayStream.length() + buf.length() <= MAX_KEPT_STREAM_BYTES) {
-                        jsonArrayStream.appendBuffer(buf);
-                    }
-                } else {
-                    tracker.feed(buf.getBytes());
+    }
+
+    /** The next piece of a relayed stream. */
+    private void relayed(Buffer buf) {
+        Buffer out;
+        if (converter != null) {
+            out = joined(converter.feed(buf.getBytes()));
+        } else {
+            if (jsonArrayStream != null) {
+                if (jsonArrayStream.length() + buf.length() <= MAX_KEPT_STREAM_BYTES) {
+                    jsonArrayStream.appendBuffer(buf);
                 }
-                out = buf;
-            }
-            hold(out, r);
-        });
-        r.endHandler(v -> {
-            if (x.state == Exchange.State.DONE) {
-                return;
-            }
-            Buffer last = converter != null ? joined(converter.finish()) : EMPTY;
-            x.finish();
-            endWith(takeHeld(last));
-            settleStream();
-        });
-        io.vertx.core.Handler<Throwable> broken = t -> {
-            if (x.state == Exchange.State.DONE) {
-                return;
-            }
-            settleStream();
-            x.finish();
-            if (converter != null) {
-                endWith(takeHeld(joined(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
             } else {
-                // A native stream cannot carry an error event its SDK would understand: break the connection.
-                resp.reset();
+                tracker.feed(buf.getBytes());
             }
-        };
-        r.exceptionHandler(broken);
+            out = buf;
+        }
+        hold(out);
+    }
+
+    private void relayEnded() {
+        if (x.state == Exchange.State.DONE) {
+            return;
+        }
+        Buffer last = converter != null ? joined(converter.finish()) : EMPTY;
+        x.finish();
+        endWith(takeHeld(last));
+        settleStream();
+    }
+
+    private void relayBroken(Throwable t) {
+        if (x.state == Exchange.State.DONE) {
+            return;
+        }
+        settleStream();
+        x.finish();
+        if (converter != null) {
+            endWith(takeHeld(joined(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
+        } else {
+            // A native stream cannot carry an error event its SDK would understand: break the connection.
+            x.resp.reset();
+        }
     }
 
     /**
@@ -387,13 +411,13 @@ final class UpstreamCall {
      * written one by one, each would be flushed on its own, a system call and a TCP segment per
      * event. Held, they go out in one write once the read has been handled.
      */
-    private void hold(Buffer out, HttpClientResponse r) {
+    private void hold(Buffer out) {
         if (out.length() == 0) {
             return;
         }
         if (held == null) {
             held = out;
-            x.context.runOnContext(v -> writeHeld(r));
+            x.context.runOnContext(v -> writeHeld());
         } else {
             if (!heldOwned) {
                 held = Buffer.buffer(held.length() + out.length() + 64).appendBuffer(held);
@@ -416,14 +440,14 @@ final class UpstreamCall {
     }
 
     /** Writes what one upstream read delivered, pausing the upstream while the client is behind. */
-    private void writeHeld(HttpClientResponse r) {
+    private void writeHeld() {
         if (held == null || x.state == Exchange.State.DONE) {
             return; // the stream ended (and wrote what was held) or broke meanwhile
         }
         var resp = x.resp;
         resp.write(takeHeld(EMPTY));
         if (resp.writeQueueFull() && stallTimer < 0) {
-            r.pause();
+            call.pause();
             // A client that stops reading holds the stream, the upstream call and the reservation: give up on it
             // when it has not read for as long as we would wait for a silent provider.
             stallTimer = core.vertx.setTimer(core.config.server().upstreamTimeout().toMillis(), id -> {
@@ -431,7 +455,7 @@ final class UpstreamCall {
                 if (x.state != Exchange.State.DONE) {
                     settleStream();
                     x.finish();
-                    r.request().reset();
+                    call.cancel();
                     resp.reset();
                 }
             });
@@ -440,7 +464,7 @@ final class UpstreamCall {
                     core.vertx.cancelTimer(stallTimer);
                     stallTimer = -1;
                 }
-                r.resume();
+                call.resume();
             });
         }
     }
@@ -512,14 +536,14 @@ final class UpstreamCall {
         return new CompletionMeta("chatcmpl-" + x.traceId.substring(0, 24), x.profile.id(), core.clock.epochMillis() / 1000);
     }
 
-    private void passHeaders(HttpClientResponse r) {
+    private void passHeaders(HttpHeaders r) {
         for (String name : PASSED_HEADERS) {
             copy(r, name);
         }
     }
 
-    private void copy(HttpClientResponse r, String name) {
-        String v = r.getHeader(name);
+    private void copy(HttpHeaders r, String name) {
+        String v = r.get(name);
         if (v != null) {
             x.resp.putHeader(name, v);
         }

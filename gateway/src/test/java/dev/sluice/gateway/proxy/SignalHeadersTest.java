@@ -6,7 +6,8 @@ import dev.sluice.signal.Headers;
 import dev.sluice.signal.ProviderKind;
 import dev.sluice.signal.ProviderSignal;
 import dev.sluice.signal.SignalNormaliser;
-import io.vertx.core.MultiMap;
+import io.netty.handler.codec.http.DefaultHttpHeaders;
+import io.netty.handler.codec.http.HttpHeaders;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,17 +19,17 @@ class SignalHeadersTest {
 
     private static final long NOW = 1_767_225_600_000L;
 
-    private static ProviderSignal scanned(ProviderKind kind, int status, MultiMap m) {
+    private static ProviderSignal scanned(ProviderKind kind, int status, HttpHeaders m) {
         return new SignalNormaliser(kind).normalise(status, new SignalHeaders(m), "", NOW);
     }
 
-    private static ProviderSignal probed(ProviderKind kind, int status, MultiMap m) {
+    private static ProviderSignal probed(ProviderKind kind, int status, HttpHeaders m) {
         Headers unlisted = m::getAll;
         return new SignalNormaliser(kind).normalise(status, unlisted, "", NOW);
     }
 
-    private static MultiMap headers(String... namesAndValues) {
-        MultiMap m = MultiMap.caseInsensitiveMultiMap();
+    private static HttpHeaders headers(String... namesAndValues) {
+        HttpHeaders m = new DefaultHttpHeaders();
         for (int i = 0; i < namesAndValues.length; i += 2) {
             m.add(namesAndValues[i], namesAndValues[i + 1]);
         }
@@ -45,7 +46,7 @@ class SignalHeadersTest {
 
     @Test
     void aPlainSuccessIsTheSameWithAndWithoutTheShortcut() {
-        MultiMap m = headers("content-type", "application/json", "x-request-id", "req_1", "openai-processing-ms", "12");
+        HttpHeaders m = headers("content-type", "application/json", "x-request-id", "req_1", "openai-processing-ms", "12");
         for (ProviderKind kind : ProviderKind.values()) {
             ProviderSignal fast = scanned(kind, 200, m);
             assertThat(fast).isEqualTo(probed(kind, 200, m));
@@ -56,7 +57,7 @@ class SignalHeadersTest {
 
     @Test
     void aSuccessWithLimitOrRetryHeadersIsReadInFull() {
-        List<MultiMap> cases = List.of(
+        List<HttpHeaders> cases = List.of(
                 headers("x-ratelimit-limit-requests", "500", "x-ratelimit-remaining-requests", "499",
                         "x-ratelimit-reset-requests", "120ms"),
                 headers("anthropic-ratelimit-tokens-limit", "1000", "anthropic-ratelimit-tokens-remaining", "10",
@@ -65,7 +66,7 @@ class SignalHeadersTest {
                 headers("retry-after", "garbage"),
                 headers("x-ms-retry-after-ms", "-5"),
                 headers("x-should-retry", "maybe"));
-        for (MultiMap m : cases) {
+        for (HttpHeaders m : cases) {
             for (ProviderKind kind : ProviderKind.values()) {
                 assertThat(scanned(kind, 200, m)).as(kind + " " + m).isEqualTo(probed(kind, 200, m));
             }

@@ -1,0 +1,195 @@
+package dev.sluice.gateway.upstream;
+
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.HttpContent;
+import io.netty.handler.codec.http.HttpObject;
+import io.netty.handler.codec.http.HttpResponse;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.LastHttpContent;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.vertx.core.buffer.Buffer;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** One keep-alive connection to an origin, carrying one call at a time. */
+final class Connection extends ChannelInboundHandlerAdapter {
+
+    private final Pool pool;
+    private final Channel channel;
+    private final long idleTimeoutNanos;
+    /** The call whose response is being read; null between calls. */
+    private Call call;
+    private boolean keepAlive;
+    /** Inside a 1xx response, which is skipped. */
+    private boolean informational;
+    private long lastActivityNanos;
+    private ScheduledFuture<?> idleCheck;
+    private boolean gone;
+    long idleSince;
+
+    Connection(Pool pool, Channel channel) {
+        this.pool = pool;
+        this.channel = channel;
+        this.idleTimeoutNanos = pool.client.settings.idleTimeout().toNanos();
+    }
+
+    boolean reusable(long now) {
+        return !gone && channel.isActive() && now - idleSince < pool.client.settings.keepAlive().toNanos();
+    }
+
+    void start(Call c) {
+        call = c;
+        c.connection = this;
+        keepAlive = true;
+        informational = false;
+        lastActivityNanos = System.nanoTime();
+        if (c.paused) {
+            channel.config().setAutoRead(false);
+        } else if (!channel.config().isAutoRead()) {
+            channel.config().setAutoRead(true);
+        }
+        channel.writeAndFlush(c.request).addListener(f -> {
+            if (f.isSuccess()) {
+                c.sent = true;
+            } else if (call == c) {
+                drop(f.cause());
+            }
+        });
+        idleCheck = channel.eventLoop().schedule(this::checkIdle, idleTimeoutNanos, TimeUnit.NANOSECONDS);
+    }
+
+    void pause() {
+        channel.config().setAutoRead(false);
+    }
+
+    void resume() {
+        lastActivityNanos = System.nanoTime();
+        channel.config().setAutoRead(true);
+        channel.read();
+    }
+
+    /** The call was abandoned: an unfinished response makes the connection unusable. */
+    void abandon(Call c) {
+        if (call == c) {
+            endCall();
+            channel.close();
+        }
+    }
+
+    void close() {
+        channel.close();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            read(msg);
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void read(Object msg) {
+        Call c = call;
+        if (c == null) {
+            channel.close(); // nothing was asked: the connection is out of step
+            return;
+        }
+        lastActivityNanos = System.nanoTime();
+        if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
+            drop(new UpstreamProtocolException(o.decoderResult().cause()));
+            return;
+        }
+        if (msg instanceof HttpResponse r) {
+            int status = r.status().code();
+            if (status >= 100 && status < 200) {
+                informational = true;
+            } else {
+                keepAlive = HttpUtil.isKeepAlive(r);
+                c.head(status, r.headers());
+            }
+        }
+        if (msg instanceof HttpContent content) {
+            boolean last = msg instanceof LastHttpContent;
+            if (informational) {
+                informational = !last;
+                return;
+            }
+            if (content.content().isReadable() && call == c) {
+                c.content(Buffer.buffer(ByteBufUtil.getBytes(content.content())));
+            }
+            if (last && call == c) {
+                endCall();
+                if (keepAlive && channel.isActive()) {
+                    pool.release(this);
+                } else {
+                    channel.close();
+                }
+                c.end();
+            }
+        }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        gone();
+        if (call != null) {
+            failCall(new IOException("the provider closed the connection before the response was complete"));
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        drop(cause);
+    }
+
+    /** Counts the connection closed, once. */
+    void gone() {
+        if (!gone) {
+            gone = true;
+            pool.closed(this);
+        }
+    }
+
+    private void checkIdle() {
+        idleCheck = null;
+        if (call == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        long quiet = now - lastActivityNanos;
+        if (call.paused || quiet < idleTimeoutNanos) {
+            long next = call.paused ? idleTimeoutNanos : idleTimeoutNanos - quiet;
+            idleCheck = channel.eventLoop().schedule(this::checkIdle, next, TimeUnit.NANOSECONDS);
+            return;
+        }
+        drop(new TimeoutException("The provider sent nothing for " + TimeUnit.NANOSECONDS.toMillis(idleTimeoutNanos) + " ms"));
+    }
+
+    /** Fails the current call and closes the connection. */
+    private void drop(Throwable cause) {
+        if (call != null) {
+            failCall(cause);
+        }
+        channel.close();
+    }
+
+    private void failCall(Throwable cause) {
+        Call c = call;
+        endCall();
+        c.fail(cause);
+    }
+
+    private void endCall() {
+        call = null;
+        if (idleCheck != null) {
+            idleCheck.cancel(false);
+            idleCheck = null;
+        }
+    }
+}
