@@ -10,7 +10,7 @@ import java.util.Optional;
 /**
  * What a harness run measures and how.
  *
- * @param targets        which of direct, nginx, vertx (a bare Vert.x reverse proxy), sluice to measure
+ * @param targets        which of direct, nginx, bare (a reverse proxy on Sluice's HTTP stack), sluice to measure
  * @param connections    connection counts, one set of runs each
  * @param streaming      answer forms: false for whole JSON answers, true for SSE streams
  * @param rates          0 for closed loop (as fast as possible), else open-loop requests per second
@@ -22,7 +22,7 @@ import java.util.Optional;
  * @param rounds         times each run is repeated, the targets taking turns (see {@link LoadResult#ofRounds})
  * @param promptChars    length of the user message of every request
  * @param distinctPrompts whether every user message ends with its own number (see {@link LoadSpec})
- * @param sluice         how Sluice is started; its JVM arguments also start the bare Vert.x proxy
+ * @param sluice         how Sluice is started; its JVM arguments also start the bare proxy
  * @param nginx          the nginx executable; empty to look for one
  * @param nginxWorkers   nginx worker processes
  * @param clientThreads  event loops of the load generator
@@ -34,13 +34,13 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         SluiceServer.Launch sluice,
         Optional<Path> nginx, int nginxWorkers, int clientThreads, int upstreamThreads, Optional<Path> out) {
 
-    static final List<String> TARGETS = List.of("direct", "nginx", "vertx", "sluice");
+    static final List<String> TARGETS = List.of("direct", "nginx", "bare", "sluice");
 
     static final String USAGE = """
             usage: LoadHarness [options]
-              --targets direct,nginx,vertx,sluice
-                                              what to measure (nginx is skipped when not installed; vertx is a
-                                              bare Vert.x reverse proxy in a child JVM: the cost of the HTTP stack)
+              --targets direct,nginx,bare,sluice
+                                              what to measure (nginx is skipped when not installed; bare is a
+                                              reverse proxy on Sluice's HTTP stack in a child JVM: its floor)
               --connections 64,256            keep-alive connections, one set of runs each
               --modes plain,stream            whole JSON answers and/or SSE streams
               --rate max                      'max' (closed loop) and/or open-loop rates in req/s, e.g. max,5000
@@ -56,7 +56,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
                                               then takes the count from its cache); distinct: each message ends
                                               with its request number, so Sluice tokenizes every one
               --sluice child                  child | in-process | jar:PATH (java -jar PATH serve --config FILE)
-              --sluice-jvm-args "..."         extra JVM arguments for a child Sluice and the bare Vert.x proxy,
+              --sluice-jvm-args "..."         extra JVM arguments for a child Sluice and the bare proxy,
                                               space separated; both always get the flags bin/sluice passes
                                               (on JDK 23+: --sun-misc-unsafe-memory-access=allow)
               --nginx PATH                    nginx executable (default: PATH, /usr/sbin/nginx)
@@ -111,7 +111,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
     }
 
     /**
-     * JVM arguments of the child JVMs, Sluice's and the bare Vert.x proxy's alike, so that the two
+     * JVM arguments of the child JVMs, Sluice's and the bare proxy's alike, so that the two
      * run under the same flags; none when Sluice runs in this JVM.
      */
     public List<String> childJvmArgs() {

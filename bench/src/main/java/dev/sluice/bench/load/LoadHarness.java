@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 /**
  * A bounded, loopback-only load test of the gateway. In one run and against one fast fake upstream
  * it measures direct calls, the same calls through nginx as a plain reverse proxy (when nginx is
- * installed), through a bare Vert.x reverse proxy ({@link BareVertxProxy}: the HTTP stack Sluice is
+ * installed), through a bare reverse proxy ({@link BareProxy}: the HTTP stack Sluice is
  * built on, without Sluice) and through Sluice, for each connection count, answer form and load, and
  * reports throughput and p50/p99 latency as a Markdown table with Sluice compared to nginx, and the
  * bare proxy to both, so that the stack's share of Sluice's cost shows.
@@ -70,7 +70,7 @@ public final class LoadHarness {
         Vertx upstreamVertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.upstreamThreads()));
         Vertx clientVertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(options.clientThreads()));
         Optional<NginxProxy> nginx = Optional.empty();
-        Optional<BareVertxProxy.Child> bare = Optional.empty();
+        Optional<BareProxy.Child> bare = Optional.empty();
         Optional<SluiceServer> sluice = Optional.empty();
         List<LoadResult> results = new ArrayList<>();
         try {
@@ -98,12 +98,12 @@ public final class LoadHarness {
                             + "keepalive to the upstream, proxy_buffering off");
                 }
             }
-            if (options.targets().contains("vertx")) {
-                BareVertxProxy.Child v = BareVertxProxy.Child.start(options.childJvmArgs(), upstream.port());
+            if (options.targets().contains("bare")) {
+                BareProxy.Child v = BareProxy.Child.start(options.childJvmArgs(), upstream.port());
                 bare = Optional.of(v);
-                env.add("Bare Vert.x proxy: child JVM, " + BareVertxProxy.class.getSimpleName() + ", Sluice's default event "
-                        + "loops and upstream pool (" + BareVertxProxy.UPSTREAM_POOL_SIZE + " connections per event loop), "
-                        + "headers and streamed bodies copied, nothing else");
+                env.add("Bare proxy: child JVM, " + BareProxy.class.getSimpleName() + ": Sluice's HTTP stack (Vert.x "
+                        + "server, Sluice's UpstreamClient), default event loops and upstream pool ("
+                        + BareProxy.UPSTREAM_POOL_SIZE + " connections per event loop), headers and bodies copied, nothing else");
             }
             if (options.targets().contains("sluice")) {
                 SluiceServer s = SluiceServer.start(options.sluice(), upstream.port());
@@ -114,7 +114,7 @@ public final class LoadHarness {
             if (!options.prewarm().isZero()) {
                 List<String> warmed = prewarm(options, clientVertx, upstream, bare, sluice, log);
                 String on = warmed.stream().map(w -> switch (w) {
-                    case "vertx" -> "the bare Vert.x proxy";
+                    case "bare" -> "the bare proxy";
                     case "sluice" -> "Sluice";
                     default -> "direct calls";
                 }).collect(Collectors.joining(" and "));
@@ -136,7 +136,7 @@ public final class LoadHarness {
                             specs.add(base.at("nginx", "127.0.0.1", nginx.get().port(), ""));
                         }
                         if (bare.isPresent()) {
-                            specs.add(base.at("vertx", "127.0.0.1", bare.get().port(), ""));
+                            specs.add(base.at("bare", "127.0.0.1", bare.get().port(), ""));
                         }
                         if (sluice.isPresent()) {
                             specs.add(base.at("sluice", "127.0.0.1", sluice.get().port(), SluiceServer.KEY));
@@ -147,7 +147,7 @@ public final class LoadHarness {
                             for (LoadSpec spec : specs) {
                                 Optional<CpuMeter> proxyCpu = switch (spec.target()) {
                                     case "nginx" -> nginx.map(NginxProxy::cpu);
-                                    case "vertx" -> bare.flatMap(BareVertxProxy.Child::cpu);
+                                    case "bare" -> bare.flatMap(BareProxy.Child::cpu);
                                     case "sluice" -> sluice.flatMap(SluiceServer::cpu);
                                     default -> Optional.empty();
                                 };
@@ -185,18 +185,18 @@ public final class LoadHarness {
     }
 
     /**
-     * Unrecorded load so that the JIT compilers of the proxy JVMs (the bare Vert.x proxy, Sluice) and
+     * Unrecorded load so that the JIT compilers of the proxy JVMs (the bare proxy, Sluice) and
      * of this JVM are done before the first measurement; on a busy machine that takes tens of seconds
      * and otherwise shows as a slow first row. Each proxy JVM compiles its own code, so each is
      * warmed; with neither, direct calls warm this JVM. Returns the targets warmed.
      */
     private static List<String> prewarm(HarnessOptions options, Vertx vertx, FakeUpstream upstream,
-            Optional<BareVertxProxy.Child> bare, Optional<SluiceServer> sluice, PrintStream log) throws Exception {
+            Optional<BareProxy.Child> bare, Optional<SluiceServer> sluice, PrintStream log) throws Exception {
         int conns = options.connections().stream().mapToInt(Integer::intValue).max().orElse(64);
         List<LoadSpec> targets = new ArrayList<>();
         LoadSpec any = new LoadSpec("direct", "127.0.0.1", upstream.port(), "", false, conns, 0, Duration.ZERO,
                 options.prewarm(), Long.MAX_VALUE, options.promptChars(), options.distinctPrompts());
-        bare.ifPresent(b -> targets.add(any.at("vertx", "127.0.0.1", b.port(), "")));
+        bare.ifPresent(b -> targets.add(any.at("bare", "127.0.0.1", b.port(), "")));
         sluice.ifPresent(s -> targets.add(any.at("sluice", "127.0.0.1", s.port(), SluiceServer.KEY)));
         if (targets.isEmpty()) {
             targets.add(any);

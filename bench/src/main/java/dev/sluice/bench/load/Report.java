@@ -8,7 +8,7 @@ import java.util.OptionalDouble;
 
 /**
  * The Markdown report of a harness run: the measurements, then Sluice against nginx and direct calls,
- * then, when the bare Vert.x proxy was measured, the HTTP stack's floor against nginx and Sluice.
+ * then, when the bare proxy was measured, the HTTP stack's floor against nginx and Sluice.
  */
 final class Report {
 
@@ -107,14 +107,14 @@ final class Report {
     }
 
     /**
-     * One row per run shape the bare Vert.x proxy was measured in: its rate as a share of nginx's
+     * One row per run shape the bare proxy was measured in: its rate as a share of nginx's
      * (what the stack alone gives up), Sluice's rate as a share of its (what Sluice's own work
-     * costs), and the CPU time each proxy spends per request. Empty without bare Vert.x rows.
+     * costs), and the CPU time each proxy spends per request. Empty without bare proxy rows.
      */
     static List<String> stack(List<LoadResult> results) {
         List<String> rows = new ArrayList<>();
         for (LoadResult v : results) {
-            if (!v.spec().target().equals("vertx")) {
+            if (!v.spec().target().equals("bare")) {
                 continue;
             }
             Optional<LoadResult> n = same(results, v.spec(), "nginx");
@@ -128,8 +128,8 @@ final class Report {
             return List.of();
         }
         List<String> lines = new ArrayList<>();
-        lines.add("| form | conns | load | bare Vert.x req/s as % of nginx | Sluice req/s as % of bare Vert.x "
-                + "| bare Vert.x CPU µs/req | Sluice CPU µs/req |");
+        lines.add("| form | conns | load | bare proxy req/s as % of nginx | Sluice req/s as % of bare proxy "
+                + "| bare proxy CPU µs/req | Sluice CPU µs/req |");
         lines.add("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
         lines.addAll(rows);
         return lines;

@@ -38,9 +38,9 @@ class ReportTest {
     }
 
     @Test
-    void theBareVertxProxyIsAShareOfNginxAndSluiceAShareOfIt() {
+    void theBareProxyIsAShareOfNginxAndSluiceAShareOfIt() {
         List<LoadResult> results = List.of(result("direct", 10_000, 1_000, 0), result("nginx", 8_000, 1_500, 20),
-                result("vertx", 6_000, 1_600, 30), result("sluice", 3_000, 2_000, 60));
+                result("bare", 6_000, 1_600, 30), result("sluice", 3_000, 2_000, 60));
 
         List<String> rows = Report.stack(results);
 
@@ -52,17 +52,17 @@ class ReportTest {
     }
 
     @Test
-    void withoutBareVertxRowsThereIsNoStackTable() {
+    void withoutBareProxyRowsThereIsNoStackTable() {
         List<LoadResult> results = List.of(result("direct", 10_000, 1_000, 0), result("nginx", 8_000, 1_500, 20),
                 result("sluice", 6_000, 2_000, 60));
 
         assertThat(Report.stack(results)).isEmpty();
-        assertThat(Report.markdown("test", List.of(), results)).doesNotContain("bare Vert.x");
+        assertThat(Report.markdown("test", List.of(), results)).doesNotContain("bare proxy");
     }
 
     @Test
     void withoutNginxOrSluiceTheirColumnsAreDashes() {
-        List<LoadResult> results = List.of(result("direct", 10_000, 1_000, 0), result("vertx", 6_000, 1_600, 30));
+        List<LoadResult> results = List.of(result("direct", 10_000, 1_000, 0), result("bare", 6_000, 1_600, 30));
 
         assertThat(Report.stack(results).get(2)).isEqualTo("| json | 64 | closed | - | - | 30 | - |");
     }

@@ -1,20 +1,25 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.gateway.upstream.Origin;
+import dev.sluice.gateway.upstream.ResponseListener;
+import dev.sluice.gateway.upstream.UpstreamCallHandle;
+import dev.sluice.gateway.upstream.UpstreamClient;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.DefaultFullHttpRequest;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.HttpHeaders;
+import io.netty.handler.codec.http.HttpVersion;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.MultiMap;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
-import io.vertx.core.http.HttpClient;
-import io.vertx.core.http.HttpClientOptions;
-import io.vertx.core.http.HttpClientResponse;
+import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
 import io.vertx.core.http.HttpServerResponse;
-import io.vertx.core.http.PoolOptions;
-import io.vertx.core.http.RequestOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,18 +33,18 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A reverse proxy on the same HTTP stack as Sluice (Vert.x 5 HttpServer and HttpClient, the same
- * event loop layout and upstream pool) and nothing else: no authentication, no JSON, no quotas.
- * What it costs is the floor for any proxy built on this stack, so that a report can tell how
- * much of Sluice's cost is the stack and how much is Sluice.
+ * A reverse proxy on the same HTTP stack as Sluice (a Vert.x 5 HttpServer in front, Sluice's
+ * {@link UpstreamClient} behind, the same event loop layout and upstream pool) and nothing else:
+ * no authentication, no JSON, no quotas. What it costs is the floor for any proxy built on this
+ * stack, so that a report can tell how much of Sluice's cost is the stack and how much is Sluice.
  *
- * <p>Every request goes to the one upstream with its method, URI and end-to-end headers; the
- * answer's status, headers and body come back streamed with back-pressure both ways, so whole
- * JSON answers and SSE streams pass alike.
+ * <p>Every request is read whole, as Sluice reads it, and goes to the one upstream with its
+ * method, URI and end-to-end headers; the answer's status, headers and body come back streamed
+ * with back-pressure, so whole JSON answers and SSE streams pass alike.
  *
- * <pre>java -cp bench/target/benchmarks.jar dev.sluice.bench.load.BareVertxProxy --port P --upstream-port U</pre>
+ * <pre>java -cp bench/target/benchmarks.jar dev.sluice.bench.load.BareProxy --port P --upstream-port U</pre>
  */
-public final class BareVertxProxy {
+public final class BareProxy {
 
     /** Upstream connections per event loop: Sluice's own pool size, so that neither is short of connections. */
     static final int UPSTREAM_POOL_SIZE = 512;
@@ -62,7 +67,7 @@ public final class BareVertxProxy {
     private final List<String> deployments;
     private final int port;
 
-    private BareVertxProxy(Vertx vertx, List<String> deployments, int port) {
+    private BareProxy(Vertx vertx, List<String> deployments, int port) {
         this.vertx = vertx;
         this.deployments = List.copyOf(deployments);
         this.port = port;
@@ -76,16 +81,16 @@ public final class BareVertxProxy {
     /** Serves {@code --port P --upstream-port U} on 127.0.0.1 until SIGTERM. */
     public static void main(String[] args) throws Exception {
         if (args.length != 4 || !"--port".equals(args[0]) || !"--upstream-port".equals(args[2])) {
-            System.err.println("usage: BareVertxProxy --port P --upstream-port U");
+            System.err.println("usage: BareProxy --port P --upstream-port U");
             System.exit(2);
         }
         int port = Integer.parseInt(args[1]);
         int upstreamPort = Integer.parseInt(args[3]);
         // Default options, like the Vert.x instance Gateway.Builder makes when given none.
         Vertx vertx = Vertx.vertx();
-        BareVertxProxy p = start(vertx, port, upstreamPort, defaultInstances()).toCompletionStage().toCompletableFuture()
+        BareProxy p = start(vertx, port, upstreamPort, defaultInstances()).toCompletionStage().toCompletableFuture()
                 .get(60, TimeUnit.SECONDS);
-        System.out.println("Bare Vert.x proxy listening on 127.0.0.1:" + p.port() + " with " + defaultInstances()
+        System.out.println("Bare proxy listening on 127.0.0.1:" + p.port() + " with " + defaultInstances()
                 + " event loop(s), forwarding to 127.0.0.1:" + upstreamPort);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -103,7 +108,7 @@ public final class BareVertxProxy {
      * Starts {@code instances} listeners, one per event loop, sharing 127.0.0.1:{@code port} (0 for
      * a free port) in front of 127.0.0.1:{@code upstreamPort}.
      */
-    public static Future<BareVertxProxy> start(Vertx vertx, int port, int upstreamPort, int instances) {
+    public static Future<BareProxy> start(Vertx vertx, int port, int upstreamPort, int instances) {
         if (instances < 1) {
             throw new IllegalArgumentException("instances: " + instances + " (expected: >= 1)");
         }
@@ -114,11 +119,11 @@ public final class BareVertxProxy {
         return vertx.deployVerticle(first).compose(id -> {
             int actual = first.server.actualPort();
             if (instances == 1) {
-                return Future.succeededFuture(new BareVertxProxy(vertx, List.of(id), actual));
+                return Future.succeededFuture(new BareProxy(vertx, List.of(id), actual));
             }
             return vertx.deployVerticle(() -> new Listener(requested, upstreamPort),
                     new DeploymentOptions().setInstances(instances - 1))
-                    .map(rest -> new BareVertxProxy(vertx, List.of(id, rest), actual));
+                    .map(rest -> new BareProxy(vertx, List.of(id, rest), actual));
         });
     }
 
@@ -168,12 +173,27 @@ public final class BareVertxProxy {
         return tokens;
     }
 
-    private static void copyHeaders(MultiMap from, MultiMap to, boolean dropHost) {
+    /** The client's end-to-end headers onto the upstream request; Host is the upstream client's to set. */
+    private static void copyHeaders(MultiMap from, HttpHeaders to) {
         List<String> tokens = connectionTokens(from);
         for (Map.Entry<String, String> e : from) {
             String name = e.getKey();
-            if (forwarded(name, tokens) && !(dropHost && name.equalsIgnoreCase("host"))) {
+            if (forwarded(name, tokens) && !name.equalsIgnoreCase("host")) {
                 to.add(name, e.getValue());
+            }
+        }
+    }
+
+    /** The upstream's end-to-end headers onto the client's answer. */
+    private static void copyHeaders(HttpHeaders from, MultiMap to) {
+        List<String> tokens = List.of();
+        String connection = from.get("connection");
+        if (connection != null) {
+            tokens = connectionTokens(MultiMap.caseInsensitiveMultiMap().add("connection", connection));
+        }
+        for (Map.Entry<String, String> e : from) {
+            if (forwarded(e.getKey(), tokens)) {
+                to.add(e.getKey(), e.getValue());
             }
         }
     }
@@ -181,21 +201,21 @@ public final class BareVertxProxy {
     /** One event loop's listener and its own upstream client, as each of Sluice's verticles has. */
     private static final class Listener extends VerticleBase {
         private final int requestedPort;
-        private final int upstreamPort;
-        private HttpClient client;
+        private final Origin upstream;
+        private UpstreamClient client;
         HttpServer server;
 
         Listener(int requestedPort, int upstreamPort) {
             this.requestedPort = requestedPort;
-            this.upstreamPort = upstreamPort;
+            this.upstream = new Origin("127.0.0.1", upstreamPort, false);
         }
 
         @Override
         public Future<?> start() {
-            // The options Sluice's GatewayVerticle uses, so that the stack is configured alike.
-            client = vertx.createHttpClient(new HttpClientOptions().setKeepAlive(true).setTcpNoDelay(true)
-                    .setConnectTimeout(UPSTREAM_TIMEOUT_MILLIS),
-                    new PoolOptions().setHttp1MaxSize(UPSTREAM_POOL_SIZE).setMaxWaitQueueSize(-1));
+            // The settings Sluice's GatewayVerticle uses, so that the stack is configured alike.
+            Duration timeout = Duration.ofMillis(UPSTREAM_TIMEOUT_MILLIS);
+            client = UpstreamClient.create(context, new UpstreamClient.Settings(UPSTREAM_POOL_SIZE, timeout, timeout,
+                    Duration.ofSeconds(60)));
             HttpServerOptions options = new HttpServerOptions().setHost("127.0.0.1").setPort(requestedPort)
                     .setTcpNoDelay(true).setCompressionSupported(false);
             return vertx.createHttpServer(options).requestHandler(this::forward).listen().onSuccess(s -> server = s);
@@ -207,29 +227,23 @@ public final class BareVertxProxy {
         }
 
         private void forward(HttpServerRequest in) {
-            // The body must wait until there is an upstream request to write it to.
-            in.pause();
             HttpServerResponse out = in.response();
-            RequestOptions o = new RequestOptions().setMethod(in.method()).setHost("127.0.0.1").setPort(upstreamPort)
-                    .setURI(in.uri()).setIdleTimeout(UPSTREAM_TIMEOUT_MILLIS);
-            client.request(o).compose(req -> {
-                copyHeaders(in.headers(), req.headers(), true);
-                // A request without a body is piped too: the pipe ends the upstream request when the client's ends,
-                // on the same path as every other request.
-                if (hasBody(in) && !req.headers().contains("content-length")) {
-                    // The client's chunking was hop-by-hop; the upstream gets chunks of its own.
-                    req.setChunked(true);
+            in.body().onComplete(ar -> {
+                if (ar.failed()) {
+                    return; // the client went away mid-body: there is no one to answer
                 }
-                // The pipe pauses the client while the upstream's write queue is full. A client that goes away
-                // mid-body must not leave the upstream a body that looks whole, so that request is reset, not ended.
-                in.pipe().endOnFailure(false).to(req).onFailure(e -> req.reset());
-                return req.response();
-            }).onComplete(ar -> {
-                if (ar.succeeded()) {
-                    relay(ar.result(), in, out);
-                } else {
-                    fail(in, out);
+                Buffer body = ar.result();
+                FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1,
+                        io.netty.handler.codec.http.HttpMethod.valueOf(in.method().name()), in.uri(),
+                        Unpooled.wrappedBuffer(body.getBytes()));
+                copyHeaders(in.headers(), req.headers());
+                if (hasBody(in)) {
+                    // The client's chunking was hop-by-hop; the upstream gets the whole body's length.
+                    req.headers().setInt("content-length", body.length());
                 }
+                Relay relay = new Relay(in, out);
+                relay.call = client.send(upstream, req, relay);
+                out.closeHandler(v -> relay.call.cancel());
             });
         }
 
@@ -237,28 +251,48 @@ public final class BareVertxProxy {
         private static boolean hasBody(HttpServerRequest in) {
             return in.headers().contains("content-length") || in.headers().contains("transfer-encoding");
         }
+    }
 
-        private static void relay(HttpClientResponse r, HttpServerRequest in, HttpServerResponse out) {
-            int status = r.statusCode();
-            out.setStatusCode(status).setStatusMessage(r.statusMessage());
-            copyHeaders(r.headers(), out.headers(), false);
+    /** The upstream's answer, written to the client as it comes; the upstream is paused while the client is behind. */
+    private static final class Relay implements ResponseListener {
+        private final HttpServerRequest in;
+        private final HttpServerResponse out;
+        UpstreamCallHandle call;
+
+        Relay(HttpServerRequest in, HttpServerResponse out) {
+            this.in = in;
+            this.out = out;
+        }
+
+        @Override
+        public void onHead(int status, HttpHeaders headers) {
+            out.setStatusCode(status);
+            copyHeaders(headers, out.headers());
             boolean bodyless = in.method() == HttpMethod.HEAD || status == 204 || status == 304 || status < 200;
-            if (!bodyless && !r.headers().contains("content-length")) {
+            if (!bodyless && !headers.contains("content-length")) {
                 // A stream of unknown length (SSE): the upstream's chunking was hop-by-hop, the client gets its own.
                 out.setChunked(true);
             }
-            // The pipe pauses the upstream while the client's write queue is full and resumes it on drain.
-            r.pipe().endOnFailure(false).to(out).onFailure(e -> {
-                // A broken stream must not look complete to the client, and its upstream connection is not reusable.
-                r.request().reset();
-                out.reset();
-            });
         }
 
-        private static void fail(HttpServerRequest in, HttpServerResponse out) {
-            in.resume();
+        @Override
+        public void onContent(Buffer chunk) {
+            out.write(chunk);
+            if (out.writeQueueFull()) {
+                call.pause();
+                out.drainHandler(v -> call.resume());
+            }
+        }
+
+        @Override
+        public void onEnd() {
+            out.end();
+        }
+
+        @Override
+        public void onFailure(Throwable cause) {
             if (out.headWritten()) {
-                out.reset();
+                out.reset(); // a broken stream must not look complete to the client
             } else {
                 out.setStatusCode(502).putHeader("content-length", "0").end();
             }
@@ -282,20 +316,20 @@ public final class BareVertxProxy {
 
         /** Starts a child JVM with {@code jvmArgs} in front of 127.0.0.1:{@code upstreamPort} and waits until it listens. */
         public static Child start(List<String> jvmArgs, int upstreamPort) throws IOException, InterruptedException {
-            Path dir = Files.createTempDirectory("sluice-bench-vertx");
+            Path dir = Files.createTempDirectory("sluice-bench-bare");
             int port = Ports.free();
             List<String> cmd = new ArrayList<>();
             cmd.add(ProcessHandle.current().info().command().orElse("java"));
             cmd.addAll(jvmArgs);
-            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), BareVertxProxy.class.getName(),
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), BareProxy.class.getName(),
                     "--port", Integer.toString(port), "--upstream-port", Integer.toString(upstreamPort)));
-            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("vertx.log").toFile())
+            Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(dir.resolve("bare.log").toFile())
                     .start();
             try {
                 Ports.awaitListening(port, Duration.ofSeconds(90), p);
             } catch (IOException e) {
                 Ports.stop(p);
-                throw new IOException(e.getMessage() + "; see " + dir.resolve("vertx.log"), e);
+                throw new IOException(e.getMessage() + "; see " + dir.resolve("bare.log"), e);
             }
             return new Child(p, dir, port);
         }

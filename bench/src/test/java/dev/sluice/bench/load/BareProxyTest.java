@@ -15,15 +15,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** The bare Vert.x proxy passes answers through unchanged: in this JVM, on loopback, in front of the fake upstream. */
-class BareVertxProxyTest {
+/** The bare proxy passes answers through unchanged: in this JVM, on loopback, in front of the fake upstream. */
+class BareProxyTest {
 
     /** Status, a header that matters to the client, and the exact body bytes. */
     record Answer(int status, String contentType, Buffer body) {}
 
     static Vertx vertx;
     static FakeUpstream upstream;
-    static BareVertxProxy proxy;
+    static BareProxy proxy;
     static HttpClient client;
 
     @BeforeAll
@@ -31,7 +31,7 @@ class BareVertxProxyTest {
         vertx = Vertx.vertx();
         upstream = await(FakeUpstream.start(vertx, 1));
         // Two listeners, so that the shared-port path of a multi-core deployment is exercised too.
-        proxy = await(BareVertxProxy.start(vertx, 0, upstream.port(), 2));
+        proxy = await(BareProxy.start(vertx, 0, upstream.port(), 2));
         client = vertx.createHttpClient();
     }
 
@@ -88,19 +88,19 @@ class BareVertxProxyTest {
     @Test
     void hopByHopHeadersAndThoseTheConnectionHeaderNamesStayBehind() {
         MultiMap h = MultiMap.caseInsensitiveMultiMap().add("Connection", "keep-alive, X-Per-Hop");
-        List<String> tokens = BareVertxProxy.connectionTokens(h);
+        List<String> tokens = BareProxy.connectionTokens(h);
 
         assertThat(tokens).containsExactly("keep-alive", "X-Per-Hop");
-        assertThat(BareVertxProxy.forwarded("Transfer-Encoding", tokens)).isFalse();
-        assertThat(BareVertxProxy.forwarded("connection", tokens)).isFalse();
-        assertThat(BareVertxProxy.forwarded("x-per-hop", tokens)).isFalse();
-        assertThat(BareVertxProxy.forwarded("Authorization", tokens)).isTrue();
-        assertThat(BareVertxProxy.forwarded("content-length", List.of())).isTrue();
+        assertThat(BareProxy.forwarded("Transfer-Encoding", tokens)).isFalse();
+        assertThat(BareProxy.forwarded("connection", tokens)).isFalse();
+        assertThat(BareProxy.forwarded("x-per-hop", tokens)).isFalse();
+        assertThat(BareProxy.forwarded("Authorization", tokens)).isTrue();
+        assertThat(BareProxy.forwarded("content-length", List.of())).isTrue();
     }
 
     @Test
     void theHarnessMeasuresTheBareProxyByDefault() {
-        assertThat(HarnessOptions.defaults().targets()).containsExactly("direct", "nginx", "vertx", "sluice");
+        assertThat(HarnessOptions.defaults().targets()).containsExactly("direct", "nginx", "bare", "sluice");
         assertThat(HarnessOptions.parse(new String[] {"--sluice-jvm-args", "-Xmx1g -XX:+UseParallelGC"}).childJvmArgs())
                 .endsWith("-Xmx1g", "-XX:+UseParallelGC");
     }
