@@ -58,10 +58,13 @@ final class Call implements UpstreamCallHandle {
     @Override
     public void cancel() {
         onLoop(() -> {
-            if (cancelled || done) {
+            if (cancelled) {
                 return;
             }
             cancelled = true;
+            if (done) {
+                return; // a failure may still be on its way: cancelled, it is not told
+            }
             if (waiting) {
                 waiting = false;
                 client.poolOf(origin).forget(this);
@@ -95,7 +98,13 @@ final class Call implements UpstreamCallHandle {
     void fail(Throwable cause) {
         if (!cancelled && !done) {
             done = true;
-            client.context.emit(cause, listener::onFailure);
+            // Told in a later turn: a call can fail before send() has returned (a closed client,
+            // a connect attempt refused at once), and its sender has no handle yet.
+            client.context.runOnContext(v -> {
+                if (!cancelled) {
+                    listener.onFailure(cause);
+                }
+            });
         }
     }
 

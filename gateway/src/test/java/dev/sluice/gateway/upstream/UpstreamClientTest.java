@@ -331,11 +331,17 @@ class UpstreamClientTest {
     }
 
     @Test
-    void aClosedClientRefusesNewCalls() throws Exception {
+    void aClosedClientRefusesNewCallsAfterSendHasReturned() throws Exception {
         int port = upstream(echo());
         UpstreamClient c = client(4, LONG);
         await(c.close());
-        Outcome o = outcome(send(c, new Origin("127.0.0.1", port, false), "{}"));
-        assertThat(o.failure()).isInstanceOf(IllegalStateException.class);
+        Recorder r = new Recorder();
+        // Told in a later turn, so that the sender already holds the call's handle when it hears.
+        boolean toldWithinSend = onContext(() -> {
+            c.send(new Origin("127.0.0.1", port, false), post("/", "{}"), r);
+            return r.outcome.isDone();
+        });
+        assertThat(toldWithinSend).isFalse();
+        assertThat(outcome(r).failure()).isInstanceOf(IllegalStateException.class);
     }
 }
