@@ -33,10 +33,10 @@ import javax.net.ssl.SSLParameters;
  * on that loop, so that a request and its upstream call never change threads.
  *
  * <p>Why not Vert.x's {@code HttpClient}: measured side by side (BENCHMARKS-gateway.md), a proxy
- * whose upstream leg is written on Netty directly costs what nginx costs per request, where the
- * same proxy on Vert.x's client costs a quarter to a half more CPU and adds half again to
- * nginx's latency. The gateway needs little of that client: one request and one response per
- * connection at a time, a body already in memory, streaming with back-pressure.
+ * whose upstream leg is written on Netty directly costs about what nginx costs per request, where
+ * the same proxy on Vert.x's client spends a quarter more CPU. The gateway needs little of that
+ * client: one request and one response per connection at a time, a body already in memory,
+ * streaming with back-pressure.
  *
  * <p>Not thread-safe in itself: every call is made on its event loop, or moved there.
  */
