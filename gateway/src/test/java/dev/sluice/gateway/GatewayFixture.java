@@ -157,6 +157,12 @@ final class GatewayFixture {
     /** Polls {@code done} on a Vert.x timer (no sleeping test thread) for at most ten seconds. */
     void awaitCondition(java.util.function.BooleanSupplier done, java.util.function.Supplier<String> failure)
             throws Exception {
+        awaitCondition(vertx, done, failure);
+    }
+
+    /** Polls {@code done} on a timer of {@code vertx} (no sleeping test thread) for at most ten seconds. */
+    static void awaitCondition(Vertx vertx, java.util.function.BooleanSupplier done,
+            java.util.function.Supplier<String> failure) throws Exception {
         java.util.concurrent.CompletableFuture<Boolean> result = new java.util.concurrent.CompletableFuture<>();
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         long timer = vertx.setPeriodic(5, id -> {
