@@ -194,21 +194,24 @@ final class UpstreamCall {
 
         @Override
         public void onEnd() {
-            byte[] bytes = gathered == null ? new byte[0] : gathered.getBytes();
             if (relaying) {
                 relayEnded();
             } else if (status >= 300) {
                 if (x.state != Exchange.State.DONE) {
-                    onError(headers, status, bytes);
+                    onError(headers, status, gatheredBytes());
                 }
             } else if (x.state == Exchange.State.DONE) {
                 signal(headers, status, "", headNanos);
             } else {
                 // A whole answer's signal is taken after the client has it: the adaptive controller can wait,
                 // the client should not. Its latency is still the provider's, up to the response head.
-                onWholeBody(headers, status, bytes);
+                onWholeBody(headers, status, gatheredBytes());
                 signal(headers, status, "", headNanos);
             }
+        }
+
+        private byte[] gatheredBytes() {
+            return gathered == null ? new byte[0] : gathered.getBytes();
         }
 
         @Override

@@ -9,6 +9,8 @@ final class Pool {
 
     final UpstreamClient client;
     final Origin origin;
+    /** The Host header of every request to the origin. */
+    private final String authority;
     private final ArrayDeque<Connection> idle = new ArrayDeque<>();
     private final ArrayDeque<Call> waiting = new ArrayDeque<>();
     /** Connections open or being opened. */
@@ -17,9 +19,11 @@ final class Pool {
     Pool(UpstreamClient client, Origin origin) {
         this.client = client;
         this.origin = origin;
+        this.authority = origin.authority();
     }
 
     void acquire(Call call) {
+        call.request.headers().set("host", authority);
         long now = System.nanoTime();
         Connection c;
         while ((c = idle.pollLast()) != null) {
@@ -54,7 +58,7 @@ final class Pool {
                 } else {
                     closed(null);
                 }
-                call.fail(f.cause() != null ? f.cause() : new java.net.ConnectException("cannot connect to " + origin.authority()));
+                call.fail(f.cause() != null ? f.cause() : new java.net.ConnectException("cannot connect to " + authority));
             }
         });
     }

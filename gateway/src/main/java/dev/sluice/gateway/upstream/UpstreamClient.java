@@ -107,7 +107,6 @@ public final class UpstreamClient {
      * here) to {@code origin}, telling {@code listener} what comes back.
      */
     public UpstreamCallHandle send(Origin origin, FullHttpRequest request, ResponseListener listener) {
-        request.headers().set("host", origin.authority());
         Call call = new Call(this, origin, request, listener);
         if (loop.inEventLoop()) {
             start(call);

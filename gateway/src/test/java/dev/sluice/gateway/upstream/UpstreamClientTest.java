@@ -276,8 +276,7 @@ class UpstreamClientTest {
     void providersAreReachedOverTlsWithTheirNameVerified(@TempDir Path dir) throws Exception {
         Path store = keyStore(dir, "localhost", "dns:localhost,ip:127.0.0.1");
         int port = tlsUpstream(store);
-        UpstreamClient c = onContext(() -> UpstreamClient.create(context,
-                new UpstreamClient.Settings(4, Duration.ofSeconds(5), LONG, Duration.ofSeconds(60)), trusting(store)));
+        UpstreamClient c = clientTrusting(store);
         Outcome o = outcome(send(c, new Origin("localhost", port, true), "{\"tls\":true}"));
         assertThat(o.failure()).isNull();
         assertThat(o.body()).isEqualTo("echo:{\"tls\":true}");
@@ -287,13 +286,19 @@ class UpstreamClientTest {
     void aCertificateForAnotherNameIsRefused(@TempDir Path dir) throws Exception {
         Path store = keyStore(dir, "elsewhere.example", "dns:elsewhere.example");
         int port = tlsUpstream(store);
-        UpstreamClient c = onContext(() -> UpstreamClient.create(context,
-                new UpstreamClient.Settings(4, Duration.ofSeconds(5), LONG, Duration.ofSeconds(60)), trusting(store)));
+        UpstreamClient c = clientTrusting(store);
         Recorder r = new Recorder();
         UpstreamCallHandle h = onContext(() -> c.send(new Origin("localhost", port, true), post("/", "{}"), r));
         Outcome o = outcome(r);
         assertThat(o.failure()).hasRootCauseInstanceOf(java.security.cert.CertificateException.class);
         assertThat(h.sent()).as("nothing reached the provider").isFalse();
+    }
+
+    /** A client whose only trusted authority is the certificate in {@code store}. */
+    private UpstreamClient clientTrusting(Path store) throws Exception {
+        SslContext tls = trusting(store);
+        return onContext(() -> UpstreamClient.create(context,
+                new UpstreamClient.Settings(4, Duration.ofSeconds(5), LONG, Duration.ofSeconds(60)), tls));
     }
 
     private int tlsUpstream(Path store) throws Exception {
