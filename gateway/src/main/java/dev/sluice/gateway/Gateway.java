@@ -4,18 +4,14 @@ import dev.sluice.estimate.EstimatorConfig;
 import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.gateway.config.SluiceConfig;
 import dev.sluice.gateway.config.StoreSettings;
-import dev.sluice.gateway.front.FrontServer;
 import dev.sluice.gateway.proxy.GatewayCore;
-import dev.sluice.gateway.upstream.UpstreamClient;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.store.InMemoryQuotaStore;
 import dev.sluice.store.QuotaStore;
 import dev.sluice.time.NanoClock;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.VertxInternal;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -28,15 +24,6 @@ import java.util.Optional;
  */
 public final class Gateway {
 
-    /** Upstream connections per event loop and origin: enough for hundreds of concurrent streams. */
-    static final int UPSTREAM_POOL_SIZE = 512;
-
-    /** How long an unused upstream connection is kept for the next call. */
-    static final Duration UPSTREAM_KEEP_ALIVE = Duration.ofSeconds(60);
-
-    /** How long stopping waits for requests in flight before closing their connections. */
-    static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(10);
-
     private final Vertx vertx;
     private final boolean ownsVertx;
     private final SluiceConfig config;
@@ -46,8 +33,7 @@ public final class Gateway {
     private final GatewayCore core;
     private final WakeupDriver wakeups;
     private final AdaptiveWiring adaptive;
-    private final List<UpstreamClient> clients = new ArrayList<>();
-    private FrontServer front;
+    private final List<String> deployments = new ArrayList<>();
     private int port;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
@@ -129,10 +115,9 @@ public final class Gateway {
         if (adaptive != null) {
             adaptive.close();
         }
-        // Graceful: stop accepting, let requests in flight finish (streams included) for a while, then close.
-        Future<Void> all = front == null ? Future.succeededFuture() : front.shutdown(SHUTDOWN_GRACE);
-        for (UpstreamClient c : clients) {
-            all = all.compose(v -> c.close().recover(e -> Future.succeededFuture()));
+        Future<Void> all = Future.succeededFuture();
+        for (String id : deployments) {
+            all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
         }
         return all.compose(v -> {
             governor.store().close();
@@ -140,29 +125,19 @@ public final class Gateway {
         });
     }
 
-    /** One serving loop per instance, each with its own upstream client, behind one listener. */
     private Future<Gateway> listen(int instances) {
-        var server = config.server();
-        UpstreamClient.Settings upstream = new UpstreamClient.Settings(UPSTREAM_POOL_SIZE, server.upstreamTimeout(),
-                server.upstreamTimeout(), UPSTREAM_KEEP_ALIVE);
-        List<FrontServer.Loop> loops = new ArrayList<>();
-        for (int i = 0; i < instances; i++) {
-            ContextInternal context = ((VertxInternal) vertx).createEventLoopContext();
-            UpstreamClient client = UpstreamClient.create(context, upstream);
-            clients.add(client);
-            loops.add(new FrontServer.Loop(context, request -> core.handle(request, client)));
-        }
-        return FrontServer.listen(vertx, server.host(), server.port(), server.maxHeaderBytes(), loops).map(f -> {
-            front = f;
-            port = f.port();
-            return this;
-        }).recover(e -> {
-            // Not listening (the port is taken, say): the clients made for it go too.
-            Future<Void> closed = Future.succeededFuture();
-            for (UpstreamClient c : clients) {
-                closed = closed.compose(v -> c.close());
+        // Port 0 asks for a free port; Vert.x shares a random port among listeners given the same negative port.
+        int requested = config.server().port() == 0 ? -1 : config.server().port();
+        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested);
+        return vertx.deployVerticle(first).compose(id -> {
+            deployments.add(id);
+            port = first.actualPort();
+            Future<Void> rest = Future.succeededFuture();
+            for (int i = 1; i < instances; i++) {
+                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested),
+                        new DeploymentOptions()).map(deployments::add).mapEmpty());
             }
-            return closed.transform(v -> Future.<Gateway>failedFuture(e));
+            return rest.map(this);
         });
     }
 

@@ -206,7 +206,6 @@ class ErrorsTest {
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY, chat("chat", ""), "x-padding",
                 "p".repeat(10_000));
         assertThat(r.statusCode()).isEqualTo(431);
-        assertThat(error(r).path("code").asText()).isEqualTo("headers_too_large");
     }
 
     @Test

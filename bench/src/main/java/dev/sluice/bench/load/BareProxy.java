@@ -1,25 +1,25 @@
 package dev.sluice.bench.load;
 
-import dev.sluice.gateway.config.ServerSettings;
-import dev.sluice.gateway.front.ClientRequest;
-import dev.sluice.gateway.front.ClientResponse;
-import dev.sluice.gateway.front.FrontServer;
 import dev.sluice.gateway.upstream.Origin;
 import dev.sluice.gateway.upstream.ResponseListener;
 import dev.sluice.gateway.upstream.UpstreamCallHandle;
 import dev.sluice.gateway.upstream.UpstreamClient;
-import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpHeaders;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
+import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.MultiMap;
+import io.vertx.core.VerticleBase;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
-import io.vertx.core.internal.ContextInternal;
-import io.vertx.core.internal.VertxInternal;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,9 +30,10 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A reverse proxy on the same HTTP stack as Sluice (its {@link FrontServer} in front, its
+ * A reverse proxy on the same HTTP stack as Sluice (a Vert.x 5 HttpServer in front, Sluice's
  * {@link UpstreamClient} behind, the same event loop layout and upstream pool) and nothing else:
  * no authentication, no JSON, no quotas. What it costs is the floor for any proxy built on this
  * stack, so that a report can tell how much of Sluice's cost is the stack and how much is Sluice.
@@ -59,12 +60,17 @@ public final class BareProxy {
     private static final List<String> NOT_FORWARDED = List.of("connection", "keep-alive", "proxy-connection",
             "proxy-authenticate", "proxy-authorization", "te", "trailer", "transfer-encoding", "upgrade");
 
-    private final FrontServer front;
-    private final List<UpstreamClient> clients;
+    /** Negative ports already handed out in this JVM; see {@link #start}. */
+    private static final AtomicInteger SHARED_RANDOM_PORTS = new AtomicInteger(-1000);
 
-    private BareProxy(FrontServer front, List<UpstreamClient> clients) {
-        this.front = front;
-        this.clients = List.copyOf(clients);
+    private final Vertx vertx;
+    private final List<String> deployments;
+    private final int port;
+
+    private BareProxy(Vertx vertx, List<String> deployments, int port) {
+        this.vertx = vertx;
+        this.deployments = List.copyOf(deployments);
+        this.port = port;
     }
 
     /** Event loops Sluice serves on by default ({@code Gateway.Builder}: processors, at most 4); the proxy uses as many. */
@@ -99,41 +105,38 @@ public final class BareProxy {
     }
 
     /**
-     * Starts one listener on 127.0.0.1:{@code port} (0 for a free port) serving on {@code instances}
-     * event loops, each with its own upstream client, in front of 127.0.0.1:{@code upstreamPort}:
-     * the layout {@code Gateway} uses.
+     * Starts {@code instances} listeners, one per event loop, sharing 127.0.0.1:{@code port} (0 for
+     * a free port) in front of 127.0.0.1:{@code upstreamPort}.
      */
     public static Future<BareProxy> start(Vertx vertx, int port, int upstreamPort, int instances) {
         if (instances < 1) {
             throw new IllegalArgumentException("instances: " + instances + " (expected: >= 1)");
         }
-        Origin upstream = new Origin("127.0.0.1", upstreamPort, false);
-        // The settings Sluice's gateway uses, so that the stack is configured alike.
-        Duration timeout = Duration.ofMillis(UPSTREAM_TIMEOUT_MILLIS);
-        UpstreamClient.Settings settings = new UpstreamClient.Settings(UPSTREAM_POOL_SIZE, timeout, timeout,
-                Duration.ofSeconds(60));
-        List<UpstreamClient> clients = new ArrayList<>();
-        List<FrontServer.Loop> loops = new ArrayList<>();
-        for (int i = 0; i < instances; i++) {
-            ContextInternal context = ((VertxInternal) vertx).createEventLoopContext();
-            UpstreamClient client = UpstreamClient.create(context, settings);
-            clients.add(client);
-            loops.add(new FrontServer.Loop(context, in -> forward(in, client, upstream)));
-        }
-        return FrontServer.listen(vertx, "127.0.0.1", port, ServerSettings.DEFAULT_MAX_HEADER_BYTES, loops)
-                .map(f -> new BareProxy(f, clients));
+        // A negative port makes Vert.x pick one free port, shared by every listener given the same negative number.
+        // Each start takes a number of its own: the fake upstream in the same Vert.x (tests) shares -1 already.
+        int requested = port == 0 ? SHARED_RANDOM_PORTS.decrementAndGet() : port;
+        Listener first = new Listener(requested, upstreamPort);
+        return vertx.deployVerticle(first).compose(id -> {
+            int actual = first.server.actualPort();
+            if (instances == 1) {
+                return Future.succeededFuture(new BareProxy(vertx, List.of(id), actual));
+            }
+            return vertx.deployVerticle(() -> new Listener(requested, upstreamPort),
+                    new DeploymentOptions().setInstances(instances - 1))
+                    .map(rest -> new BareProxy(vertx, List.of(id, rest), actual));
+        });
     }
 
     /** The port it listens on. */
     public int port() {
-        return front.port();
+        return port;
     }
 
     /** Stops listening and closes the upstream connections; the Vert.x instance stays open. */
     public Future<Void> close() {
-        Future<Void> all = front.shutdown(Duration.ofSeconds(1));
-        for (UpstreamClient c : clients) {
-            all = all.compose(v -> c.close());
+        Future<Void> all = Future.succeededFuture();
+        for (String id : deployments) {
+            all = all.compose(v -> vertx.undeploy(id));
         }
         return all;
     }
@@ -154,7 +157,7 @@ public final class BareProxy {
     }
 
     /** The header names a Connection header lists: also hop-by-hop. Almost always none. */
-    static List<String> connectionTokens(HttpHeaders headers) {
+    static List<String> connectionTokens(MultiMap headers) {
         List<String> values = headers.getAll("connection");
         if (values.isEmpty()) {
             return List.of();
@@ -170,8 +173,8 @@ public final class BareProxy {
         return tokens;
     }
 
-    /** End-to-end headers from one side onto the other; Host is the upstream client's to set. */
-    private static void copyHeaders(HttpHeaders from, HttpHeaders to) {
+    /** The client's end-to-end headers onto the upstream request; Host is the upstream client's to set. */
+    private static void copyHeaders(MultiMap from, HttpHeaders to) {
         List<String> tokens = connectionTokens(from);
         for (Map.Entry<String, String> e : from) {
             String name = e.getKey();
@@ -181,42 +184,82 @@ public final class BareProxy {
         }
     }
 
-    /** Reads the request whole, as Sluice does, and sends it on. */
-    private static void forward(ClientRequest in, UpstreamClient client, Origin upstream) {
-        ClientResponse out = in.response();
-        if (in.malformed().isPresent()) {
-            out.setStatusCode(in.malformed().get().status()).end();
-            return;
+    /** The upstream's end-to-end headers onto the client's answer. */
+    private static void copyHeaders(HttpHeaders from, MultiMap to) {
+        List<String> tokens = List.of();
+        String connection = from.get("connection");
+        if (connection != null) {
+            tokens = connectionTokens(MultiMap.caseInsensitiveMultiMap().add("connection", connection));
         }
-        String length = in.header("content-length");
-        ByteBuf body = Unpooled.buffer(length != null ? Math.max(0, Integer.parseInt(length.strip())) : 256);
-        in.bodyHandler(body::writeBytes);
-        in.endHandler(v -> {
-            String uri = in.path() + in.query().map(q -> "?" + q).orElse("");
-            FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, in.method(), uri, body);
-            copyHeaders(in.headers(), req.headers());
-            if (in.headers().contains("content-length") || in.headers().contains("transfer-encoding")) {
-                // The client's chunking was hop-by-hop; the upstream gets the whole body's length.
-                req.headers().setInt("content-length", body.readableBytes());
+        for (Map.Entry<String, String> e : from) {
+            if (forwarded(e.getKey(), tokens)) {
+                to.add(e.getKey(), e.getValue());
             }
-            Relay relay = new Relay(in, out);
-            relay.call = client.send(upstream, req, relay);
-            out.closeHandler(x -> relay.call.cancel());
-        });
+        }
     }
 
-    /**
-     * The upstream's answer to the client: an answer of known length whole, as Sluice answers JSON;
-     * a stream as it comes, the upstream paused while the client is behind.
-     */
-    private static final class Relay implements ResponseListener {
-        private final ClientRequest in;
-        private final ClientResponse out;
-        UpstreamCallHandle call;
-        private Buffer whole;
-        private boolean wrote;
+    /** One event loop's listener and its own upstream client, as each of Sluice's verticles has. */
+    private static final class Listener extends VerticleBase {
+        private final int requestedPort;
+        private final Origin upstream;
+        private UpstreamClient client;
+        HttpServer server;
 
-        Relay(ClientRequest in, ClientResponse out) {
+        Listener(int requestedPort, int upstreamPort) {
+            this.requestedPort = requestedPort;
+            this.upstream = new Origin("127.0.0.1", upstreamPort, false);
+        }
+
+        @Override
+        public Future<?> start() {
+            // The settings Sluice's GatewayVerticle uses, so that the stack is configured alike.
+            Duration timeout = Duration.ofMillis(UPSTREAM_TIMEOUT_MILLIS);
+            client = UpstreamClient.create(context, new UpstreamClient.Settings(UPSTREAM_POOL_SIZE, timeout, timeout,
+                    Duration.ofSeconds(60)));
+            HttpServerOptions options = new HttpServerOptions().setHost("127.0.0.1").setPort(requestedPort)
+                    .setTcpNoDelay(true).setCompressionSupported(false);
+            return vertx.createHttpServer(options).requestHandler(this::forward).listen().onSuccess(s -> server = s);
+        }
+
+        @Override
+        public Future<?> stop() {
+            return server == null ? client.close() : server.close().compose(v -> client.close());
+        }
+
+        private void forward(HttpServerRequest in) {
+            HttpServerResponse out = in.response();
+            in.body().onComplete(ar -> {
+                if (ar.failed()) {
+                    return; // the client went away mid-body: there is no one to answer
+                }
+                Buffer body = ar.result();
+                FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1,
+                        io.netty.handler.codec.http.HttpMethod.valueOf(in.method().name()), in.uri(),
+                        Unpooled.wrappedBuffer(body.getBytes()));
+                copyHeaders(in.headers(), req.headers());
+                if (hasBody(in)) {
+                    // The client's chunking was hop-by-hop; the upstream gets the whole body's length.
+                    req.headers().setInt("content-length", body.length());
+                }
+                Relay relay = new Relay(in, out);
+                relay.call = client.send(upstream, req, relay);
+                out.closeHandler(v -> relay.call.cancel());
+            });
+        }
+
+        /** HTTP/1.1: a request has a body when it says how long it is or that it is chunked. */
+        private static boolean hasBody(HttpServerRequest in) {
+            return in.headers().contains("content-length") || in.headers().contains("transfer-encoding");
+        }
+    }
+
+    /** The upstream's answer, written to the client as it comes; the upstream is paused while the client is behind. */
+    private static final class Relay implements ResponseListener {
+        private final HttpServerRequest in;
+        private final HttpServerResponse out;
+        UpstreamCallHandle call;
+
+        Relay(HttpServerRequest in, HttpServerResponse out) {
             this.in = in;
             this.out = out;
         }
@@ -225,11 +268,8 @@ public final class BareProxy {
         public void onHead(int status, HttpHeaders headers) {
             out.setStatusCode(status);
             copyHeaders(headers, out.headers());
-            boolean bodyless = HttpMethod.HEAD.equals(in.method()) || status == 204 || status == 304 || status < 200;
-            if (bodyless || headers.contains("content-length")) {
-                out.headers().remove("content-length");
-                whole = Buffer.buffer();
-            } else {
+            boolean bodyless = in.method() == HttpMethod.HEAD || status == 204 || status == 304 || status < 200;
+            if (!bodyless && !headers.contains("content-length")) {
                 // A stream of unknown length (SSE): the upstream's chunking was hop-by-hop, the client gets its own.
                 out.setChunked(true);
             }
@@ -237,11 +277,6 @@ public final class BareProxy {
 
         @Override
         public void onContent(Buffer chunk) {
-            if (whole != null) {
-                whole.appendBuffer(chunk);
-                return;
-            }
-            wrote = true;
             out.write(chunk);
             if (out.writeQueueFull()) {
                 call.pause();
@@ -251,15 +286,15 @@ public final class BareProxy {
 
         @Override
         public void onEnd() {
-            out.end(whole != null ? whole : Buffer.buffer(0));
+            out.end();
         }
 
         @Override
         public void onFailure(Throwable cause) {
-            if (wrote) {
+            if (out.headWritten()) {
                 out.reset(); // a broken stream must not look complete to the client
             } else {
-                out.setStatusCode(502).end();
+                out.setStatusCode(502).putHeader("content-length", "0").end();
             }
         }
     }

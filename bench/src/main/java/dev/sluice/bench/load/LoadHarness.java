@@ -101,8 +101,8 @@ public final class LoadHarness {
             if (options.targets().contains("bare")) {
                 BareProxy.Child v = BareProxy.Child.start(options.childJvmArgs(), upstream.port());
                 bare = Optional.of(v);
-                env.add("Bare proxy: child JVM, " + BareProxy.class.getSimpleName() + ": Sluice's HTTP stack (its "
-                        + "FrontServer and UpstreamClient on Netty), default event loops and upstream pool ("
+                env.add("Bare proxy: child JVM, " + BareProxy.class.getSimpleName() + ": Sluice's HTTP stack (Vert.x "
+                        + "server, Sluice's UpstreamClient), default event loops and upstream pool ("
                         + BareProxy.UPSTREAM_POOL_SIZE + " connections per event loop), headers and bodies copied, nothing else");
             }
             if (options.targets().contains("sluice")) {

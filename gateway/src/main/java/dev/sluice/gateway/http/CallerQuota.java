@@ -11,7 +11,7 @@ import dev.sluice.limits.ScopeLevel;
 import dev.sluice.store.BucketState;
 import dev.sluice.time.NanoClock;
 import io.netty.util.AsciiString;
-import io.netty.handler.codec.http.HttpHeaders;
+import io.vertx.core.MultiMap;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -63,7 +63,7 @@ public final class CallerQuota {
     }
 
     /** Adds the headers for {@code key}; adds nothing when neither its key nor its tenant has limits (or, reading on a worker, before the first reading). */
-    public void write(HttpHeaders headers, KeyConfig key) {
+    public void write(MultiMap headers, KeyConfig key) {
         GovernorConfig config = governor.config();
         KeyQuota q = byKey.get(key.id());
         if (q == null || q.config != config) {

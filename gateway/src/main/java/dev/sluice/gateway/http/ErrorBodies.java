@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.netty.handler.codec.http.HttpHeaders;
+import io.vertx.core.MultiMap;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -158,7 +158,7 @@ public final class ErrorBodies {
      * 1 and at most {@link #MAX_CLIENT_RETRY_MILLIS}; {@code x-should-retry: false} when retrying
      * cannot help or the real wait is longer than that cap (the body carries the real wait).
      */
-    public static void retryHeaders(HttpHeaders headers, long retryAfterMillis, boolean retryable) {
+    public static void retryHeaders(MultiMap headers, long retryAfterMillis, boolean retryable) {
         long ms = Math.min(Math.max(1, retryAfterMillis), MAX_CLIENT_RETRY_MILLIS);
         headers.set("retry-after", Long.toString((ms + 999) / 1000));
         headers.set("retry-after-ms", Long.toString(ms));

@@ -1,6 +1,6 @@
 package dev.sluice.gateway.http;
 
-import io.netty.handler.codec.http.HttpMethod;
+import io.vertx.core.http.HttpMethod;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
@@ -26,7 +26,7 @@ public record Route(Operation operation, Optional<String> pathModel) {
         if (path.length() > 1 && path.endsWith("/")) {
             path = path.substring(0, path.length() - 1);
         }
-        if (HttpMethod.GET.equals(method)) {
+        if (method == HttpMethod.GET) {
             return switch (path) {
                 case "/v1/models" -> of(Operation.OPENAI_MODELS);
                 case "/healthz" -> of(Operation.HEALTH);
@@ -34,7 +34,7 @@ public record Route(Operation operation, Optional<String> pathModel) {
                 default -> Optional.empty();
             };
         }
-        if (!HttpMethod.POST.equals(method)) {
+        if (method != HttpMethod.POST) {
             return Optional.empty();
         }
         switch (path) {

@@ -31,13 +31,11 @@ import dev.sluice.governor.TrafficClass;
 import dev.sluice.governor.Usage;
 import dev.sluice.limits.Scope;
 import dev.sluice.limits.ScopeLevel;
-import dev.sluice.gateway.front.ClientRequest;
-import dev.sluice.gateway.front.ClientResponse;
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
-import io.netty.buffer.Unpooled;
 import io.vertx.core.Context;
+import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Optional;
@@ -55,8 +53,8 @@ final class Exchange {
     enum State { READING, ADMITTING, UPSTREAM, DONE }
 
     final GatewayCore core;
-    final ClientRequest req;
-    final ClientResponse resp;
+    final HttpServerRequest req;
+    final HttpServerResponse resp;
     final UpstreamClient client;
     final Context context;
     final String traceId;
@@ -74,27 +72,23 @@ final class Exchange {
     boolean clientGone;
     private Reservation reservation;
     private boolean reservationEnded;
-    private ByteBuf body;
+    private Buffer body;
     private long refusedBytes;
     private UpstreamCall call;
 
-    Exchange(GatewayCore core, ClientRequest req, UpstreamClient client) {
+    Exchange(GatewayCore core, HttpServerRequest req, UpstreamClient client) {
         this.core = core;
         this.req = req;
         this.resp = req.response();
         this.client = client;
-        this.context = req.context();
-        this.traceId = TraceIds.fromTraceparent(req.header("traceparent"));
+        this.context = Vertx.currentContext();
+        this.traceId = TraceIds.fromTraceparent(req.getHeader("traceparent"));
     }
 
     void start() {
         resp.putHeader(HeaderNames.TRACE_ID, traceId);
         resp.closeHandler(v -> onClientGone());
-        Optional<ClientRequest.Malformed> malformed = req.malformed();
-        if (malformed.isPresent()) {
-            fail(malformed.get().status(), malformed.get().code(), malformed.get().reason(), Optional.empty());
-            return;
-        }
+        req.exceptionHandler(e -> onClientGone());
         Optional<Route> matched = Route.match(req.method(), req.path());
         if (matched.isEmpty()) {
             family = Route.familyOf(req.path());
@@ -123,29 +117,29 @@ final class Exchange {
             models();
             return;
         }
-        String type = req.header("content-type");
+        String type = req.getHeader("content-type");
         if (type != null && !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
             fail(415, "unsupported_media_type", "Request bodies must be application/json, not " + type + ".",
                     Optional.empty());
             return;
         }
         long max = core.config.server().maxBodyBytes();
-        String length = req.header("content-length");
+        String length = req.getHeader("content-length");
         long declared = parseLong(length);
-        body = Unpooled.buffer(declared > 0 && declared <= max ? (int) declared : 1024);
-        req.bodyHandler(chunk -> {
+        body = Buffer.buffer(declared > 0 && declared <= max ? (int) declared : 1024);
+        req.handler(chunk -> {
             if (state != State.READING) {
-                refusedBytes += chunk.readableBytes();
+                refusedBytes += chunk.length();
                 if (refusedBytes > DRAIN_LIMIT_BYTES) {
-                    req.closeConnection();
+                    req.connection().close();
                 }
                 return;
             }
-            if (body.readableBytes() + chunk.readableBytes() > max) {
-                tooLarge(max, chunk.readableBytes());
+            if (body.length() + chunk.length() > max) {
+                tooLarge(max, chunk.length());
                 return;
             }
-            body.writeBytes(chunk);
+            body.appendBuffer(chunk);
         });
         req.endHandler(v -> {
             if (state == State.READING) {
@@ -165,7 +159,7 @@ final class Exchange {
      */
     private void tooLarge(long max, long alreadyRead) {
         refusedBytes = alreadyRead;
-        if (parseLong(req.header("content-length")) > DRAIN_LIMIT_BYTES) {
+        if (parseLong(req.getHeader("content-length")) > DRAIN_LIMIT_BYTES) {
             resp.putHeader("connection", "close");
         }
         body = null;
@@ -175,8 +169,7 @@ final class Exchange {
 
     private void onBody() {
         state = State.ADMITTING;
-        byte[] raw = body.hasArray() && body.arrayOffset() == 0 && body.readerIndex() == 0
-                && body.array().length == body.readableBytes() ? body.array() : ByteBufUtil.getBytes(body);
+        byte[] raw = body.getBytes();
         Optional<JsonNode> parsed = ProxyJson.parse(raw);
         body = null;
         if (parsed.isEmpty() || !parsed.get().isObject()) {
@@ -244,7 +237,7 @@ final class Exchange {
             return;
         }
         try {
-            plan = UpstreamPlan.of(op, json, raw, profile, deployment, req.query().orElse(null));
+            plan = UpstreamPlan.of(op, json, raw, profile, deployment, req.query());
         } catch (UpstreamPlan.Unsupported e) {
             fail(400, "unsupported_route", e.getMessage(), Optional.of("model"));
             return;
@@ -295,7 +288,7 @@ final class Exchange {
     /** The key's class and deadline, or tighter ones from the request headers; never above what the key allows. */
     private boolean classAndDeadline() {
         trafficClass = key.trafficClass();
-        String asked = req.header("x-sluice-class");
+        String asked = req.getHeader("x-sluice-class");
         if (asked != null) {
             Optional<TrafficClass> c = TrafficClass.byWireName(asked);
             if (c.isEmpty()) {
@@ -306,7 +299,7 @@ final class Exchange {
             trafficClass = c.get().outranks(key.maxClass()) ? key.maxClass() : c.get();
         }
         long deadlineMillis = key.deadline().map(Duration::toMillis).orElse(Long.MAX_VALUE);
-        String ms = req.header("x-sluice-deadline-ms");
+        String ms = req.getHeader("x-sluice-deadline-ms");
         if (ms != null) {
             long v = parseLong(ms);
             if (v <= 0) {
@@ -415,11 +408,16 @@ final class Exchange {
             core.ledger.recordDuplicateAnswer();
             return;
         }
+        boolean close = "close".equals(resp.headers().get("connection"));
         resp.setStatusCode(status);
         resp.putHeader(HeaderNames.CONTENT_TYPE, contentType);
         quotaHeaders();
         finish();
-        resp.end(out);
+        if (close) {
+            resp.end(out).onComplete(v -> req.connection().close());
+        } else {
+            resp.end(out);
+        }
     }
 
     /** The caller's own remaining quota; catalog and count endpoints never read throttle state. */

@@ -7,7 +7,6 @@ import dev.sluice.gateway.auth.KeyRing;
 import dev.sluice.gateway.config.DeploymentConfig;
 import dev.sluice.gateway.config.DeploymentKind;
 import dev.sluice.gateway.config.SluiceConfig;
-import dev.sluice.gateway.front.ClientRequest;
 import dev.sluice.gateway.http.CallerQuota;
 import dev.sluice.gateway.upstream.Origin;
 import dev.sluice.gateway.upstream.UpstreamClient;
@@ -16,6 +15,7 @@ import dev.sluice.signal.ProviderKind;
 import dev.sluice.signal.SignalNormaliser;
 import dev.sluice.time.NanoClock;
 import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServerRequest;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -81,7 +81,7 @@ public final class GatewayCore {
     }
 
     /** Serves one request; {@code client} is the calling event loop's upstream client. */
-    public void handle(ClientRequest request, UpstreamClient client) {
+    public void handle(HttpServerRequest request, UpstreamClient client) {
         ledger.recordStarted();
         new Exchange(this, request, client).start();
     }

@@ -10,6 +10,7 @@ import dev.sluice.gateway.translate.AnthropicRequests;
 import dev.sluice.gateway.translate.GeminiRequests;
 import dev.sluice.gateway.translate.WireFormat;
 import io.netty.handler.codec.http.HttpHeaders;
+import io.vertx.core.MultiMap;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -180,7 +181,7 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, Optional<byte[]> verba
     }
 
     /** Puts the deployment's credential and the provider's required headers on the upstream request. */
-    static void credentials(HttpHeaders headers, DeploymentConfig d, HttpHeaders client) {
+    static void credentials(HttpHeaders headers, DeploymentConfig d, MultiMap client) {
         String key = d.apiKey().map(s -> s.reveal()).orElse(null);
         switch (d.kind()) {
             case OPENAI, OPENAI_COMPATIBLE -> {
@@ -210,7 +211,7 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, Optional<byte[]> verba
         }
     }
 
-    private static void copy(HttpHeaders from, HttpHeaders to, String name) {
+    private static void copy(MultiMap from, HttpHeaders to, String name) {
         String v = from.get(name);
         if (v != null) {
             to.set(name, v);

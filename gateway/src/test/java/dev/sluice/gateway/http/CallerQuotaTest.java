@@ -12,8 +12,7 @@ import dev.sluice.limits.Scope;
 import dev.sluice.limits.ScopeLevel;
 import dev.sluice.store.InMemoryQuotaStore;
 import dev.sluice.time.NanoClock;
-import io.netty.handler.codec.http.DefaultHttpHeadersFactory;
-import io.netty.handler.codec.http.HttpHeaders;
+import io.vertx.core.MultiMap;
 import java.time.ZoneOffset;
 import java.util.ArrayDeque;
 import java.util.List;
@@ -44,7 +43,7 @@ class CallerQuotaTest {
 
     @Test
     void inPlaceEveryAnswerCarriesTheKeysAndTenantsQuota() {
-        HttpHeaders h = DefaultHttpHeadersFactory.headersFactory().newHeaders();
+        MultiMap h = MultiMap.caseInsensitiveMultiMap();
         new CallerQuota(governor).write(h, key);
 
         assertThat(h.get("RateLimit-Policy")).isEqualTo("\"key-rpm\";q=600;w=60, \"tenant-tpm\";q=90000;w=60");
@@ -57,7 +56,7 @@ class CallerQuotaTest {
     @Test
     void inPlaceAReadingIsReusedForTenMilliseconds() {
         CallerQuota quota = new CallerQuota(governor);
-        HttpHeaders h = DefaultHttpHeadersFactory.headersFactory().newHeaders();
+        MultiMap h = MultiMap.caseInsensitiveMultiMap();
         quota.write(h, key);
         ((dev.sluice.governor.Decision.Admitted) governor.admit(new dev.sluice.governor.AdmissionRequest("r1",
                 new dev.sluice.governor.RequestPath("org", "acme", "acme/search", "k1", "chat", "dep"),
@@ -77,21 +76,21 @@ class CallerQuotaTest {
         ArrayDeque<Runnable> worker = new ArrayDeque<>();
         CallerQuota quota = new CallerQuota(governor, worker::add, 250_000_000L);
 
-        HttpHeaders first = DefaultHttpHeadersFactory.headersFactory().newHeaders();
+        MultiMap first = MultiMap.caseInsensitiveMultiMap();
         quota.write(first, key);
-        quota.write(DefaultHttpHeadersFactory.headersFactory().newHeaders(), key);
+        quota.write(MultiMap.caseInsensitiveMultiMap(), key);
         assertThat(first.isEmpty()).as("nothing read yet: no headers rather than a wait").isTrue();
         assertThat(worker).as("one reading in flight at a time").hasSize(1);
 
         worker.poll().run();
         now += 100_000_000L;
-        HttpHeaders second = DefaultHttpHeadersFactory.headersFactory().newHeaders();
+        MultiMap second = MultiMap.caseInsensitiveMultiMap();
         quota.write(second, key);
         assertThat(second.get("RateLimit")).isEqualTo("\"key-rpm\";r=600, \"tenant-tpm\";r=90000");
         assertThat(worker).as("a reading younger than the max age is reused").isEmpty();
 
         now += 200_000_000L;
-        quota.write(DefaultHttpHeadersFactory.headersFactory().newHeaders(), key);
+        quota.write(MultiMap.caseInsensitiveMultiMap(), key);
         assertThat(worker).as("an older one is refreshed").hasSize(1);
     }
 

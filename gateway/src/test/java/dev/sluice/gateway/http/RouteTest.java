@@ -2,7 +2,7 @@ package dev.sluice.gateway.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.netty.handler.codec.http.HttpMethod;
+import io.vertx.core.http.HttpMethod;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 

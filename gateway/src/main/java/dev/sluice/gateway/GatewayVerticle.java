@@ -1,0 +1,57 @@
+package dev.sluice.gateway;
+
+import dev.sluice.gateway.config.ServerSettings;
+import dev.sluice.gateway.proxy.GatewayCore;
+import dev.sluice.gateway.upstream.UpstreamClient;
+import io.vertx.core.Future;
+import io.vertx.core.VerticleBase;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.time.Duration;
+
+/** One event loop's share of the gateway: a listener and an upstream client bound to that loop. */
+final class GatewayVerticle extends VerticleBase {
+
+    /** Upstream connections per event loop: enough for hundreds of concurrent streams. */
+    static final int UPSTREAM_POOL_SIZE = 512;
+
+    /** How long an unused upstream connection is kept for the next call. */
+    static final Duration UPSTREAM_KEEP_ALIVE = Duration.ofSeconds(60);
+
+    /** How long stopping waits for requests in flight before closing their connections. */
+    static final long SHUTDOWN_GRACE_SECONDS = 10;
+
+    private final GatewayCore core;
+    private final ServerSettings server;
+    private final int port;
+    private UpstreamClient client;
+    private HttpServer listener;
+
+    GatewayVerticle(GatewayCore core, ServerSettings server, int port) {
+        this.core = core;
+        this.server = server;
+        this.port = port;
+    }
+
+    @Override
+    public Future<?> start() {
+        client = UpstreamClient.create(context, new UpstreamClient.Settings(UPSTREAM_POOL_SIZE, server.upstreamTimeout(),
+                server.upstreamTimeout(), UPSTREAM_KEEP_ALIVE));
+        HttpServerOptions options = new HttpServerOptions().setHost(server.host()).setPort(port)
+                .setMaxHeaderSize(server.maxHeaderBytes()).setTcpNoDelay(true).setCompressionSupported(false);
+        return vertx.createHttpServer(options).requestHandler(r -> core.handle(r, client)).listen()
+                .onSuccess(s -> listener = s);
+    }
+
+    @Override
+    public Future<?> stop() {
+        // Graceful: stop accepting, let requests in flight finish (streams included) for a while, then close.
+        Future<Void> closed = listener == null ? Future.succeededFuture()
+                : listener.shutdown(SHUTDOWN_GRACE_SECONDS, java.util.concurrent.TimeUnit.SECONDS);
+        return closed.compose(v -> client.close());
+    }
+
+    int actualPort() {
+        return listener.actualPort();
+    }
+}
