@@ -38,8 +38,13 @@ final class GatewayVerticle extends VerticleBase {
         client = UpstreamClient.create(context, new UpstreamClient.Settings(UPSTREAM_POOL_SIZE, server.upstreamTimeout(),
                 server.upstreamTimeout(), UPSTREAM_KEEP_ALIVE));
         HttpServerOptions options = new HttpServerOptions().setHost(server.host()).setPort(port)
-                .setMaxHeaderSize(server.maxHeaderBytes()).setTcpNoDelay(true).setCompressionSupported(false);
-        return vertx.createHttpServer(options).requestHandler(r -> core.handle(r, client)).listen()
+                .setMaxHeaderSize(server.maxHeaderBytes()).setTcpNoDelay(true).setCompressionSupported(false)
+                // A client that asks before sending a large body (curl does above 1 MB) gets its go-ahead at once
+                // instead of waiting out its own timeout; a body over the limit is refused when it arrives.
+                .setHandle100ContinueAutomatically(true);
+        // Requests whose head cannot be read go the same way: the exchange answers them in the provider's shape.
+        return vertx.createHttpServer(options).requestHandler(r -> core.handle(r, client))
+                .invalidRequestHandler(r -> core.handle(r, client)).listen()
                 .onSuccess(s -> listener = s);
     }
 

@@ -206,6 +206,54 @@ class ErrorsTest {
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY, chat("chat", ""), "x-padding",
                 "p".repeat(10_000));
         assertThat(r.statusCode()).isEqualTo(431);
+        assertThat(error(r).path("code").asText()).isEqualTo("headers_too_large");
+        f.awaitBalanced();
+    }
+
+    @Test
+    void aRequestLineTooLongIs414InTheErrorShape() throws Exception {
+        long answered = f.gateway.ledger().answered();
+        String answer = rawExchange("GET /v1/" + "m".repeat(10_000) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+        // The head was never read, so Netty answers in the oldest version it speaks.
+        assertThat(answer).startsWith("HTTP/1.0 414").contains("\"code\":\"request_line_too_long\"");
+        f.awaitBalanced();
+        assertThat(f.gateway.ledger().answered()).as("counted like any answer").isGreaterThan(answered);
+    }
+
+    @Test
+    void aHeadThatIsNotHttpIs400InTheErrorShapeAndTheConnectionCloses() throws Exception {
+        String answer = rawExchange("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Length: not-a-number\r\n\r\n");
+        assertThat(answer).startsWith("HTTP/1.1 400").containsIgnoringCase("connection: close")
+                .contains("\"code\":\"invalid_http\"");
+        f.awaitBalanced();
+    }
+
+    @Test
+    void aClientThatExpectsContinueIsToldToSendItsBody() throws Exception {
+        String body = chat("chat", "");
+        try (Socket s = new Socket("127.0.0.1", f.gateway.port())) {
+            s.setSoTimeout(10_000);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer " + GatewayFixture.KEY
+                    + "\r\nContent-Type: application/json\r\nExpect: 100-continue\r\nContent-Length: "
+                    + body.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n").getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            assertThat(readUntil(s.getInputStream(), "\r\n\r\n")).startsWith("HTTP/1.1 100 Continue");
+            out.write(body.getBytes(StandardCharsets.UTF_8));
+            out.flush();
+            assertThat(readUntil(s.getInputStream(), "\"usage\"")).startsWith("HTTP/1.1 200");
+        }
+    }
+
+    /** Writes {@code request} on a fresh connection and reads until the gateway closes it. */
+    private String rawExchange(String request) throws java.io.IOException {
+        try (Socket s = new Socket("127.0.0.1", f.gateway.port())) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write(request.getBytes(StandardCharsets.UTF_8));
+            s.getOutputStream().flush();
+            return new String(s.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
     }
 
     @Test

@@ -14,6 +14,7 @@ import dev.sluice.gateway.config.ProfileConfig;
 import dev.sluice.gateway.http.ApiFamily;
 import dev.sluice.gateway.http.ErrorBodies;
 import dev.sluice.gateway.http.HeaderNames;
+import dev.sluice.gateway.http.MalformedRequest;
 import dev.sluice.gateway.http.Operation;
 import dev.sluice.gateway.http.RejectionView;
 import dev.sluice.gateway.http.Route;
@@ -89,6 +90,13 @@ final class Exchange {
         resp.putHeader(HeaderNames.TRACE_ID, traceId);
         resp.closeHandler(v -> onClientGone());
         req.exceptionHandler(e -> onClientGone());
+        Optional<MalformedRequest> malformed = MalformedRequest.of(req.decoderResult());
+        if (malformed.isPresent()) {
+            // The head could not be read, so neither can what follows it: answer and close.
+            resp.putHeader("connection", "close");
+            fail(malformed.get().status(), malformed.get().code(), malformed.get().reason(), Optional.empty());
+            return;
+        }
         Optional<Route> matched = Route.match(req.method(), req.path());
         if (matched.isEmpty()) {
             family = Route.familyOf(req.path());
