@@ -40,7 +40,7 @@ final class GatewayVerticle extends VerticleBase {
         HttpServerOptions options = new HttpServerOptions().setHost(server.host()).setPort(port)
                 .setMaxHeaderSize(server.maxHeaderBytes()).setTcpNoDelay(true).setCompressionSupported(false)
                 // A client that asks before sending a large body (curl does above 1 MB) gets its go-ahead at once
-                // instead of waiting out its own timeout; a body over the limit is refused when it arrives.
+                // instead of waiting out its own timeout; a declared length over the limit is still answered 413.
                 .setHandle100ContinueAutomatically(true);
         // Requests whose head cannot be read go the same way: the exchange answers them in the provider's shape.
         return vertx.createHttpServer(options).requestHandler(r -> core.handle(r, client))

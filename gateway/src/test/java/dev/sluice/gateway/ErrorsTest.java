@@ -230,6 +230,13 @@ class ErrorsTest {
     }
 
     @Test
+    void anUnreadableHeadOnAnAnthropicPathGetsTheAnthropicErrorShape() throws Exception {
+        String answer = rawExchange("POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                + "Content-Length: not-a-number\r\n\r\n");
+        assertThat(answer).contains(" 400 ").contains("\"type\":\"error\"").contains("\"code\":\"invalid_http\"");
+    }
+
+    @Test
     void aClientThatExpectsContinueIsToldToSendItsBody() throws Exception {
         String body = chat("chat", "");
         try (Socket s = new Socket("127.0.0.1", f.gateway.port())) {

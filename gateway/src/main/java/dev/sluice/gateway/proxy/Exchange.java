@@ -92,7 +92,9 @@ final class Exchange {
         req.exceptionHandler(e -> onClientGone());
         Optional<MalformedRequest> malformed = MalformedRequest.of(req.decoderResult());
         if (malformed.isPresent()) {
-            // The head could not be read, so neither can what follows it: answer and close.
+            // The head could not be read, so neither can what follows it: answer and close. The path, when the
+            // decoder got that far, still tells whose error shape to use.
+            family = Route.familyOf(req.path());
             resp.putHeader("connection", "close");
             fail(malformed.get().status(), malformed.get().code(), malformed.get().reason(), Optional.empty());
             return;
