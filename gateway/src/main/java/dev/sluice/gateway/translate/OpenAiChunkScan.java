@@ -2,7 +2,6 @@ package dev.sluice.gateway.translate;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.util.Optional;
 
@@ -15,19 +14,20 @@ import java.util.Optional;
  * @param finishReason some choice carries a textual {@code finish_reason}
  * @param textChars code points of {@code delta.content}, {@code delta.refusal},
  *     {@code delta.tool_calls[].function.arguments} and legacy {@code text}
- * @param usage the top-level {@code usage} value, if any
+ * @param usage the counts of the top-level {@code usage} object; empty when there is none or it is
+ *     not an object (OpenAI sends {@code null} in every chunk before the usage chunk)
  * @param noChoices {@code choices} is an empty array
  * @param responsesEvent a Responses API event ({@code type} starting {@code response.}), which
  *     the caller reads from its tree instead
  */
-record OpenAiChunkScan(boolean finishReason, long textChars, Optional<JsonNode> usage, boolean noChoices,
+record OpenAiChunkScan(boolean finishReason, long textChars, Optional<UsageCounts> usage, boolean noChoices,
         boolean responsesEvent) {
 
     private static final OpenAiChunkScan NOTHING = new OpenAiChunkScan(false, 0, Optional.empty(), false, false);
 
     /** Whether this is the chunk OpenAI adds when asked for {@code stream_options.include_usage}. */
     boolean usageOnly() {
-        return noChoices && usage.filter(JsonNode::isObject).isPresent();
+        return noChoices && usage.isPresent();
     }
 
     /**
@@ -50,7 +50,7 @@ record OpenAiChunkScan(boolean finishReason, long textChars, Optional<JsonNode> 
                 JsonToken value = p.nextToken();
                 switch (name) {
                     case "choices" -> r.choices(p, value);
-                    case "usage" -> r.usage = Json.MAPPER.readTree(p);
+                    case "usage" -> r.usage = value == JsonToken.START_OBJECT ? UsageCounts.read(p) : skipped(p);
                     case "type" -> {
                         r.responsesEvent = value == JsonToken.VALUE_STRING && p.getText().startsWith("response.");
                     }
@@ -64,11 +64,17 @@ record OpenAiChunkScan(boolean finishReason, long textChars, Optional<JsonNode> 
         }
     }
 
+    /** Skips a value that is not a usage object; a repeated key's last value counts, as in a tree. */
+    private static UsageCounts skipped(JsonParser p) throws IOException {
+        p.skipChildren();
+        return null;
+    }
+
     /** The fields gathered while reading one chunk. */
     private static final class Reader {
         boolean finish;
         long chars;
-        JsonNode usage;
+        UsageCounts usage;
         boolean noChoices;
         boolean responsesEvent;
 

@@ -148,9 +148,9 @@ public final class StreamUsageTracker {
     }
 
     /** Consumes what {@link OpenAiChunkScan} read from an OpenAI chat or completions chunk. */
-    void observeOpenAiChunk(long chunkTextChars, Optional<JsonNode> usage) {
+    void observeOpenAiChunk(long chunkTextChars, Optional<UsageCounts> usage) {
         textChars += chunkTextChars;
-        usage.flatMap(u -> UsageExtractor.openAi(u, true)).ifPresent(this::finalUsage);
+        usage.ifPresent(u -> finalUsage(u.openAi(true)));
     }
 
     private void observeAnthropic(JsonNode data) {

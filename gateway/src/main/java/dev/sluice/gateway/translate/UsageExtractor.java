@@ -40,9 +40,9 @@ public final class UsageExtractor {
     }
 
     /**
-     * Usage from a response body that passes through untranslated, read without building its
-     * tree: only the top-level usage object ({@code usage}, or {@code usageMetadata} for Gemini)
-     * is parsed, everything else is skipped token by token. Same answers as
+     * Usage from a response body that passes through untranslated, read without building a
+     * tree: the counts of the top-level usage object ({@code usage}, or {@code usageMetadata} for
+     * Gemini) are read token by token ({@link UsageCounts}), everything else is skipped. Same answers as
      * {@link #extract(WireFormat, byte[])}, for a fraction of the work on a long answer.
      *
      * @throws UpstreamFormatException when the body is not JSON
@@ -59,24 +59,25 @@ public final class UsageExtractor {
                 // Gemini's JSON-array stream, or a bare value: rare enough for the tree.
                 return extract(format, Json.MAPPER.readTree(p));
             }
-            JsonNode usage = null;
+            UsageCounts usage = null;
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 boolean wanted = field.equals(p.currentName());
-                p.nextToken();
-                if (wanted) {
-                    usage = Json.MAPPER.readTree(p); // a repeated key: the last one counts, as in a tree
+                JsonToken value = p.nextToken();
+                if (wanted && value == JsonToken.START_OBJECT) {
+                    usage = UsageCounts.read(p); // a repeated key: the last one counts, as in a tree
                 } else {
+                    usage = wanted ? null : usage;
                     p.skipChildren();
                 }
             }
             if (usage == null) {
                 return Optional.empty();
             }
-            return switch (format) {
-                case OPENAI -> openAi(usage, true);
-                case ANTHROPIC -> anthropic(usage, true);
-                case GEMINI -> gemini(usage, true);
-            };
+            return Optional.of(switch (format) {
+                case OPENAI -> usage.openAi(true);
+                case ANTHROPIC -> usage.anthropic(true);
+                case GEMINI -> usage.gemini(true);
+            });
         } catch (IOException e) {
             throw new UpstreamFormatException("the body is not JSON");
         }
@@ -106,37 +107,16 @@ public final class UsageExtractor {
 
     /** An OpenAI {@code usage} object, chat or Responses style. */
     static Optional<ObservedUsage> openAi(JsonNode usage, boolean reported) {
-        if (!usage.isObject()) {
-            return Optional.empty();
-        }
-        boolean responses = usage.has("input_tokens") && !usage.has("prompt_tokens");
-        long prompt = Json.count(usage, responses ? "input_tokens" : "prompt_tokens");
-        long output = Json.count(usage, responses ? "output_tokens" : "completion_tokens");
-        JsonNode details = usage.path(responses ? "input_tokens_details" : "prompt_tokens_details");
-        long cached = Math.min(prompt, Json.count(details, "cached_tokens"));
-        long input = prompt - cached;
-        long written = Math.min(input, Json.count(details, "cache_write_tokens"));
-        return Optional.of(new ObservedUsage(input, output, cached, written, reported));
+        return UsageCounts.of(usage).map(c -> c.openAi(reported));
     }
 
     /** An Anthropic {@code usage} object (message, message_start or message_delta). */
     static Optional<ObservedUsage> anthropic(JsonNode usage, boolean reported) {
-        if (!usage.isObject()) {
-            return Optional.empty();
-        }
-        long written = Json.count(usage, "cache_creation_input_tokens");
-        return Optional.of(new ObservedUsage(Json.count(usage, "input_tokens") + written,
-                Json.count(usage, "output_tokens"), Json.count(usage, "cache_read_input_tokens"), written, reported));
+        return UsageCounts.of(usage).map(c -> c.anthropic(reported));
     }
 
     /** A Gemini {@code usageMetadata} object. */
     static Optional<ObservedUsage> gemini(JsonNode meta, boolean reported) {
-        if (!meta.isObject()) {
-            return Optional.empty();
-        }
-        long prompt = Json.count(meta, "promptTokenCount") + Json.count(meta, "toolUsePromptTokenCount");
-        long cached = Math.min(prompt, Json.count(meta, "cachedContentTokenCount"));
-        long output = Json.count(meta, "candidatesTokenCount") + Json.count(meta, "thoughtsTokenCount");
-        return Optional.of(new ObservedUsage(prompt - cached, output, cached, 0, reported));
+        return UsageCounts.of(meta).map(c -> c.gemini(reported));
     }
 }

@@ -40,7 +40,7 @@ class OpenAiChunkScanTest {
         }
         assertThat(scan.finishReason()).isEqualTo(finish);
         assertThat(scan.usageOnly()).isEqualTo(OpenAiChunks.isUsageOnlyChunk(tree));
-        assertThat(scan.usage().flatMap(u -> UsageExtractor.openAi(u, true)))
+        assertThat(scan.usage().map(u -> u.openAi(true)))
                 .isEqualTo(UsageExtractor.openAi(tree.path("usage"), true));
         assertThat(scan.responsesEvent()).isFalse();
 
