@@ -4,7 +4,6 @@ import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Limits;
 import dev.sluice.store.BucketPlan;
 import dev.sluice.store.ReserveOutcome;
-import java.util.ArrayDeque;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -34,7 +33,7 @@ final class Lane {
     private final ConcurrentHashMap<String, TenantShare> shares = new ConcurrentHashMap<>();
 
     /** Per class: tenant -> its waiters in arrival order. */
-    private final List<Map<String, ArrayDeque<Waiter>>> flows = new java.util.ArrayList<>(CLASSES.length);
+    private final List<Map<String, Flow>> flows = new java.util.ArrayList<>(CLASSES.length);
     private final double[] virtualTime = new double[CLASSES.length];
     private final long[] queuedCostNanos = new long[CLASSES.length];
     private long seq;
@@ -120,13 +119,8 @@ final class Lane {
             sum += queuedCostNanos[i];
         }
         double start = Math.max(virtualTime[k], share.lastFinishTag[k]);
-        for (ArrayDeque<Waiter> flow : flows.get(k).values()) {
-            for (Waiter w : flow) {
-                if (w.startTag > start) {
-                    break;
-                }
-                sum += w.costNanos;
-            }
+        for (Flow flow : flows.get(k).values()) {
+            sum += flow.costUpTo(start);
         }
         return sum;
     }
@@ -153,7 +147,7 @@ final class Lane {
         // The tag advances by the request's cost over the tenant's weight: heavier tenants' tags grow slower.
         share.lastFinishTag[c] = start + Math.max(1.0, cost) / weight;
         Waiter w = new Waiter(request, amounts, share, now, giveUpAt, start, seq++, cost);
-        flows.get(c).computeIfAbsent(share.tenant, t -> new ArrayDeque<>()).addLast(w);
+        flows.get(c).computeIfAbsent(share.tenant, t -> new Flow()).addLast(w);
         queued.incrementAndGet(c);
         queuedCostNanos[c] += cost;
         earliestGiveUp = Math.min(earliestGiveUp, giveUpAt);
@@ -259,7 +253,7 @@ final class Lane {
     private Waiter pick(int c, Set<String> blocked, long now) {
         Waiter best = null;
         boolean bestBelow = false;
-        for (ArrayDeque<Waiter> flow : flows.get(c).values()) {
+        for (Flow flow : flows.get(c).values()) {
             Waiter head = flow.peekFirst();
             if (head == null || (blocked != null && blocked.contains(head.share.tenant))) {
                 continue;
@@ -277,7 +271,7 @@ final class Lane {
 
     /** Other tenants that waited longer but were passed over for fairness were borrowing: their borrowing is revoked. */
     private void noteRevocations(int c, Waiter served, long now) {
-        for (ArrayDeque<Waiter> flow : flows.get(c).values()) {
+        for (Flow flow : flows.get(c).values()) {
             Waiter head = flow.peekFirst();
             if (head != null && head.share != served.share && head.seq < served.seq) {
                 head.share.recordRevoked(now);
@@ -290,50 +284,45 @@ final class Lane {
      * in the class, the tenant's next request starts where this one would have. Otherwise the
      * tenant would be pushed back for work it never got.
      */
-    private static void forgetTag(int c, Waiter w, ArrayDeque<Waiter> flowAfterRemoval) {
-        if (flowAfterRemoval == null || flowAfterRemoval.isEmpty() || flowAfterRemoval.peekLast().seq < w.seq) {
+    private static void forgetTag(int c, Waiter w, boolean wasLast) {
+        if (wasLast) {
             w.share.lastFinishTag[c] = Math.min(w.share.lastFinishTag[c], w.startTag);
         }
     }
 
     /** Removes a waiter that leaves without being served. */
     private void removeUnserved(int c, Waiter w) {
-        remove(c, w);
-        forgetTag(c, w, flows.get(c).get(w.share.tenant));
+        forgetTag(c, w, remove(c, w));
     }
 
-    private void remove(int c, Waiter w) {
-        ArrayDeque<Waiter> flow = flows.get(c).get(w.share.tenant);
-        flow.remove(w);
+    /** Removes a waiter; whether it was its flow's last. */
+    private boolean remove(int c, Waiter w) {
+        Flow flow = flows.get(c).get(w.share.tenant);
+        boolean last = flow.remove(w);
         if (flow.isEmpty()) {
             flows.get(c).remove(w.share.tenant);
         }
         queued.decrementAndGet(c);
         queuedCostNanos[c] -= w.costNanos;
+        return last;
     }
 
     private void giveUp(QuotaGovernor governor, long now, List<Runnable> done) {
         long next = Long.MAX_VALUE;
         for (int c = 0; c < CLASSES.length; c++) {
-            Iterator<ArrayDeque<Waiter>> flowsIt = flows.get(c).values().iterator();
+            int k = c;
+            Iterator<Flow> flowsIt = flows.get(c).values().iterator();
             while (flowsIt.hasNext()) {
-                ArrayDeque<Waiter> flow = flowsIt.next();
-                Iterator<Waiter> it = flow.iterator();
-                while (it.hasNext()) {
-                    Waiter w = it.next();
-                    if (w.giveUpAt > now) {
-                        next = Math.min(next, w.giveUpAt);
-                        continue;
-                    }
-                    it.remove();
-                    queued.decrementAndGet(c);
-                    queuedCostNanos[c] -= w.costNanos;
-                    forgetTag(c, w, flow);
+                Flow flow = flowsIt.next();
+                next = Math.min(next, flow.removeExpired(now, (w, wasLast) -> {
+                    queued.decrementAndGet(k);
+                    queuedCostNanos[k] -= w.costNanos;
+                    forgetTag(k, w, wasLast);
                     long retry = w.lastShort.filter(ReserveOutcome.Short::waitKnown)
                             .map(ReserveOutcome.Short::waitNanos).orElse(holdNanosAverage());
                     Rejection r = Rejections.timedOut(w.request.trafficClass(), now - w.enqueuedAt, w.lastShort, retry);
                     done.add(() -> w.outcome.complete(governor.rejected(w.request, r)));
-                }
+                }));
                 if (flow.isEmpty()) {
                     flowsIt.remove();
                 }
