@@ -96,4 +96,61 @@ public class DeepQueueBenchmark {
         }
         return b;
     }
+
+    /** A full queue in which one waiter times out per operation while one new request joins. */
+    @State(org.openjdk.jmh.annotations.Scope.Benchmark)
+    public static class Expiring {
+        static final long BUDGET_NANOS = 1_000_000_000L;
+
+        @Param({"100", "1000", "10000"})
+        int depth;
+
+        final java.util.concurrent.atomic.AtomicLong time = new java.util.concurrent.atomic.AtomicLong();
+        QuotaGovernor governor;
+        AdmissionRequest request;
+        long step;
+
+        @Setup
+        public void fill() {
+            NanoClock clock = new NanoClock() {
+                @Override
+                public long nanos() {
+                    return time.get();
+                }
+
+                @Override
+                public long epochMillis() {
+                    return time.get() / 1_000_000;
+                }
+            };
+            GovernorConfig config = GovernorConfig.builder()
+                    .scope(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "dep"),
+                            Limits.builder().add(Dimension.CONCURRENT_REQUESTS, 1).build())
+                    .classPolicy(TrafficClass.BATCH, new ClassPolicy(Duration.ofNanos(BUDGET_NANOS), depth + 1))
+                    .build();
+            governor = new QuotaGovernor(config, new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock);
+            request = DeepQueueBenchmark.request("a");
+            if (!(governor.admit(request) instanceof Decision.Admitted)) {
+                throw new IllegalStateException("the slot should be free at first");
+            }
+            step = BUDGET_NANOS / depth;
+            for (int i = 0; i < depth; i++) {
+                time.addAndGet(step);
+                if (!(governor.admit(request) instanceof Decision.Queued)) {
+                    throw new IllegalStateException("filling the queue was refused");
+                }
+            }
+        }
+    }
+
+    @Benchmark
+    public Object expireOneJoinOne(Expiring q) {
+        q.time.addAndGet(q.step);
+        q.governor.onTimer();
+        Decision d = q.governor.admit(q.request);
+        if (!(d instanceof Decision.Queued)) {
+            throw new IllegalStateException("the new request should wait: " + d);
+        }
+        return d;
+    }
 }

@@ -23,6 +23,11 @@ final class Flow {
     private int size;
     /** The part of every sum that belongs to waiters already gone from the head. */
     private long base;
+    /**
+     * Whether give-up times never decrease from head to tail: the usual case, since they are
+     * arrival time plus the class's budget; a request's own shorter deadline can break it.
+     */
+    private boolean giveUpOrdered = true;
 
     boolean isEmpty() {
         return size == 0;
@@ -43,6 +48,11 @@ final class Flow {
     void addLast(Waiter w) {
         if (size == items.length) {
             grow();
+        }
+        if (size == 0) {
+            giveUpOrdered = true;
+        } else if (w.giveUpAt < items[slot(size - 1)].giveUpAt) {
+            giveUpOrdered = false;
         }
         long before = size == 0 ? base : sums[slot(size - 1)];
         int s = slot(size);
@@ -105,11 +115,24 @@ final class Flow {
 
     /**
      * Removes, in arrival order, every waiter whose give-up time has come, telling
-     * {@code departure} of each as it goes.
+     * {@code departure} of each as it goes. When give-up times are in arrival order, those are
+     * the first few and nothing behind them is looked at.
      *
      * @return the earliest give-up time of those that stay; {@code Long.MAX_VALUE} when none do
      */
     long removeExpired(long now, Departure departure) {
+        if (giveUpOrdered) {
+            while (size > 0 && items[head].giveUpAt <= now) {
+                Waiter w = items[head];
+                boolean last = size == 1;
+                base = sums[head];
+                items[head] = null;
+                head = slot(1);
+                size--;
+                departure.left(w, last);
+            }
+            return size == 0 ? Long.MAX_VALUE : items[head].giveUpAt;
+        }
         long next = Long.MAX_VALUE;
         int kept = 0;
         long removedBehind = 0; // cost removed after the first kept waiter: later sums shrink by it
