@@ -9,7 +9,7 @@ final class Call implements UpstreamCallHandle {
 
     private final UpstreamClient client;
     final Origin origin;
-    final FullHttpRequest request;
+    FullHttpRequest request;
     private final ResponseListener listener;
     /** The connection carrying it, once it has one. */
     Connection connection;
@@ -73,6 +73,12 @@ final class Call implements UpstreamCallHandle {
             }
             // Still connecting: the connection goes to the pool unused when it opens.
         });
+    }
+
+    /** Goes out again as {@code again}, on another connection: the one it was written to had been closed. */
+    void resend(FullHttpRequest again) {
+        request = again;
+        connection = null;
     }
 
     void head(int status, HttpHeaders headers) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpContent;
 import io.netty.handler.codec.http.HttpObject;
 import io.netty.handler.codec.http.HttpResponse;
@@ -16,8 +17,24 @@ import java.io.IOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
-/** One keep-alive connection to an origin, carrying one call at a time. */
+/**
+ * One keep-alive connection to an origin, carrying one call at a time.
+ *
+ * <p>A kept-alive connection can be closed by the provider just as a call is written to it: the
+ * provider ends an idle connection (uvicorn, which serves vLLM, does after 5 s) while the request
+ * is on its way. Such a call is sent once more on another connection, which is safe because the
+ * provider closed the connection without reading it. It is told apart by three things: the
+ * connection carried a call before, nothing of the answer arrived, and the close came within
+ * {@link #STALE_WINDOW_NANOS} of the write. A provider that fails a call it did read, after working
+ * on it, takes longer than that, and that call fails as before. A call sent again may meet another
+ * stale connection (a provider that restarted closed them all): each is tried once and closed, so
+ * the call goes out at most once per idle connection, and a call that fails on a new connection
+ * is never sent again.
+ */
 final class Connection extends ChannelInboundHandlerAdapter {
+
+    /** A reused connection closed this soon after a call was written to it was stale, not failing: 1 s. */
+    static final long STALE_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final Pool pool;
     private final Channel channel;
@@ -31,6 +48,13 @@ final class Connection extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> idleCheck;
     private boolean gone;
     long idleSince;
+    /** Calls this connection has answered in full. */
+    private int carried;
+    /** Whether any of the current call's answer has arrived. */
+    private boolean answerStarted;
+    private long writtenAtNanos;
+    /** The current call's request kept for sending again, while the connection may prove stale; null otherwise. */
+    private FullHttpRequest spare;
 
     Connection(Pool pool, Channel channel) {
         this.pool = pool;
@@ -47,7 +71,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
         c.connection = this;
         keepAlive = true;
         informational = false;
+        answerStarted = false;
         lastActivityNanos = System.nanoTime();
+        writtenAtNanos = lastActivityNanos;
+        if (carried > 0) {
+            spare = c.request.retainedDuplicate();
+        }
         if (c.paused) {
             channel.config().setAutoRead(false);
         } else if (!channel.config().isAutoRead()) {
@@ -57,7 +86,11 @@ final class Connection extends ChannelInboundHandlerAdapter {
             if (f.isSuccess()) {
                 c.sent = true;
             } else if (call == c) {
-                drop(f.cause());
+                if (f.cause() instanceof IOException && resendIfStale()) {
+                    channel.close();
+                } else {
+                    drop(f.cause());
+                }
             }
         });
         idleCheck = channel.eventLoop().schedule(this::checkIdle, idleTimeoutNanos, TimeUnit.NANOSECONDS);
@@ -101,6 +134,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
             return;
         }
         lastActivityNanos = System.nanoTime();
+        answerStarted = true;
         if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
             drop(new UpstreamProtocolException(o.decoderResult().cause()));
             return;
@@ -124,6 +158,7 @@ final class Connection extends ChannelInboundHandlerAdapter {
                 c.content(Buffer.buffer(ByteBufUtil.getBytes(content.content())));
             }
             if (last && call == c) {
+                carried++;
                 endCall();
                 if (keepAlive && channel.isActive()) {
                     pool.release(this);
@@ -138,14 +173,32 @@ final class Connection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         gone();
-        if (call != null) {
+        if (call != null && !resendIfStale()) {
             failCall(new IOException("the provider closed the connection before the response was complete"));
         }
     }
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (cause instanceof IOException && call != null && resendIfStale()) {
+            channel.close();
+            return;
+        }
         drop(cause);
+    }
+
+    /** Sends the current call again elsewhere if this connection was stale when it was written (see the class comment). */
+    private boolean resendIfStale() {
+        if (spare == null || answerStarted || System.nanoTime() - writtenAtNanos > STALE_WINDOW_NANOS) {
+            return false;
+        }
+        Call c = call;
+        FullHttpRequest again = spare;
+        spare = null;
+        endCall();
+        c.resend(again);
+        pool.acquire(c);
+        return true;
     }
 
     /** Counts the connection closed, once. */
@@ -187,6 +240,10 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private void endCall() {
         call = null;
+        if (spare != null) {
+            spare.release();
+            spare = null;
+        }
         if (idleCheck != null) {
             idleCheck.cancel(false);
             idleCheck = null;

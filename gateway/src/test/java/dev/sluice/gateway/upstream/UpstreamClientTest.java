@@ -205,6 +205,79 @@ class UpstreamClientTest {
         assertThat(o.failure()).isInstanceOf(TimeoutException.class);
     }
 
+    /** A provider that closes a kept-alive connection when a request arrives on it, unanswered, as an idle close does. */
+    private Consumer<HttpServerRequest> closingReusedConnections(java.util.concurrent.atomic.AtomicInteger requests,
+            boolean alsoFreshOnesAfterTheFirst) {
+        java.util.Map<io.vertx.core.http.HttpConnection, Integer> seen = new ConcurrentHashMap<>();
+        Consumer<HttpServerRequest> echo = echo();
+        return req -> {
+            int n = requests.incrementAndGet();
+            int onThisConnection = seen.merge(req.connection(), 1, Integer::sum);
+            if (onThisConnection > 1 || (alsoFreshOnesAfterTheFirst && n > 1)) {
+                req.connection().close();
+            } else {
+                echo.accept(req);
+            }
+        };
+    }
+
+    @Test
+    void aCallWrittenToAConnectionTheProviderHadJustClosedIsSentAgainOnAnother() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        int port = upstream(closingReusedConnections(requests, false));
+        UpstreamClient c = client(4, LONG);
+        Origin o = new Origin("127.0.0.1", port, false);
+        assertThat(outcome(send(c, o, "{\"n\":1}")).body()).isEqualTo("echo:{\"n\":1}");
+
+        Outcome second = outcome(send(c, o, "{\"n\":2}"));
+
+        assertThat(second.failure()).isNull();
+        assertThat(second.body()).isEqualTo("echo:{\"n\":2}");
+        assertThat(requests.get()).isEqualTo(3);
+        assertThat(connections).hasSize(2);
+    }
+
+    @Test
+    void aCallThatFailsOnANewConnectionIsNotSentAgain() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        int port = upstream(closingReusedConnections(requests, true));
+        UpstreamClient c = client(4, LONG);
+        Origin o = new Origin("127.0.0.1", port, false);
+        assertThat(outcome(send(c, o, "{}")).failure()).isNull();
+
+        Outcome second = outcome(send(c, o, "{}"));
+
+        assertThat(second.failure()).isNotNull();
+        assertThat(requests.get()).isEqualTo(3);
+    }
+
+    @Test
+    void aCallMeetingSeveralStaleConnectionsGoesOutOnANewOne() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger requests = new java.util.concurrent.atomic.AtomicInteger();
+        Consumer<HttpServerRequest> closing = closingReusedConnections(requests, false);
+        // The first two answers are held a moment, so that the two calls open two connections.
+        int port = upstream(req -> {
+            req.pause();
+            vertx.setTimer(requests.get() < 2 ? 100 : 1, id -> {
+                closing.accept(req);
+                req.resume();
+            });
+        });
+        UpstreamClient c = client(4, LONG);
+        Origin o = new Origin("127.0.0.1", port, false);
+        Recorder first = send(c, o, "{}");
+        Recorder second = send(c, o, "{}");
+        assertThat(outcome(first).failure()).isNull();
+        assertThat(outcome(second).failure()).isNull();
+
+        Outcome third = outcome(send(c, o, "{\"n\":3}"));
+
+        assertThat(third.failure()).isNull();
+        assertThat(third.body()).isEqualTo("echo:{\"n\":3}");
+        assertThat(requests.get()).isEqualTo(5);
+        assertThat(connections).hasSize(3);
+    }
+
     @Test
     void aConnectionClosedMidAnswerFailsTheCall() throws Exception {
         int port = upstream(req -> req.response().setChunked(true).write("data: part\n\n")
