@@ -9,7 +9,7 @@ final class Call implements UpstreamCallHandle {
 
     private final UpstreamClient client;
     final Origin origin;
-    FullHttpRequest request;
+    final FullHttpRequest request;
     private final ResponseListener listener;
     /** The connection carrying it, once it has one. */
     Connection connection;
@@ -75,9 +75,8 @@ final class Call implements UpstreamCallHandle {
         });
     }
 
-    /** Goes out again as {@code again}, on another connection: the one it was written to had been closed. */
-    void resend(FullHttpRequest again) {
-        request = again;
+    /** Leaves the connection it was written to, which had been closed, to go out again on another. */
+    void detach() {
         connection = null;
     }
 

@@ -53,8 +53,12 @@ final class Connection extends ChannelInboundHandlerAdapter {
     /** Whether any of the current call's answer has arrived. */
     private boolean answerStarted;
     private long writtenAtNanos;
-    /** The current call's request kept for sending again, while the connection may prove stale; null otherwise. */
-    private FullHttpRequest spare;
+    /**
+     * The current call's request, retained so that it can be sent again while this connection may
+     * prove stale, with where its body started; null otherwise.
+     */
+    private FullHttpRequest kept;
+    private int keptBodyStart;
 
     Connection(Pool pool, Channel channel) {
         this.pool = pool;
@@ -75,7 +79,8 @@ final class Connection extends ChannelInboundHandlerAdapter {
         lastActivityNanos = System.nanoTime();
         writtenAtNanos = lastActivityNanos;
         if (carried > 0) {
-            spare = c.request.retainedDuplicate();
+            kept = c.request.retain(); // a count, not a copy: the write releases the request, this keeps its body
+            keptBodyStart = c.request.content().readerIndex();
         }
         if (c.paused) {
             channel.config().setAutoRead(false);
@@ -189,14 +194,15 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     /** Sends the current call again elsewhere if this connection was stale when it was written (see the class comment). */
     private boolean resendIfStale() {
-        if (spare == null || answerStarted || System.nanoTime() - writtenAtNanos > STALE_WINDOW_NANOS) {
+        if (kept == null || answerStarted || System.nanoTime() - writtenAtNanos > STALE_WINDOW_NANOS) {
             return false;
         }
         Call c = call;
-        FullHttpRequest again = spare;
-        spare = null;
+        FullHttpRequest again = kept;
+        kept = null; // the write that sends it again releases it
+        again.content().readerIndex(keptBodyStart);
         endCall();
-        c.resend(again);
+        c.detach();
         pool.acquire(c);
         return true;
     }
@@ -240,9 +246,9 @@ final class Connection extends ChannelInboundHandlerAdapter {
 
     private void endCall() {
         call = null;
-        if (spare != null) {
-            spare.release();
-            spare = null;
+        if (kept != null) {
+            kept.release();
+            kept = null;
         }
         if (idleCheck != null) {
             idleCheck.cancel(false);
