@@ -22,7 +22,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>A kept-alive connection can be closed by the provider just as a call is written to it: the
  * provider ends an idle connection (uvicorn, which serves vLLM, does after 5 s) while the request
- * is on its way. Such a call is sent once more on another connection, which is safe because the
+ * is on its way. Such a call is sent again on another connection, which is safe because the
  * provider closed the connection without reading it. It is told apart by three things: the
  * connection carried a call before, nothing of the answer arrived, and the close came within
  * {@link #STALE_WINDOW_NANOS} of the write. A provider that fails a call it did read, after working
