@@ -50,7 +50,15 @@ record OpenAiChunkScan(boolean finishReason, long textChars, Optional<UsageCount
                 JsonToken value = p.nextToken();
                 switch (name) {
                     case "choices" -> r.choices(p, value);
-                    case "usage" -> r.usage = value == JsonToken.START_OBJECT ? UsageCounts.read(p) : skipped(p);
+                    case "usage" -> {
+                        // A repeated key: the last one counts, as in a tree; one that is not an object is no usage.
+                        r.usage = null;
+                        if (value == JsonToken.START_OBJECT) {
+                            r.usage = UsageCounts.read(p);
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
                     case "type" -> {
                         r.responsesEvent = value == JsonToken.VALUE_STRING && p.getText().startsWith("response.");
                     }
@@ -62,12 +70,6 @@ record OpenAiChunkScan(boolean finishReason, long textChars, Optional<UsageCount
         } catch (IOException e) {
             return Optional.empty();
         }
-    }
-
-    /** Skips a value that is not a usage object; a repeated key's last value counts, as in a tree. */
-    private static UsageCounts skipped(JsonParser p) throws IOException {
-        p.skipChildren();
-        return null;
     }
 
     /** The fields gathered while reading one chunk. */

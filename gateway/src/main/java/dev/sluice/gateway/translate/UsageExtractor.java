@@ -63,10 +63,12 @@ public final class UsageExtractor {
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 boolean wanted = field.equals(p.currentName());
                 JsonToken value = p.nextToken();
-                if (wanted && value == JsonToken.START_OBJECT) {
+                if (!wanted) {
+                    p.skipChildren();
+                } else if (value == JsonToken.START_OBJECT) {
                     usage = UsageCounts.read(p); // a repeated key: the last one counts, as in a tree
                 } else {
-                    usage = wanted ? null : usage;
+                    usage = null; // a usage that is not an object is no usage
                     p.skipChildren();
                 }
             }
