@@ -121,6 +121,15 @@ final class UsageCounts {
         return Math.max(0, v);
     }
 
+    /** As the usage object of an answer in {@code format}. */
+    ObservedUsage as(WireFormat format, boolean reported) {
+        return switch (format) {
+            case OPENAI -> openAi(reported);
+            case ANTHROPIC -> anthropic(reported);
+            case GEMINI -> gemini(reported);
+        };
+    }
+
     /** As an OpenAI {@code usage} object, chat or Responses style. */
     ObservedUsage openAi(boolean reported) {
         boolean responses = hasInputTokens && !hasPromptTokens;

@@ -49,7 +49,7 @@ public final class UsageExtractor {
      */
     public static Optional<ObservedUsage> scan(WireFormat format, byte[] body) {
         Objects.requireNonNull(format, "format");
-        String field = format == WireFormat.GEMINI ? "usageMetadata" : "usage";
+        String field = usageField(format);
         try (JsonParser p = Json.MAPPER.createParser(body)) {
             JsonToken first = p.nextToken();
             if (first == null) {
@@ -72,14 +72,7 @@ public final class UsageExtractor {
                     p.skipChildren();
                 }
             }
-            if (usage == null) {
-                return Optional.empty();
-            }
-            return Optional.of(switch (format) {
-                case OPENAI -> usage.openAi(true);
-                case ANTHROPIC -> usage.anthropic(true);
-                case GEMINI -> usage.gemini(true);
-            });
+            return Optional.ofNullable(usage).map(u -> u.as(format, true));
         } catch (IOException e) {
             throw new UpstreamFormatException("the body is not JSON");
         }
@@ -88,23 +81,23 @@ public final class UsageExtractor {
     /** Usage from a parsed response body; empty when it carries none. */
     public static Optional<ObservedUsage> extract(WireFormat format, JsonNode body) {
         Objects.requireNonNull(format, "format");
-        return switch (format) {
-            case OPENAI -> openAi(body.path("usage"), true);
-            case ANTHROPIC -> anthropic(body.path("usage"), true);
-            case GEMINI -> {
-                if (body.isArray()) {
-                    Optional<ObservedUsage> last = Optional.empty();
-                    for (JsonNode element : body) {
-                        Optional<ObservedUsage> u = gemini(element.path("usageMetadata"), true);
-                        if (u.isPresent()) {
-                            last = u;
-                        }
-                    }
-                    yield last;
+        String field = usageField(format);
+        if (format == WireFormat.GEMINI && body.isArray()) {
+            Optional<ObservedUsage> last = Optional.empty();
+            for (JsonNode element : body) {
+                Optional<ObservedUsage> u = UsageCounts.of(element.path(field)).map(c -> c.as(format, true));
+                if (u.isPresent()) {
+                    last = u;
                 }
-                yield gemini(body.path("usageMetadata"), true);
             }
-        };
+            return last;
+        }
+        return UsageCounts.of(body.path(field)).map(c -> c.as(format, true));
+    }
+
+    /** The top-level field an answer in {@code format} carries its usage in. */
+    private static String usageField(WireFormat format) {
+        return format == WireFormat.GEMINI ? "usageMetadata" : "usage";
     }
 
     /** An OpenAI {@code usage} object, chat or Responses style. */
