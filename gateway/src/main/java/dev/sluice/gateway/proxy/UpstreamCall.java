@@ -28,6 +28,7 @@ import io.netty.handler.codec.http.HttpHeaders;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
 import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -309,7 +310,7 @@ final class UpstreamCall {
             }
             // Answer first: settling and learning need not keep the client waiting.
             passHeaders(r);
-            x.answer(status, "application/json", Buffer.buffer(bytes));
+            x.answer(status, "application/json", wrapped(bytes));
             settle(usage);
             return;
         }
@@ -333,7 +334,7 @@ final class UpstreamCall {
             return;
         }
         passHeaders(r);
-        x.answer(status, "application/json", Buffer.buffer(out));
+        x.answer(status, "application/json", wrapped(out));
         settle(usage);
     }
 
@@ -370,7 +371,9 @@ final class UpstreamCall {
     private void relayed(Buffer buf) {
         Buffer out;
         if (converter != null) {
-            out = joined(converter.feed(buf.getBytes()));
+            byte[] in = buf.getBytes();
+            byte[] converted = converter.feed(in);
+            out = converted == in ? buf : wrapped(converted);
         } else {
             if (jsonArrayStream != null) {
                 if (jsonArrayStream.length() + buf.length() <= MAX_KEPT_STREAM_BYTES) {
@@ -388,7 +391,7 @@ final class UpstreamCall {
         if (x.state == Exchange.State.DONE) {
             return;
         }
-        Buffer last = converter != null ? joined(converter.finish()) : EMPTY;
+        Buffer last = converter != null ? wrapped(converter.finish()) : EMPTY;
         x.finish();
         endWith(takeHeld(last));
         settleStream();
@@ -401,7 +404,7 @@ final class UpstreamCall {
         settleStream();
         x.finish();
         if (converter != null) {
-            endWith(takeHeld(joined(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
+            endWith(takeHeld(wrapped(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
         } else {
             // A native stream cannot carry an error event its SDK would understand: break the connection.
             x.resp.reset();
@@ -472,27 +475,9 @@ final class UpstreamCall {
         }
     }
 
-    /**
-     * The events of one converter call as one buffer. Outside the server connection's read cycle
-     * every write is flushed on its own: one write per upstream read, not one per event, saves a
-     * chunk header and a system call for each event after the first.
-     */
-    static Buffer joined(List<String> events) {
-        if (events.isEmpty()) {
-            return EMPTY;
-        }
-        if (events.size() == 1) {
-            return Buffer.buffer(events.get(0));
-        }
-        int chars = 0;
-        for (String e : events) {
-            chars += e.length();
-        }
-        Buffer out = Buffer.buffer(chars + 16);
-        for (String e : events) {
-            out.appendString(e);
-        }
-        return out;
+    /** A buffer over {@code bytes}, not a copy of them ({@code Buffer.buffer(byte[])} copies); the bytes must not change after. */
+    static Buffer wrapped(byte[] bytes) {
+        return BufferInternal.buffer(Unpooled.wrappedBuffer(bytes));
     }
 
     /** Ends the stream, sending {@code last} with the final chunk; an empty buffer is never written on its own. */

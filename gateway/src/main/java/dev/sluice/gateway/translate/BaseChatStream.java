@@ -2,13 +2,19 @@ package dev.sluice.gateway.translate;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
-/** The shared life cycle of a stream converter: parse, hand events over, close exactly once. */
+/**
+ * The shared life cycle of a translating stream converter: parse, hand events over, close exactly
+ * once. Subclasses write events as strings; each call's events leave as one array of bytes.
+ */
 abstract class BaseChatStream implements ChatStreamConverter {
+
+    private static final byte[] NOTHING = new byte[0];
 
     private final SseParser parser = new SseParser();
     private final StreamUsageTracker tracker;
@@ -31,10 +37,10 @@ abstract class BaseChatStream implements ChatStreamConverter {
     abstract void onEnd(List<String> out);
 
     @Override
-    public final List<String> feed(byte[] chunk) {
+    public final byte[] feed(byte[] chunk) {
         Objects.requireNonNull(chunk, "chunk");
         if (closed) {
-            return List.of();
+            return NOTHING;
         }
         List<String> out = new ArrayList<>();
         try {
@@ -42,13 +48,13 @@ abstract class BaseChatStream implements ChatStreamConverter {
         } catch (UpstreamFormatException e) {
             abort(out, ProviderErrors.error(e.getMessage(), "upstream_error"));
         }
-        return out;
+        return wire(out);
     }
 
     @Override
-    public final List<String> finish() {
+    public final byte[] finish() {
         if (closed) {
-            return List.of();
+            return NOTHING;
         }
         List<String> out = new ArrayList<>();
         try {
@@ -59,18 +65,18 @@ abstract class BaseChatStream implements ChatStreamConverter {
         if (!closed) {
             onEnd(out);
         }
-        return out;
+        return wire(out);
     }
 
     @Override
-    public final List<String> fail(String message) {
+    public final byte[] fail(String message) {
         Objects.requireNonNull(message, "message");
         if (closed) {
-            return List.of();
+            return NOTHING;
         }
         List<String> out = new ArrayList<>(2);
         abort(out, ProviderErrors.error(message, "upstream_error"));
-        return out;
+        return wire(out);
     }
 
     @Override
@@ -102,6 +108,21 @@ abstract class BaseChatStream implements ChatStreamConverter {
         out.add(ChatChunks.DONE);
     }
 
+    /** The events of one call as the bytes that go out: one array, so one write and one HTTP chunk. */
+    private static byte[] wire(List<String> events) {
+        if (events.isEmpty()) {
+            return NOTHING;
+        }
+        if (events.size() == 1) {
+            return events.get(0).getBytes(StandardCharsets.UTF_8);
+        }
+        StringBuilder all = new StringBuilder();
+        for (String e : events) {
+            all.append(e);
+        }
+        return all.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
     private void handle(List<SseEvent> events, List<String> out) {
         for (SseEvent event : events) {
             if (closed) {
@@ -117,10 +138,9 @@ abstract class BaseChatStream implements ChatStreamConverter {
 
     /**
      * Handles an event with data: parsed into a tree, observed for usage, then {@link #onEvent};
-     * {@link #onRawEvent} when the data is not JSON. A converter that passes events through may
-     * read them more cheaply.
+     * {@link #onRawEvent} when the data is not JSON.
      */
-    void onData(SseEvent event, List<String> out) {
+    private void onData(SseEvent event, List<String> out) {
         Optional<JsonNode> data = Json.parse(event.data());
         if (data.isPresent()) {
             tracker.observe(event.event(), data.get());

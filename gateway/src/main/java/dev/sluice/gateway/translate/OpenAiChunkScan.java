@@ -31,11 +31,12 @@ record OpenAiChunkScan(boolean finishReason, long textChars, Optional<UsageCount
     }
 
     /**
-     * Reads one event's data; empty when it is not JSON. A JSON value that is not an object means
-     * nothing to the gateway, as in a tree, where every field would be missing.
+     * Reads one event's data, {@code length} UTF-8 bytes of {@code data} from {@code offset}; empty
+     * when it is not JSON. A JSON value that is not an object means nothing to the gateway, as in
+     * a tree, where every field would be missing.
      */
-    static Optional<OpenAiChunkScan> of(String data) {
-        try (JsonParser p = Json.MAPPER.createParser(data)) {
+    static Optional<OpenAiChunkScan> of(byte[] data, int offset, int length) {
+        try (JsonParser p = Json.MAPPER.createParser(data, offset, length)) {
             JsonToken first = p.nextToken();
             if (first == null) {
                 return Optional.empty();

@@ -13,12 +13,14 @@
  *       {@link dev.sluice.gateway.translate.ProviderErrors}.</li>
  *   <li>Streams: {@link dev.sluice.gateway.translate.ChatStreams} builds a
  *       {@link dev.sluice.gateway.translate.ChatStreamConverter} that turns upstream SSE bytes into
- *       OpenAI {@code chat.completion.chunk} events incrementally.</li>
+ *       OpenAI {@code chat.completion.chunk} events incrementally; a native OpenAI stream passes as
+ *       the bytes that came.</li>
  *   <li>Usage: {@link dev.sluice.gateway.translate.UsageExtractor} for whole bodies,
  *       {@link dev.sluice.gateway.translate.StreamUsageTracker} for streams, both producing
  *       {@link dev.sluice.gateway.translate.ObservedUsage}.</li>
  *   <li>{@link dev.sluice.gateway.translate.SseParser}: the incremental server-sent-events parser
- *       underneath.</li>
+ *       under the translating streams; {@code SseFramer} cuts a passed-through stream into events
+ *       without decoding it.</li>
  * </ul>
  */
 package dev.sluice.gateway.translate;

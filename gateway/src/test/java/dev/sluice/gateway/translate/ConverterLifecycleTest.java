@@ -17,23 +17,23 @@ class ConverterLifecycleTest {
     void failAfterPartialOutputSendsTheErrorThenDone() {
         ChatStreamConverter c = ChatStreams.fromAnthropic(Fixtures.META, false);
         c.feed(bytes(START));
-        List<String> out = c.fail("upstream timed out after 30s");
+        List<String> out = Fixtures.wire(c.fail("upstream timed out after 30s"));
         assertThat(out).containsExactly(
                 "data: {\"error\":{\"message\":\"upstream timed out after 30s\",\"type\":\"upstream_error\",\"param\":null,"
                         + "\"code\":\"upstream_error\"}}\n\n",
                 "data: [DONE]\n\n");
         assertThat(c.closed()).isTrue();
         assertThat(c.completed()).isFalse();
-        assertThat(c.fail("again")).isEmpty();
-        assertThat(c.finish()).isEmpty();
+        assertThat(Fixtures.wire(c.fail("again"))).isEmpty();
+        assertThat(Fixtures.wire(c.finish())).isEmpty();
         assertThat(c.usage().usage()).isEqualTo(new ObservedUsage(4, 1, 0, 0, false));
     }
 
     @Test
     void malformedUpstreamDataEndsTheStream() {
         ChatStreamConverter c = ChatStreams.fromGemini(Fixtures.META, false);
-        List<String> out = c.feed(bytes("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]}}]}\n\ndata: {oops\n\n"
-                + "data: {\"candidates\":[]}\n\n"));
+        List<String> out = Fixtures.wire(c.feed(bytes("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]}}]}\n\ndata: {oops\n\n"
+                + "data: {\"candidates\":[]}\n\n")));
         assertThat(Fixtures.events(out)).hasSize(4);
         assertThat(out.get(2)).contains("\"message\":\"upstream sent malformed stream data\"");
         assertThat(out.get(3)).isEqualTo("data: [DONE]\n\n");
@@ -43,7 +43,7 @@ class ConverterLifecycleTest {
     void aGeminiStreamEndingWithoutFinishReasonIsBroken() {
         ChatStreamConverter c = ChatStreams.fromGemini(Fixtures.META, true);
         c.feed(bytes("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"ok\"}]}}]}\n\n"));
-        assertThat(c.finish()).last().isEqualTo("data: [DONE]\n\n");
+        assertThat(Fixtures.wire(c.finish())).last().isEqualTo("data: [DONE]\n\n");
         assertThat(c.completed()).isFalse();
     }
 
@@ -51,7 +51,7 @@ class ConverterLifecycleTest {
     void anAnthropicStreamWithMessageDeltaButNoMessageStopStillCompletes() {
         ChatStreamConverter c = ChatStreams.fromAnthropic(Fixtures.META, false);
         c.feed(bytes(START + "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\"},\"usage\":{\"output_tokens\":8}}\n\n"));
-        List<String> out = c.finish();
+        List<String> out = Fixtures.wire(c.finish());
         assertThat(out).hasSize(2);
         assertThat(Fixtures.events(out).get(0).path("choices").path(0).path("finish_reason").textValue()).isEqualTo("length");
         assertThat(c.completed()).isTrue();
@@ -60,7 +60,7 @@ class ConverterLifecycleTest {
     @Test
     void anEmptyUpstreamIsBroken() {
         ChatStreamConverter c = ChatStreams.fromOpenAi(false);
-        List<String> out = c.finish();
+        List<String> out = Fixtures.wire(c.finish());
         assertThat(out).hasSize(2).last().isEqualTo("data: [DONE]\n\n");
         assertThat(c.completed()).isFalse();
     }
@@ -70,7 +70,7 @@ class ConverterLifecycleTest {
         ChatStreamConverter c = ChatStreams.fromOpenAi(true);
         byte[] huge = new byte[SseParser.DEFAULT_MAX_LINE_BYTES + 1];
         java.util.Arrays.fill(huge, (byte) 'a');
-        List<String> out = c.feed(huge);
+        List<String> out = Fixtures.wire(c.feed(huge));
         assertThat(out.get(0)).contains("event-stream line longer than 8388608 bytes");
         assertThat(c.closed()).isTrue();
     }
@@ -79,7 +79,7 @@ class ConverterLifecycleTest {
     void aTranslatedStreamUsageChunkFallsBackToObservedCountsWithoutProviderUsage() {
         ChatStreamConverter c = ChatStreams.fromGemini(Fixtures.META, true);
         c.feed(bytes("data: {\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"abcdefgh\"}]},\"finishReason\":\"STOP\"}]}\n\n"));
-        List<String> out = c.finish();
+        List<String> out = Fixtures.wire(c.finish());
         assertThat(Fixtures.events(out).get(1).path("usage")).isEqualTo(Fixtures.parse(
                 "{\"prompt_tokens\":0,\"completion_tokens\":2,\"total_tokens\":2,\"prompt_tokens_details\":{\"cached_tokens\":0}}"));
     }

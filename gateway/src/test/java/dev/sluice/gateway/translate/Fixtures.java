@@ -84,12 +84,35 @@ final class Fixtures {
     }
 
     /**
+     * A converter's output split into events, each ending with its blank line; the translated
+     * streams write only {@code \n}, so an event ends at each {@code \n\n}.
+     */
+    static List<String> wire(byte[] output) {
+        String text = new String(output, java.nio.charset.StandardCharsets.UTF_8);
+        List<String> out = new ArrayList<>();
+        int from = 0;
+        for (int end = text.indexOf("\n\n"); end >= 0; end = text.indexOf("\n\n", from)) {
+            out.add(text.substring(from, end + 2));
+            from = end + 2;
+        }
+        if (from < text.length()) {
+            out.add(text.substring(from));
+        }
+        return out;
+    }
+
+    /**
      * Downstream events as trees: each must be one {@code data:} line plus blank line; the
-     * {@code [DONE]} marker becomes the text node "[DONE]".
+     * {@code [DONE]} marker becomes the text node "[DONE]", and a one-line comment passed through
+     * (": keep-alive") its own text.
      */
     static List<JsonNode> events(List<String> events) {
         List<JsonNode> out = new ArrayList<>();
         for (String e : events) {
+            if (e.startsWith(":") && e.endsWith("\n\n") && e.indexOf('\n') == e.length() - 2) {
+                out.add(TextNode.valueOf(e.substring(0, e.length() - 2)));
+                continue;
+            }
             if (!e.startsWith("data: ") || !e.endsWith("\n\n") || e.indexOf('\n') != e.length() - 2) {
                 throw new AssertionError("not a single-line data event: " + e);
             }

@@ -32,7 +32,7 @@ class OpenAiChunkScanTest {
     @MethodSource("chunks")
     void findsWhatATreeWould(String data) {
         JsonNode tree = Json.parse(data).orElseThrow();
-        OpenAiChunkScan scan = OpenAiChunkScan.of(data).orElseThrow();
+        OpenAiChunkScan scan = scan(data).orElseThrow();
 
         boolean finish = false;
         for (JsonNode choice : tree.path("choices")) {
@@ -54,20 +54,35 @@ class OpenAiChunkScanTest {
 
     @org.junit.jupiter.api.Test
     void countsCodePointsNotChars() {
-        assertThat(OpenAiChunkScan.of("{\"choices\":[{\"delta\":{\"content\":\"\\ud83d\\ude00\\ud83d\\ude00ab\"}}]}")
+        assertThat(scan("{\"choices\":[{\"delta\":{\"content\":\"\\ud83d\\ude00\\ud83d\\ude00ab\"}}]}")
                 .orElseThrow().textChars()).isEqualTo(4);
     }
 
     @org.junit.jupiter.api.Test
+    void readsRawUtf8TextAsCodePoints() {
+        assertThat(scan("{\"choices\":[{\"delta\":{\"content\":\"\u00e9\ud83d\ude00\u4e2dab\"}}]}").orElseThrow().textChars())
+                .isEqualTo(5);
+    }
+
+    @org.junit.jupiter.api.Test
     void aResponsesEventIsLeftToTheTree() {
-        assertThat(OpenAiChunkScan.of("{\"type\":\"response.output_text.delta\",\"delta\":\"x\"}").orElseThrow()
+        assertThat(scan("{\"type\":\"response.output_text.delta\",\"delta\":\"x\"}").orElseThrow()
                 .responsesEvent()).isTrue();
     }
 
     @org.junit.jupiter.api.Test
     void dataThatIsNotJsonIsNothing() {
-        assertThat(OpenAiChunkScan.of("{\"choices\":[")).isEmpty();
-        assertThat(OpenAiChunkScan.of("")).isEmpty();
-        assertThat(OpenAiChunkScan.of("not json")).isEmpty();
+        assertThat(scan("{\"choices\":[")).isEmpty();
+        assertThat(scan("")).isEmpty();
+        assertThat(scan("not json")).isEmpty();
+    }
+
+    /** Scans {@code data} from the middle of a larger array, as the stream relay hands it over. */
+    private static java.util.Optional<OpenAiChunkScan> scan(String data) {
+        byte[] text = data.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        byte[] framed = new byte[text.length + 12];
+        java.util.Arrays.fill(framed, (byte) '}');
+        System.arraycopy(text, 0, framed, 6, text.length);
+        return OpenAiChunkScan.of(framed, 6, text.length);
     }
 }

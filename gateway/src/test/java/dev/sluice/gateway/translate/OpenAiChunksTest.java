@@ -49,8 +49,8 @@ class OpenAiChunksTest {
                 + "event: custom\ndata: {\"choices\":[{\"index\":0,\"finish_reason\":\"stop\",\"delta\":{}}]}\n\n"
                 + "data: [DONE]\n\n";
         ChatStreamConverter c = ChatStreams.fromOpenAi(false);
-        List<String> out = new ArrayList<>(c.feed(upstream.getBytes(StandardCharsets.UTF_8)));
-        out.addAll(c.finish());
+        List<String> out = new ArrayList<>(Fixtures.wire(c.feed(upstream.getBytes(StandardCharsets.UTF_8))));
+        out.addAll(Fixtures.wire(c.finish()));
         assertThat(String.join("", out)).isEqualTo(upstream);
         assertThat(c.completed()).isTrue();
     }
@@ -59,7 +59,7 @@ class OpenAiChunksTest {
     void passthroughWithoutDoneButWithAFinishReasonIsClosedNormally() {
         ChatStreamConverter c = ChatStreams.fromOpenAi(true);
         c.feed("data: {\"choices\":[{\"index\":0,\"finish_reason\":\"stop\",\"delta\":{}}]}\n\n".getBytes(StandardCharsets.UTF_8));
-        assertThat(c.finish()).containsExactly("data: [DONE]\n\n");
+        assertThat(Fixtures.wire(c.finish())).containsExactly("data: [DONE]\n\n");
         assertThat(c.completed()).isTrue();
     }
 }

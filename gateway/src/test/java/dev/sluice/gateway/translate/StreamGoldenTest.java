@@ -23,15 +23,15 @@ class StreamGoldenTest {
     void convertsTheWholeStream(String name) {
         JsonNode spec = spec(name);
         ChatStreamConverter converter = converter(spec);
-        List<String> out = new ArrayList<>(converter.feed(upstream(name)));
-        out.addAll(converter.finish());
+        List<String> out = new ArrayList<>(Fixtures.wire(converter.feed(upstream(name))));
+        out.addAll(Fixtures.wire(converter.finish()));
 
         assertThat(Fixtures.events(out)).containsExactlyElementsOf(spec.path("downstream"));
         assertThat(converter.usage().usage()).isEqualTo(Fixtures.usage(spec.path("usage")));
         assertThat(converter.completed()).isEqualTo(spec.path("completed").asBoolean());
         assertThat(converter.closed()).isTrue();
-        assertThat(converter.feed(upstream(name))).isEmpty();
-        assertThat(converter.finish()).isEmpty();
+        assertThat(Fixtures.wire(converter.feed(upstream(name)))).isEmpty();
+        assertThat(Fixtures.wire(converter.finish())).isEmpty();
     }
 
     @ParameterizedTest(name = "{0}")

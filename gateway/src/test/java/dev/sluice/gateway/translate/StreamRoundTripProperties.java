@@ -102,8 +102,8 @@ class StreamRoundTripProperties {
         event(sse, "message_stop", "{\"type\":\"message_stop\"}");
 
         ChatStreamConverter converter = ChatStreams.fromAnthropic(Fixtures.META, true);
-        List<String> events = new ArrayList<>(converter.feed(sse.toString().getBytes(StandardCharsets.UTF_8)));
-        events.addAll(converter.finish());
+        List<String> events = new ArrayList<>(Fixtures.wire(converter.feed(sse.toString().getBytes(StandardCharsets.UTF_8))));
+        events.addAll(Fixtures.wire(converter.finish()));
 
         JsonNode expected = ChunkAssembler.view(Fixtures.normalize(AnthropicResponses.toChat(message, Fixtures.META)));
         assertThat(Fixtures.normalize(ChunkAssembler.assemble(events))).isEqualTo(expected);
@@ -153,8 +153,8 @@ class StreamRoundTripProperties {
         whole.set("usageMetadata", meta);
 
         ChatStreamConverter converter = ChatStreams.fromGemini(Fixtures.META, true);
-        List<String> events = new ArrayList<>(converter.feed(sse.toString().getBytes(StandardCharsets.UTF_8)));
-        events.addAll(converter.finish());
+        List<String> events = new ArrayList<>(Fixtures.wire(converter.feed(sse.toString().getBytes(StandardCharsets.UTF_8))));
+        events.addAll(Fixtures.wire(converter.finish()));
 
         JsonNode expected = ChunkAssembler.view(Fixtures.normalize(GeminiResponses.toChat(whole, Fixtures.META)));
         assertThat(Fixtures.normalize(ChunkAssembler.assemble(events))).isEqualTo(expected);

@@ -1,0 +1,98 @@
+package dev.sluice.gateway.translate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+/** A native OpenAI stream goes on as the bytes that came, less what the gateway itself asked for. */
+class OpenAiChatStreamTest {
+
+    private static final String ROLE = "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n";
+    private static final String TEXT = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello there\"}}]}\n\n";
+    private static final String FINISH = "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
+    private static final String USAGE = "data: {\"choices\":[],\"usage\":{\"prompt_tokens\":12,\"completion_tokens\":3,"
+            + "\"total_tokens\":15}}\n\n";
+    private static final String DONE = "data: [DONE]\n\n";
+
+    @Test
+    void aReadOfWholeEventsThatAllPassIsReturnedItself() {
+        ChatStreamConverter c = ChatStreams.fromOpenAi(true);
+        byte[] read = utf8(ROLE + TEXT + FINISH + USAGE + DONE);
+        assertThat(c.feed(read)).isSameAs(read);
+        assertThat(c.finish()).isEmpty();
+        assertThat(c.completed()).isTrue();
+        assertThat(c.usage().usage()).isEqualTo(new ObservedUsage(12, 3, 0, 0, true));
+    }
+
+    @Test
+    void theUsageChunkTheGatewayAskedForIsCutOut() {
+        ChatStreamConverter c = ChatStreams.fromOpenAi(false);
+        assertThat(text(c.feed(utf8(ROLE + TEXT + FINISH + USAGE + DONE)))).isEqualTo(ROLE + TEXT + FINISH + DONE);
+        assertThat(c.usage().finalUsageSeen()).isTrue();
+    }
+
+    @Test
+    void anEventSplitAcrossReadsGoesOutWhenItIsWhole() {
+        ChatStreamConverter c = ChatStreams.fromOpenAi(true);
+        String head = TEXT.substring(0, 20);
+        assertThat(text(c.feed(utf8(ROLE + head)))).isEqualTo(ROLE);
+        assertThat(text(c.feed(utf8(TEXT.substring(20) + FINISH)))).isEqualTo(TEXT + FINISH);
+        assertThat(text(c.feed(utf8(DONE)))).isEqualTo(DONE);
+    }
+
+    @Test
+    void commentsAndCrlfLineEndsPassAsTheyCame() {
+        ChatStreamConverter c = ChatStreams.fromOpenAi(false);
+        String upstream = ": keep-alive\r\n\r\n" + TEXT.replace("\n", "\r\n") + "id: 4\r\n" + FINISH.replace("\n", "\r\n");
+        assertThat(text(c.feed(utf8(upstream)))).isEqualTo(upstream);
+    }
+
+    @Test
+    void nothingAfterDoneGoesOut() {
+        ChatStreamConverter c = ChatStreams.fromOpenAi(true);
+        assertThat(text(c.feed(utf8(FINISH + DONE + TEXT + "data: {\"cho")))).isEqualTo(FINISH + DONE);
+        assertThat(c.closed()).isTrue();
+        assertThat(c.feed(utf8(TEXT))).isEmpty();
+        assertThat(c.finish()).isEmpty();
+    }
+
+    @Test
+    void malformedDataEndsTheStreamAfterTheEventsBeforeIt() {
+        ChatStreamConverter c = ChatStreams.fromOpenAi(true);
+        String out = text(c.feed(utf8(TEXT + "data: {oops\n\n" + FINISH)));
+        assertThat(out).startsWith(TEXT + "data: {\"error\":{\"message\":\"upstream sent malformed stream data\"")
+                .endsWith("}}\n\n" + DONE);
+        assertThat(c.completed()).isFalse();
+        assertThat(c.usage().usage()).isEqualTo(new ObservedUsage(0, 3, 0, 0, false));
+    }
+
+    @Test
+    void aLastEventWithoutItsBlankLineGetsOne() {
+        ChatStreamConverter c = ChatStreams.fromOpenAi(true);
+        assertThat(c.feed(utf8(TEXT + "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}")))
+                .isEqualTo(utf8(TEXT));
+        assertThat(text(c.finish())).isEqualTo(FINISH + DONE);
+        assertThat(c.completed()).isTrue();
+
+        ChatStreamConverter lf = ChatStreams.fromOpenAi(true);
+        lf.feed(utf8(FINISH + "data: [DONE]\n"));
+        assertThat(text(lf.finish())).isEqualTo(DONE);
+    }
+
+    @Test
+    void aStreamThatStopsBeforeItsAnswerEndsWithAnError() {
+        ChatStreamConverter c = ChatStreams.fromOpenAi(true);
+        c.feed(utf8(TEXT));
+        assertThat(text(c.finish())).contains("upstream stream ended before the answer was complete").endsWith(DONE);
+        assertThat(c.completed()).isFalse();
+    }
+
+    private static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] b) {
+        return new String(b, StandardCharsets.UTF_8);
+    }
+}
