@@ -216,8 +216,10 @@ public final class BareProxy {
             Duration timeout = Duration.ofMillis(UPSTREAM_TIMEOUT_MILLIS);
             client = UpstreamClient.create(context, new UpstreamClient.Settings(UPSTREAM_POOL_SIZE, timeout, timeout,
                     Duration.ofSeconds(60)));
+            // The same listener options as Sluice's (GatewayVerticle.serverOptions), WebSocket compression off included.
             HttpServerOptions options = new HttpServerOptions().setHost("127.0.0.1").setPort(requestedPort)
-                    .setTcpNoDelay(true).setCompressionSupported(false);
+                    .setTcpNoDelay(true).setCompressionSupported(false)
+                    .setPerFrameWebSocketCompressionSupported(false).setPerMessageWebSocketCompressionSupported(false);
             return vertx.createHttpServer(options).requestHandler(this::forward).listen().onSuccess(s -> server = s);
         }
 
