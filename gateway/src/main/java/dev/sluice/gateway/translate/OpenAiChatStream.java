@@ -38,7 +38,7 @@ final class OpenAiChatStream implements ChatStreamConverter {
     private boolean whole;
     private int passedInPlace;
     /** The bytes of the current call, once they are no longer the chunk's own. */
-    private byte[] out = new byte[256];
+    private byte[] out = NOTHING;
     private int outLength;
     /** Whether the frame being read is the last, unfinished one that {@link #finish()} hands over. */
     private boolean lastUnfinished;
@@ -213,7 +213,7 @@ final class OpenAiChatStream implements ChatStreamConverter {
 
     private void append(byte[] bytes, int from, int length) {
         if (outLength + length > out.length) {
-            out = Arrays.copyOf(out, Math.max(outLength + length, out.length * 2));
+            out = Arrays.copyOf(out, Math.max(outLength + length, Math.max(256, out.length * 2)));
         }
         System.arraycopy(bytes, from, out, outLength, length);
         outLength += length;
