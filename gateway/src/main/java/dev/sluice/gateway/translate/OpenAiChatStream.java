@@ -21,6 +21,7 @@ final class OpenAiChatStream implements ChatStreamConverter {
     private static final byte[] NOTHING = new byte[0];
     private static final byte[] DONE = ChatChunks.DONE.getBytes(StandardCharsets.US_ASCII);
     private static final byte[] BLANK_LINE = {'\n', '\n'};
+    private static final byte[] LF = {'\n'};
 
     private final boolean forwardUsageChunk;
     private final SseFramer framer = new SseFramer(SseParser.DEFAULT_MAX_LINE_BYTES);
@@ -51,7 +52,8 @@ final class OpenAiChatStream implements ChatStreamConverter {
     public byte[] feed(byte[] chunk) {
         Objects.requireNonNull(chunk, "chunk");
         if (closed) {
-            return NOTHING;
+            // Only the LF of [DONE]'s blank line may still belong to what went out.
+            return framer.takeOwedLf(chunk) && lastPassed ? LF : NOTHING;
         }
         this.chunk = chunk;
         whole = !framer.holding();

@@ -118,6 +118,21 @@ final class SseFramer {
         }
     }
 
+    /**
+     * For a reader that stopped framing (the stream's end came): whether {@code chunk} begins with
+     * the LF that completes the last frame's blank line, which a chunk end had cut off. Either way
+     * nothing more is owed.
+     */
+    boolean takeOwedLf(byte[] chunk) {
+        if (chunk.length == 0) {
+            return false;
+        }
+        boolean owed = lfOwed && chunk[0] == '\n';
+        lfOwed = false;
+        afterCr = false;
+        return owed;
+    }
+
     /** Whether bytes of an unfinished frame are held. */
     boolean holding() {
         return pendingLength > 0;

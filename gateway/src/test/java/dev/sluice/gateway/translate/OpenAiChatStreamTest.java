@@ -58,6 +58,17 @@ class OpenAiChatStreamTest {
     }
 
     @Test
+    void theLfOfDonesBlankLineStillGoesOutWhenAReadEndedBetweenItsCrAndLf() {
+        ChatStreamConverter c = ChatStreams.fromOpenAi(true);
+        String crlf = FINISH.replace("\n", "\r\n") + "data: [DONE]\r\n\r\n";
+        int cut = crlf.length() - 1;
+        String first = text(c.feed(utf8(crlf.substring(0, cut))));
+        String rest = text(c.feed(utf8(crlf.substring(cut) + TEXT)));
+        assertThat(first + rest).isEqualTo(crlf);
+        assertThat(c.completed()).isTrue();
+    }
+
+    @Test
     void malformedDataEndsTheStreamAfterTheEventsBeforeIt() {
         ChatStreamConverter c = ChatStreams.fromOpenAi(true);
         String out = text(c.feed(utf8(TEXT + "data: {oops\n\n" + FINISH)));
