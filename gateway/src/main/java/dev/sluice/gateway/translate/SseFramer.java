@@ -1,5 +1,6 @@
 package dev.sluice.gateway.translate;
 
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -28,6 +29,7 @@ final class SseFramer {
     }
 
     private static final byte[] DATA = {'d', 'a', 't', 'a'};
+    private static final byte[] EVENT = {'e', 'v', 'e', 'n', 't'};
 
     private final int maxLineBytes;
     private final Frame frame = new Frame();
@@ -174,6 +176,8 @@ final class SseFramer {
         private int from;
         private int to;
         private boolean continuation;
+        private int eventFrom;
+        private int eventTo;
         private boolean hasData;
         private byte[] data;
         private int dataFrom;
@@ -190,6 +194,12 @@ final class SseFramer {
 
         int to() {
             return to;
+        }
+
+        /** The value of the last {@code event} field, decoded; {@link SseEvent#DEFAULT_EVENT} when none or empty. */
+        String eventName() {
+            return eventFrom == eventTo ? SseEvent.DEFAULT_EVENT
+                    : new String(bytes, eventFrom, eventTo - eventFrom, StandardCharsets.UTF_8);
         }
 
         /** Whether the frame is only the LF that ends the previous frame's blank line, which a chunk cut off. */
@@ -229,6 +239,18 @@ final class SseFramer {
                     && data[a + 4] == 'E' && data[a + 5] == ']';
         }
 
+        /** Whether the line {@code [start, lineEnd)} is the field {@code name} (followed by a colon or nothing). */
+        private static boolean isField(byte[] array, int start, int lineEnd, byte[] name) {
+            return lineEnd - start >= name.length && Arrays.equals(array, start, start + name.length, name, 0, name.length)
+                    && (lineEnd - start == name.length || array[start + name.length] == ':');
+        }
+
+        /** Where the value of a field whose name ends at {@code nameEnd} begins: after the colon and one space. */
+        private static int valueStart(int nameEnd, int lineEnd, byte[] array) {
+            int v = Math.min(nameEnd + 1, lineEnd);
+            return v < lineEnd && array[v] == ' ' ? v + 1 : v;
+        }
+
         private static boolean isSpace(byte b) {
             return b == ' ' || b == '\t' || b == '\n' || b == '\r' || b == '\f' || b == 0x0B;
         }
@@ -238,6 +260,8 @@ final class SseFramer {
             this.from = at;
             this.to = at + 1;
             this.continuation = true;
+            this.eventFrom = 0;
+            this.eventTo = 0;
             this.hasData = false;
         }
 
@@ -247,6 +271,8 @@ final class SseFramer {
             this.from = start;
             this.to = end;
             this.continuation = false;
+            this.eventFrom = 0;
+            this.eventTo = 0;
             this.hasData = false;
             byte[] joined = null;
             int joinedLength = 0;
@@ -260,12 +286,11 @@ final class SseFramer {
                 while (lineEnd < end && array[lineEnd] != '\n' && array[lineEnd] != '\r') {
                     lineEnd++;
                 }
-                if (lineEnd - i >= DATA.length && Arrays.equals(array, i, i + DATA.length, DATA, 0, DATA.length)
-                        && (lineEnd - i == DATA.length || array[i + DATA.length] == ':')) {
-                    int v = Math.min(i + DATA.length + 1, lineEnd);
-                    if (v < lineEnd && array[v] == ' ') {
-                        v++;
-                    }
+                if (isField(array, i, lineEnd, EVENT)) {
+                    eventFrom = valueStart(i + EVENT.length, lineEnd, array);
+                    eventTo = lineEnd;
+                } else if (isField(array, i, lineEnd, DATA)) {
+                    int v = valueStart(i + DATA.length, lineEnd, array);
                     if (!hasData) {
                         hasData = true;
                         data = array;

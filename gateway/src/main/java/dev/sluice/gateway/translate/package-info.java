@@ -18,9 +18,9 @@
  *   <li>Usage: {@link dev.sluice.gateway.translate.UsageExtractor} for whole bodies,
  *       {@link dev.sluice.gateway.translate.StreamUsageTracker} for streams, both producing
  *       {@link dev.sluice.gateway.translate.ObservedUsage}.</li>
- *   <li>{@link dev.sluice.gateway.translate.SseParser}: the incremental server-sent-events parser
- *       under the translating streams; {@code SseFramer} cuts a passed-through stream into events
- *       without decoding it.</li>
+ *   <li>{@code SseFramer} cuts an SSE byte stream into events without decoding them; a passed-through
+ *       stream forwards its frames, and {@link dev.sluice.gateway.translate.SseParser} decodes them
+ *       for the translating streams.</li>
  * </ul>
  */
 package dev.sluice.gateway.translate;

@@ -70,12 +70,6 @@ class SseParserTest {
     }
 
     @Test
-    void feedsAnOffsetSlice() {
-        byte[] b = bytes("xxdata: a\n\nyy");
-        assertThat(new SseParser().feed(b, 2, 10)).containsExactly(ev("a"));
-    }
-
-    @Test
     void aLineOverTheCapIsAnUpstreamFormatError() {
         SseParser parser = new SseParser(16);
         assertThat(parser.feed(bytes("data: 0123456789"))).isEmpty(); // exactly 16 bytes
@@ -105,7 +99,7 @@ class SseParserTest {
             out.addAll(parser.feed(bytes));
         } else {
             for (int i = 0; i < bytes.length; i += step) {
-                out.addAll(parser.feed(bytes, i, Math.min(step, bytes.length - i)));
+                out.addAll(parser.feed(java.util.Arrays.copyOfRange(bytes, i, Math.min(i + step, bytes.length))));
             }
         }
         out.addAll(parser.finish());
