@@ -23,22 +23,4 @@ public record SseEvent(String event, String data) {
     public boolean isDone() {
         return data.strip().equals("[DONE]");
     }
-
-    /** The event in wire form, ending with the blank line; the default event name is not written. */
-    public String toWire() {
-        StringBuilder sb = new StringBuilder(data.length() + 16);
-        if (!event.equals(DEFAULT_EVENT)) {
-            sb.append("event: ").append(event).append('\n');
-        }
-        int start = 0;
-        while (true) {
-            int nl = data.indexOf('\n', start);
-            sb.append("data: ").append(data, start, nl < 0 ? data.length() : nl).append('\n');
-            if (nl < 0) {
-                break;
-            }
-            start = nl + 1;
-        }
-        return sb.append('\n').toString();
-    }
 }
