@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -26,6 +27,9 @@ import java.util.Optional;
  */
 public final class UsageExtractor {
 
+    private static final byte[] USAGE = "usage".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] USAGE_METADATA = "usageMetadata".getBytes(StandardCharsets.US_ASCII);
+
     private UsageExtractor() {
     }
 
@@ -41,14 +45,41 @@ public final class UsageExtractor {
 
     /**
      * Usage from a response body that passes through untranslated, read without building a
-     * tree: the counts of the top-level usage object ({@code usage}, or {@code usageMetadata} for
-     * Gemini) are read token by token ({@link UsageCounts}), everything else is skipped. Same answers as
-     * {@link #extract(WireFormat, byte[])}, for a fraction of the work on a long answer.
+     * tree: the top-level usage object ({@code usage}, or {@code usageMetadata} for Gemini) is
+     * found by following the body's structure alone ({@link TopLevelField}), and only its counts
+     * are parsed, token by token ({@link UsageCounts}). A body that pass cannot settle is read
+     * by the parser from its start, skipping all but the usage. Same answers as
+     * {@link #extract(WireFormat, byte[])} for every JSON body, for a fraction of the work.
      *
-     * @throws UpstreamFormatException when the body is not JSON
+     * @throws UpstreamFormatException when the body is not JSON (by its structure; a body with
+     *         JSON's structure but not its grammar outside the usage object is not refused)
      */
     public static Optional<ObservedUsage> scan(WireFormat format, byte[] body) {
         Objects.requireNonNull(format, "format");
+        long slice = TopLevelField.find(body, format == WireFormat.GEMINI ? USAGE_METADATA : USAGE);
+        if (slice == TopLevelField.ABSENT) {
+            return Optional.empty();
+        }
+        if (slice != TopLevelField.UNDECIDED) {
+            int start = TopLevelField.start(slice);
+            if (start == TopLevelField.end(slice)) {
+                throw new UpstreamFormatException("the body is not JSON");
+            }
+            if (body[start] != '{') {
+                return Optional.empty(); // a usage that is not an object is no usage
+            }
+            try (JsonParser p = Json.MAPPER.createParser(body, start, TopLevelField.end(slice) - start)) {
+                p.nextToken();
+                return Optional.of(UsageCounts.read(p).as(format, true));
+            } catch (IOException e) {
+                throw new UpstreamFormatException("the body is not JSON");
+            }
+        }
+        return parse(format, body);
+    }
+
+    /** {@link #scan} by a parser over the whole body, for what the structural pass leaves undecided. */
+    private static Optional<ObservedUsage> parse(WireFormat format, byte[] body) {
         String field = usageField(format);
         try (JsonParser p = Json.MAPPER.createParser(body)) {
             JsonToken first = p.nextToken();
