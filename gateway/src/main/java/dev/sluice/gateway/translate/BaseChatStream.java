@@ -10,11 +10,16 @@ import java.util.Optional;
 
 /**
  * The shared life cycle of a translating stream converter: parse, hand events over, close exactly
- * once. Subclasses write events as strings; each call's events leave as one array of bytes.
+ * once. Subclasses write events as strings; each call's events leave as one array of bytes. An
+ * upstream read that completes events none of which has a chat form (Anthropic's pings, thinking
+ * deltas) yields {@link #KEEP_ALIVE}, so the client sees bytes while the model thinks.
  */
 abstract class BaseChatStream implements ChatStreamConverter {
 
     private static final byte[] NOTHING = new byte[0];
+
+    /** What a read whose events all come to nothing downstream yields: an SSE comment, which clients skip. */
+    static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
 
     private final SseParser parser = new SseParser();
     private final StreamUsageTracker tracker;
@@ -43,10 +48,18 @@ abstract class BaseChatStream implements ChatStreamConverter {
             return NOTHING;
         }
         List<String> out = new ArrayList<>();
+        boolean completedEvents = false;
         try {
-            handle(parser.feed(chunk), out);
+            List<SseEvent> events = parser.feed(chunk);
+            completedEvents = !events.isEmpty();
+            handle(events, out);
         } catch (UpstreamFormatException e) {
             abort(out, ProviderErrors.error(e.getMessage(), "upstream_error"));
+        }
+        if (out.isEmpty() && completedEvents) {
+            // Pings and thinking have no chat form; a comment keeps the client, and every proxy on the way, from
+            // taking a model that thinks for minutes for a dead connection.
+            return KEEP_ALIVE.clone();
         }
         return wire(out);
     }

@@ -3,7 +3,8 @@ package dev.sluice.gateway.translate;
 /**
  * Turns one upstream SSE stream into the OpenAI chat.completion.chunk stream the client reads,
  * incrementally. Every call returns downstream bytes made of whole events, each ending with its
- * blank line, to be written out in order; an empty array when a call completes none. The last
+ * blank line, to be written out in order; an empty array when a call completes none, and an SSE
+ * comment when the events it completes have no chat form (pings, thinking). The last
  * event is always {@code data: [DONE]}, after which the converter is {@link #closed()} and
  * returns nothing.
  *

@@ -18,7 +18,8 @@ import net.jqwik.api.constraints.Size;
 /**
  * Splitting the same upstream byte stream at arbitrary points (inside lines, between CR and LF,
  * inside multi-byte characters), with any of the three line endings, yields the same downstream
- * events, the same usage and the same completion state.
+ * events (keep-alive comments aside, which follow the reads), the same usage and the same
+ * completion state.
  */
 class StreamSplitProperties {
 
@@ -53,7 +54,8 @@ class StreamSplitProperties {
         }
         actual.append(text(split.finish()));
 
-        assertThat(actual.toString()).isEqualTo(expected.toString());
+        // Keep-alive comments follow the reads (one for a read whose events all come to nothing); the events do not.
+        assertThat(withoutKeepAlives(actual)).isEqualTo(withoutKeepAlives(expected));
         assertThat(split.usage().usage()).isEqualTo(whole.usage().usage()).isEqualTo(Fixtures.usage(spec.path("usage")));
         assertThat(split.completed()).isEqualTo(whole.completed());
     }
@@ -82,6 +84,10 @@ class StreamSplitProperties {
         }
         actual.addAll(parser.finish());
         assertThat(actual).isEqualTo(expected).isNotEmpty();
+    }
+
+    private static String withoutKeepAlives(CharSequence output) {
+        return output.toString().replace(new String(BaseChatStream.KEEP_ALIVE, StandardCharsets.US_ASCII), "");
     }
 
     private static String text(byte[] output) {
