@@ -97,11 +97,15 @@ public final class TokenEstimator {
                 .learn(actual, config.smoothing(), clock.nanos());
     }
 
-    /** What has been learned for {@code profile} and {@code route}, as the next estimate would use it. */
+    /**
+     * What has been learned for {@code profile} and {@code route}, every settlement counted. An
+     * estimate reads output percentiles made again only as the history grows by a 32nd, so it may
+     * use slightly older ones than these.
+     */
     public EstimatorStats stats(EstimatorProfile profile, String route) {
         String profileId = profile.profileId();
         RouteState state = routes.get(new RouteKey(profileId, route));
-        OutputWindow.Summary history = state == null ? null : state.output().summary(clock.nanos());
+        OutputWindow.Summary history = state == null ? null : state.output().exactSummary(clock.nanos());
         boolean hasOutput = history != null && history.samples() > 0;
         return new EstimatorStats(profileId, route,
                 calibration.ratio(profileId, profile.tokenizer()),
