@@ -1,8 +1,8 @@
 package dev.sluice.cli;
 
 import dev.sluice.config.ConfigException;
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.SluiceConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
 

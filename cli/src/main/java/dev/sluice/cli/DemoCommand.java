@@ -1,8 +1,8 @@
 package dev.sluice.cli;
 
 import dev.sluice.gateway.Gateway;
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.mock.http.Flavour;
 import dev.sluice.mock.http.LatencyConfig;
 import dev.sluice.mock.http.MockConfig;

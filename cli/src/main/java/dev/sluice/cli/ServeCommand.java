@@ -2,10 +2,10 @@ package dev.sluice.cli;
 
 import dev.sluice.config.ConfigException;
 import dev.sluice.gateway.Gateway;
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.SluiceConfig;
-import dev.sluice.gateway.config.StoreSettings;
-import dev.sluice.gateway.config.DeploymentConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.config.StoreSettings;
+import dev.sluice.runtime.config.DeploymentConfig;
 import dev.sluice.store.QuotaStore;
 import dev.sluice.store.redis.FailoverConfig;
 import dev.sluice.store.redis.FailoverQuotaStore;

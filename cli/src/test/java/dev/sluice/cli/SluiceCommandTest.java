@@ -2,8 +2,8 @@ package dev.sluice.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.SluiceConfig;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

@@ -2,8 +2,8 @@ package dev.sluice.gateway;
 
 import dev.sluice.estimate.EstimatorConfig;
 import dev.sluice.estimate.TokenEstimator;
-import dev.sluice.gateway.config.SluiceConfig;
-import dev.sluice.gateway.config.StoreSettings;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.config.StoreSettings;
 import dev.sluice.gateway.proxy.GatewayCore;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.store.InMemoryQuotaStore;
@@ -43,7 +43,7 @@ public final class Gateway {
         this.governor = new QuotaGovernor(config.governorConfig(), store, b.clock);
         this.estimator = new TokenEstimator(b.estimatorConfig, b.clock);
         this.ledger = new RequestLedger();
-        boolean storeBlocks = config.store().kind() == dev.sluice.gateway.config.StoreSettings.Kind.REDIS;
+        boolean storeBlocks = config.store().kind() == dev.sluice.runtime.config.StoreSettings.Kind.REDIS;
         this.adaptive = b.adaptive ? AdaptiveWiring.attach(config, governor, vertx, b.seed, storeBlocks) : null;
         ProviderFeedback feedback = adaptive == null ? b.feedback : both(adaptive, b.feedback);
         this.core = new GatewayCore(vertx, config, governor, estimator, feedback, ledger, b.clock);

@@ -1,6 +1,6 @@
 package dev.sluice.gateway;
 
-import dev.sluice.gateway.config.ServerSettings;
+import dev.sluice.runtime.config.ServerSettings;
 import dev.sluice.gateway.proxy.GatewayCore;
 import dev.sluice.gateway.upstream.UpstreamClient;
 import io.vertx.core.Future;

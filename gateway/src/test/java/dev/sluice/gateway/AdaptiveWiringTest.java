@@ -2,8 +2,8 @@ package dev.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.limits.Dimension;
 import dev.sluice.signal.ProviderKind;

@@ -1,7 +1,7 @@
 package dev.sluice.gateway;
 
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.mock.http.Flavour;
 import dev.sluice.mock.http.MockConfig;
 import dev.sluice.mock.http.MockProviderServer;

@@ -3,8 +3,8 @@ package dev.sluice.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.SluiceConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.net.BindException;

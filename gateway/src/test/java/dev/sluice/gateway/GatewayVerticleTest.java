@@ -2,7 +2,7 @@ package dev.sluice.gateway;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.config.ServerSettings;
+import dev.sluice.runtime.config.ServerSettings;
 import io.vertx.core.http.HttpServerOptions;
 import org.junit.jupiter.api.Test;
 

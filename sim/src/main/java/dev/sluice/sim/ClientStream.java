@@ -1,7 +1,7 @@
 package dev.sluice.sim;
 
-import dev.sluice.gateway.config.KeyConfig;
-import dev.sluice.gateway.config.ProfileConfig;
+import dev.sluice.runtime.config.KeyConfig;
+import dev.sluice.runtime.config.ProfileConfig;
 import dev.sluice.governor.RequestPath;
 import dev.sluice.governor.TrafficClass;
 import dev.sluice.sim.engine.RandomStreams;

@@ -1,9 +1,9 @@
 package dev.sluice.sim;
 
 import dev.sluice.gateway.Gateway;
-import dev.sluice.gateway.config.DeploymentConfig;
-import dev.sluice.gateway.config.SluiceConfig;
-import dev.sluice.gateway.config.TenantConfig;
+import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.config.TenantConfig;
 import dev.sluice.mock.http.FaultConfig;
 import dev.sluice.mock.http.Flavour;
 import dev.sluice.mock.http.LatencyConfig;

@@ -1,7 +1,7 @@
 package dev.sluice.sim;
 
-import dev.sluice.gateway.config.DeploymentConfig;
-import dev.sluice.gateway.config.TenantConfig;
+import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.TenantConfig;
 import dev.sluice.sim.engine.EventLoop;
 import dev.sluice.sim.engine.RandomStreams;
 import dev.sluice.sim.metrics.Outcome;

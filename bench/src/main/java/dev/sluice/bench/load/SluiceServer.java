@@ -1,7 +1,7 @@
 package dev.sluice.bench.load;
 
 import dev.sluice.gateway.Gateway;
-import dev.sluice.gateway.config.ConfigLoader;
+import dev.sluice.runtime.config.ConfigLoader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

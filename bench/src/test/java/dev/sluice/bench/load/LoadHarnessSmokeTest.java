@@ -2,9 +2,9 @@ package dev.sluice.bench.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.DeploymentKind;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.DeploymentKind;
+import dev.sluice.runtime.config.SluiceConfig;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;

@@ -1,8 +1,8 @@
 package dev.sluice.gateway.auth;
 
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.KeyConfig;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.KeyConfig;
+import dev.sluice.runtime.config.SluiceConfig;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.HashMap;

@@ -1,6 +1,6 @@
 package dev.sluice.gateway.http;
 
-import dev.sluice.gateway.config.KeyConfig;
+import dev.sluice.runtime.config.KeyConfig;
 import dev.sluice.governor.GovernorConfig;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.limits.Dimension;

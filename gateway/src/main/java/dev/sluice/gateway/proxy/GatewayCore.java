@@ -4,9 +4,9 @@ import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.gateway.ProviderFeedback;
 import dev.sluice.gateway.RequestLedger;
 import dev.sluice.gateway.auth.KeyRing;
-import dev.sluice.gateway.config.DeploymentConfig;
-import dev.sluice.gateway.config.DeploymentKind;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.DeploymentKind;
+import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.gateway.http.CallerQuota;
 import dev.sluice.gateway.upstream.Origin;
 import dev.sluice.gateway.upstream.UpstreamClient;
@@ -59,7 +59,7 @@ public final class GatewayCore {
         this.ledger = Objects.requireNonNull(ledger, "ledger");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.keys = KeyRing.of(config);
-        this.storeBlocks = config.store().kind() == dev.sluice.gateway.config.StoreSettings.Kind.REDIS;
+        this.storeBlocks = config.store().kind() == dev.sluice.runtime.config.StoreSettings.Kind.REDIS;
         // With a shared store a reading is a network call: taken on a worker, at most every 250 ms
         // per key, so that answers never wait for their advisory quota headers.
         this.quota = storeBlocks

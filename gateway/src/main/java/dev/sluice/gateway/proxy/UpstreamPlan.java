@@ -2,9 +2,9 @@ package dev.sluice.gateway.proxy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.sluice.gateway.config.DeploymentConfig;
-import dev.sluice.gateway.config.DeploymentKind;
-import dev.sluice.gateway.config.ProfileConfig;
+import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.DeploymentKind;
+import dev.sluice.runtime.config.ProfileConfig;
 import dev.sluice.gateway.http.Operation;
 import dev.sluice.gateway.translate.AnthropicRequests;
 import dev.sluice.gateway.translate.GeminiRequests;

@@ -2,7 +2,7 @@ package dev.sluice.gateway.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.gateway.config.KeyConfig;
+import dev.sluice.runtime.config.KeyConfig;
 import dev.sluice.governor.GovernorConfig;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.governor.TrafficClass;

@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import dev.sluice.config.ConfigException;
 import java.time.Duration;
 import java.util.List;
@@ -63,16 +64,16 @@ public sealed interface Arrival {
         boolean burst = kind.equals("burst");
         List<Step> steps = n.get("steps").items().stream().map(s -> {
             s.allowOnly(Set.of("at", burst ? "workers" : "rate"));
-            double v = burst ? s.get("workers").wholeNumber(0) : s.get("rate").ratePerSecond();
-            return new Step(s.get("at").duration(), v);
+            double v = burst ? s.get("workers").longValue(0) : s.get("rate").ratePerSecond();
+            return new Step(s.get("at").requiredDuration(), v);
         }).toList();
         return switch (kind) {
             case "constant" -> new Constant(n.get("rate").ratePerSecond(), steps);
             case "poisson" -> new Poisson(n.get("rate").ratePerSecond(), steps);
-            case "burst" -> new Burst((int) n.get("workers").required().wholeNumber(0),
+            case "burst" -> new Burst((int) n.get("workers").required().longValue(0),
                     n.get("every").duration(Duration.ofMinutes(1)), n.get("offset").duration(Duration.ZERO),
                     n.get("jitter").duration(Duration.ofMillis(200)), steps);
-            default -> throw new ConfigException(n.get("kind").path, "constant, poisson or burst", kind);
+            default -> throw new ConfigException(n.get("kind").path(), "constant, poisson or burst", kind);
         };
     }
 }

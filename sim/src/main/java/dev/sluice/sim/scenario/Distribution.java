@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import dev.sluice.config.ConfigException;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -99,31 +100,31 @@ public sealed interface Distribution {
      */
     static Distribution parse(YamlNode n) {
         n.required();
-        if (n.json.isNumber()) {
-            return new Fixed(n.wholeNumber(0));
+        if (!n.isMapping()) {
+            return new Fixed(n.longValue(0));
         }
         n.allowOnly(Set.of("fixed", "uniform", "lognormal", "exponential"));
         try {
             if (n.get("fixed").present()) {
-                return new Fixed(n.get("fixed").wholeNumber(0));
+                return new Fixed(n.get("fixed").longValue(0));
             }
             if (n.get("uniform").present()) {
                 var items = n.get("uniform").items();
-                ConfigException.require(items.size() == 2, n.get("uniform").path, "[min, max]", items.size() + " values");
-                return new Uniform(items.get(0).wholeNumber(0), items.get(1).wholeNumber(0));
+                ConfigException.require(items.size() == 2, n.get("uniform").path(), "[min, max]", items.size() + " values");
+                return new Uniform(items.get(0).longValue(0), items.get(1).longValue(0));
             }
             if (n.get("lognormal").present()) {
                 YamlNode l = n.get("lognormal").allowOnly(Set.of("median", "p95", "max"));
-                return new LogNormal(l.get("median").number(), l.get("p95").number(),
-                        l.get("max").wholeNumber(Long.MAX_VALUE / 4));
+                return new LogNormal(l.get("median").requiredDouble(), l.get("p95").requiredDouble(),
+                        l.get("max").longValue(Long.MAX_VALUE / 4));
             }
             if (n.get("exponential").present()) {
-                return new Exponential(n.get("exponential").number());
+                return new Exponential(n.get("exponential").requiredDouble());
             }
         } catch (ConfigException e) {
-            throw e.path().startsWith(n.path) ? e : e.under(n.path);
+            throw e.path().startsWith(n.path()) ? e : e.under(n.path());
         }
-        throw new ConfigException(n.path, "one of fixed, uniform, lognormal, exponential", "none");
+        throw new ConfigException(n.path(), "one of fixed, uniform, lognormal, exponential", "none");
     }
 }
 

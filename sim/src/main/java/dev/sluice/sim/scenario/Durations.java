@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import java.time.Duration;
 
 /** Parses durations written as in scenario files ({@code 300ms}, {@code 2s}, {@code 1m30s}). */

@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import dev.sluice.config.ConfigException;
 import java.util.Locale;
 
@@ -23,6 +24,6 @@ public enum FaultKind {
                 return k;
             }
         }
-        throw new ConfigException(n.path, "server_error, overloaded or reset", s);
+        throw new ConfigException(n.path(), "server_error, overloaded or reset", s);
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import dev.sluice.config.ConfigException;
 import java.time.Duration;
 import java.util.Optional;
@@ -33,11 +34,11 @@ public record Goals(double maxProvider429Rate, double maxShareOfNone429Rate, dou
             return DEFAULT;
         }
         n.allowOnly(Set.of("max_provider_429_rate", "interactive_p99_queue_wait", "interactive_success_rate"));
-        return new Goals(n.get("max_provider_429_rate").number(DEFAULT.maxProvider429Rate),
+        return new Goals(n.get("max_provider_429_rate").doubleValue(DEFAULT.maxProvider429Rate),
                 DEFAULT.maxShareOfNone429Rate, DEFAULT.minUtilization, DEFAULT.minJainIndex,
                 n.get("interactive_p99_queue_wait").present()
-                        ? Optional.of(n.get("interactive_p99_queue_wait").duration()) : Optional.empty(),
+                        ? Optional.of(n.get("interactive_p99_queue_wait").requiredDuration()) : Optional.empty(),
                 n.get("interactive_success_rate").present()
-                        ? Optional.of(n.get("interactive_success_rate").number()) : Optional.empty());
+                        ? Optional.of(n.get("interactive_success_rate").requiredDouble()) : Optional.empty());
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import dev.sluice.config.ConfigException;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Limits;
@@ -111,7 +112,7 @@ public record ProviderSpec(Optional<Map<String, Long>> limits, Duration requestW
         if (n.get("limits").present()) {
             Map<String, Long> m = new TreeMap<>();
             n.get("limits").allowOnly(Set.of("rpm", "input_tpm", "output_tpm", "tpm", "concurrency", "daily_requests"))
-                    .entries().forEach((k, v) -> m.put(k, v.wholeNumber(0)));
+                    .entries().forEach((k, v) -> m.put(k, v.longValue(0)));
             limits = Optional.of(m);
         }
         OutputAccounting oa = d.outputAccounting;
@@ -120,14 +121,14 @@ public record ProviderSpec(Optional<Map<String, Long>> limits, Duration requestW
             oa = switch (s) {
                 case "reserve_max_tokens" -> OutputAccounting.RESERVE_MAX_TOKENS_THEN_CORRECT;
                 case "actual_only" -> OutputAccounting.ACTUAL_ONLY;
-                default -> throw new ConfigException(n.get("output_accounting").path, "reserve_max_tokens or actual_only", s);
+                default -> throw new ConfigException(n.get("output_accounting").path(), "reserve_max_tokens or actual_only", s);
             };
         }
         AccelerationRule acc = d.acceleration;
         YamlNode a = n.get("acceleration");
         if (a.present()) {
             a.allowOnly(Set.of("factor", "floor_per_second", "recent_window", "baseline_window"));
-            acc = new AccelerationRule(true, a.get("factor").number(), a.get("floor_per_second").number(),
+            acc = new AccelerationRule(true, a.get("factor").requiredDouble(), a.get("floor_per_second").requiredDouble(),
                     a.get("recent_window").duration(AccelerationRule.DEFAULT_RECENT_WINDOW),
                     a.get("baseline_window").duration(AccelerationRule.DEFAULT_BASELINE_WINDOW));
         }
@@ -137,7 +138,7 @@ public record ProviderSpec(Optional<Map<String, Long>> limits, Duration requestW
             l.allowOnly(Set.of("ttft", "ttft_p95", "tokens_per_second", "error_latency"));
             Duration ttft = l.get("ttft").duration(lat.ttftMedian());
             lat = new LatencySpec(ttft, l.get("ttft_p95").duration(ttft.multipliedBy(3)),
-                    l.get("tokens_per_second").number(lat.tokensPerSecond()),
+                    l.get("tokens_per_second").doubleValue(lat.tokensPerSecond()),
                     l.get("error_latency").duration(lat.errorLatency()));
         }
         List<FaultKind> errors = n.get("errors").present()
@@ -145,7 +146,7 @@ public record ProviderSpec(Optional<Map<String, Long>> limits, Duration requestW
                 : d.errors;
         return new ProviderSpec(limits, n.get("request_window").duration(d.requestWindow), oa,
                 n.get("cache_read_counts_against_input_tpm").bool(d.cacheReadCountsAgainstInputTpm), acc, lat,
-                n.get("error_rate").number(0), errors);
+                n.get("error_rate").doubleValue(0), errors);
     }
 
     /** The limited dimensions, for reports: the governor's dimension for each provider limit. */

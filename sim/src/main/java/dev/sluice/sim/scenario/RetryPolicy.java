@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import dev.sluice.config.ConfigException;
 import java.time.Duration;
 
@@ -36,7 +37,7 @@ public record RetryPolicy(int maxRetries, Duration baseDelay, Duration maxDelay,
             return SDK_DEFAULT;
         }
         n.allowOnly(java.util.Set.of("max_retries", "base_delay", "max_delay", "max_honoured_hint"));
-        return new RetryPolicy((int) n.get("max_retries").wholeNumber(SDK_DEFAULT.maxRetries),
+        return new RetryPolicy((int) n.get("max_retries").longValue(SDK_DEFAULT.maxRetries),
                 n.get("base_delay").duration(SDK_DEFAULT.baseDelay), n.get("max_delay").duration(SDK_DEFAULT.maxDelay),
                 n.get("max_honoured_hint").duration(SDK_DEFAULT.maxHonouredHint));
     }

@@ -1,7 +1,7 @@
 package dev.sluice.sim.scenario;
 
 import dev.sluice.config.ConfigException;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.SluiceConfig;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -71,6 +71,6 @@ public record Scenario(String name, String description, Duration duration, Durat
 
     /** Whether all replicas share one quota store (the Redis deployment model). */
     public boolean sharedStore() {
-        return config.store().kind() == dev.sluice.gateway.config.StoreSettings.Kind.REDIS;
+        return config.store().kind() == dev.sluice.runtime.config.StoreSettings.Kind.REDIS;
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -7,10 +8,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.sluice.config.ConfigException;
-import dev.sluice.gateway.config.ConfigLoader;
-import dev.sluice.gateway.config.DeploymentConfig;
-import dev.sluice.gateway.config.KeyConfig;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.KeyConfig;
+import dev.sluice.runtime.config.SluiceConfig;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -73,14 +74,14 @@ public final class ScenarioLoader {
         } catch (JsonProcessingException e) {
             throw new ConfigException("", "a serialisable document", e.getOriginalMessage());
         }
-        YamlNode top = new YamlNode(root, "");
-        Duration duration = top.get("duration").duration();
+        YamlNode top = YamlNode.root(root);
+        Duration duration = top.get("duration").requiredDuration();
         Duration ci = top.get("ci_duration").duration(duration.compareTo(Duration.ofMinutes(2)) < 0 ? duration
                 : Duration.ofMinutes(2));
         Map<String, ProviderSpec> providers = new LinkedHashMap<>();
         YamlNode provNode = top.get("providers");
         for (String id : provNode.entries().keySet()) {
-            ConfigException.require(config.deployments().containsKey(id), provNode.get(id).path,
+            ConfigException.require(config.deployments().containsKey(id), provNode.get(id).path(),
                     "a configured deployment " + config.deployments().keySet(), id);
         }
         for (DeploymentConfig d : config.deployments().values()) {
@@ -94,11 +95,11 @@ public final class ScenarioLoader {
             try {
                 spec = WorkloadSpec.parse(w);
             } catch (ConfigException e) {
-                throw e.path().startsWith(w.path) ? e : e.under(w.path);
+                throw e.path().startsWith(w.path()) ? e : e.under(w.path());
             }
             KeyConfig k = keys.get(spec.key());
-            ConfigException.require(k != null, w.get("key").path, "a configured key id", spec.key());
-            spec.profile().ifPresent(p -> ConfigException.require(k.profiles().contains(p), w.get("profile").path,
+            ConfigException.require(k != null, w.get("key").path(), "a configured key id", spec.key());
+            spec.profile().ifPresent(p -> ConfigException.require(k.profiles().contains(p), w.get("profile").path(),
                     "one of the key's profiles " + k.profiles(), p));
             workload.add(spec);
         }
@@ -108,14 +109,14 @@ public final class ScenarioLoader {
             try {
                 ev = ScriptedEvent.parse(e);
             } catch (ConfigException x) {
-                throw x.path().startsWith(e.path) ? x : x.under(e.path);
+                throw x.path().startsWith(e.path()) ? x : x.under(e.path());
             }
-            ConfigException.require(config.deployments().containsKey(ev.deployment()), e.get("deployment").path,
+            ConfigException.require(config.deployments().containsKey(ev.deployment()), e.get("deployment").path(),
                     "a configured deployment " + config.deployments().keySet(), ev.deployment());
             events.add(ev);
         }
         return new Scenario(top.get("name").text(defaultName), top.get("description").text("").trim(), duration, ci,
-                top.get("seed").wholeNumber(1), (int) top.get("replicas").wholeNumber(1), config, providers, workload,
+                top.get("seed").longValue(1), (int) top.get("replicas").longValue(1), config, providers, workload,
                 events, literalSecrets(root), Goals.parse(top.get("goals")));
     }
 

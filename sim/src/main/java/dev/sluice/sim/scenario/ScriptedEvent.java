@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import dev.sluice.config.ConfigException;
 import java.time.Duration;
 import java.util.List;
@@ -49,12 +50,12 @@ public sealed interface ScriptedEvent {
     static ScriptedEvent parse(YamlNode n) {
         n.required();
         String kind = n.get("kind").text();
-        Duration at = n.get("at").duration();
+        Duration at = n.get("at").requiredDuration();
         String deployment = n.get("deployment").text();
         return switch (kind) {
             case "limit_cut" -> {
                 n.allowOnly(Set.of("kind", "at", "deployment", "factor"));
-                yield new LimitCut(at, deployment, n.get("factor").number());
+                yield new LimitCut(at, deployment, n.get("factor").requiredDouble());
             }
             case "limit_restore" -> {
                 n.allowOnly(Set.of("kind", "at", "deployment"));
@@ -65,10 +66,10 @@ public sealed interface ScriptedEvent {
                 List<FaultKind> errors = n.get("errors").present()
                         ? n.get("errors").items().stream().map(FaultKind::parse).toList()
                         : List.of(FaultKind.SERVER_ERROR);
-                yield new FaultBurst(at, deployment, n.get("duration").duration(), n.get("error_rate").number(),
+                yield new FaultBurst(at, deployment, n.get("duration").requiredDuration(), n.get("error_rate").requiredDouble(),
                         errors, n.get("latency_spike").duration(Duration.ZERO));
             }
-            default -> throw new ConfigException(n.get("kind").path, "limit_cut, limit_restore or fault_burst", kind);
+            default -> throw new ConfigException(n.get("kind").path(), "limit_cut, limit_restore or fault_burst", kind);
         };
     }
 }

@@ -1,5 +1,6 @@
 package dev.sluice.sim.scenario;
 
+import dev.sluice.runtime.yaml.YamlNode;
 import dev.sluice.config.ConfigException;
 import dev.sluice.governor.TrafficClass;
 import java.time.Duration;
@@ -57,17 +58,17 @@ public record WorkloadSpec(String name, String key, Optional<String> profile, Op
                 "cache_read_share", "max_tokens", "output_tokens", "streaming", "deadline", "input_estimate_error",
                 "retry"));
         String key = n.get("key").text();
-        Optional<String> profile = n.get("profile").optionalText();
-        Optional<TrafficClass> c = n.get("class").optionalText().map(s -> TrafficClass.byWireName(s)
-                .orElseThrow(() -> new ConfigException(n.get("class").path,
+        Optional<String> profile = n.get("profile").optText();
+        Optional<TrafficClass> c = n.get("class").optText().map(s -> TrafficClass.byWireName(s)
+                .orElseThrow(() -> new ConfigException(n.get("class").path(),
                         "one of critical, interactive, batch, eval, background", s)));
         return new WorkloadSpec(n.get("name").text(key + profile.map(p -> "/" + p).orElse("")), key, profile, c,
                 Arrival.parse(n.get("arrival")), n.get("start").duration(Duration.ZERO),
-                n.get("stop").present() ? Optional.of(n.get("stop").duration()) : Optional.empty(),
-                Distribution.parse(n.get("prompt_tokens")), n.get("cache_read_share").number(0),
+                n.get("stop").present() ? Optional.of(n.get("stop").requiredDuration()) : Optional.empty(),
+                Distribution.parse(n.get("prompt_tokens")), n.get("cache_read_share").doubleValue(0),
                 Distribution.parse(n.get("max_tokens")), Distribution.parse(n.get("output_tokens")),
-                n.get("streaming").number(0),
-                n.get("deadline").present() ? Optional.of(n.get("deadline").duration()) : Optional.empty(),
-                n.get("input_estimate_error").number(DEFAULT_INPUT_ESTIMATE_ERROR), RetryPolicy.parse(n.get("retry")));
+                n.get("streaming").doubleValue(0),
+                n.get("deadline").present() ? Optional.of(n.get("deadline").requiredDuration()) : Optional.empty(),
+                n.get("input_estimate_error").doubleValue(DEFAULT_INPUT_ESTIMATE_ERROR), RetryPolicy.parse(n.get("retry")));
     }
 }

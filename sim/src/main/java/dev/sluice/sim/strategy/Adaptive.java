@@ -2,9 +2,9 @@ package dev.sluice.sim.strategy;
 
 import dev.sluice.adapt.AdaptiveConfig;
 import dev.sluice.adapt.MultiplierConfig;
-import dev.sluice.gateway.config.AdaptiveSettings;
-import dev.sluice.gateway.config.DeploymentConfig;
-import dev.sluice.gateway.config.RampSettings;
+import dev.sluice.runtime.config.AdaptiveSettings;
+import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.RampSettings;
 import dev.sluice.ramp.RampConfig;
 
 /** The adaptive package's tuning from a deployment's {@code adaptive:} and {@code ramp:} settings. */

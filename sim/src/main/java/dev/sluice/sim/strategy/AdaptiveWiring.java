@@ -1,8 +1,8 @@
 package dev.sluice.sim.strategy;
 
 import dev.sluice.adapt.AdaptiveControllers;
-import dev.sluice.gateway.config.DeploymentConfig;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.sim.engine.EventLoop;
 import dev.sluice.signal.ProviderSignal;

@@ -1,6 +1,6 @@
 package dev.sluice.sim.strategy;
 
-import dev.sluice.gateway.config.DeploymentConfig;
+import dev.sluice.runtime.config.DeploymentConfig;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Limit;
 import dev.sluice.sim.provider.ProviderReply;

@@ -7,8 +7,8 @@ import dev.sluice.estimate.PromptShape;
 import dev.sluice.estimate.TokenEstimate;
 import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.gateway.proxy.RetryBudget;
-import dev.sluice.gateway.config.ProfileConfig;
-import dev.sluice.gateway.config.SluiceConfig;
+import dev.sluice.runtime.config.ProfileConfig;
+import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.governor.AdmissionRequest;
 import dev.sluice.governor.Decision;
 import dev.sluice.governor.Demand;
@@ -91,12 +91,12 @@ final class SluiceStrategy implements Strategy {
 
     /** The configuration with every deployment's adaptive control off: the governor alone. */
     private static SluiceConfig withoutAdaptive(SluiceConfig c) {
-        java.util.Map<String, dev.sluice.gateway.config.DeploymentConfig> off = new java.util.LinkedHashMap<>();
+        java.util.Map<String, dev.sluice.runtime.config.DeploymentConfig> off = new java.util.LinkedHashMap<>();
         for (var d : c.deployments().values()) {
             var a = d.adaptive();
-            off.put(d.id(), new dev.sluice.gateway.config.DeploymentConfig(d.id(), d.kind(), d.baseUrl(), d.apiKeyEnv(),
+            off.put(d.id(), new dev.sluice.runtime.config.DeploymentConfig(d.id(), d.kind(), d.baseUrl(), d.apiKeyEnv(),
                     d.apiKey(), d.scope(), d.azureDeployment(), d.apiVersion(), d.limits(),
-                    new dev.sluice.gateway.config.AdaptiveSettings(false, a.decreaseFactor(), a.increaseStep(), a.floor()),
+                    new dev.sluice.runtime.config.AdaptiveSettings(false, a.decreaseFactor(), a.increaseStep(), a.floor()),
                     d.ramp(), d.failurePolicy()));
         }
         return c.withDeployments(off);

@@ -76,7 +76,7 @@ class ScenarioLoaderTest {
         assertThatThrownBy(() -> ScenarioLoader.parse(BASE + WORKLOAD.replace("key: k", "key: nope"), "x"))
                 .hasMessage("workload[0].key: nope (expected: a configured key id)");
         assertThatThrownBy(() -> ScenarioLoader.parse(BASE + WORKLOAD.replace("300/m", "lots"), "x"))
-                .hasMessage("workload[0].arrival.rate: lots (expected: a rate such as 5/s, 300/m or 60/h)");
+                .hasMessage("workload[0].arrival.rate: \"lots\" (expected: a rate such as 5/s, 300/m or 60/h)");
         assertThatThrownBy(() -> ScenarioLoader.parse(BASE + WORKLOAD.replace("max_tokens", "max_tokns"), "x"))
                 .hasMessageStartingWith("workload[0].max_tokns: an unknown key");
     }

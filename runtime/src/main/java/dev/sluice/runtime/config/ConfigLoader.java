@@ -1,4 +1,4 @@
-package dev.sluice.gateway.config;
+package dev.sluice.runtime.config;
 
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.sluice.config.ConfigException;
+import dev.sluice.runtime.yaml.YamlNode;
 import dev.sluice.estimate.OutputReservation;
 import dev.sluice.estimate.Tokenizer;
 import dev.sluice.estimate.TokenizerChoice;
@@ -106,30 +107,30 @@ public final class ConfigLoader {
                     + e.getLocation().getColumnNr();
             throw new ConfigException("", "valid YAML", e.getOriginalMessage() + where);
         }
-        Node top = new Node(root, "");
+        YamlNode top = YamlNode.root(root);
         if (!top.present()) {
             throw new ConfigException("", "a mapping with deployments and profiles", "an empty document");
         }
         return new ConfigLoader(sourceName, env).config(top.allowOnly(TOP));
     }
 
-    private SluiceConfig config(Node top) {
+    private SluiceConfig config(YamlNode top) {
         ServerSettings server = server(top.get("server"));
         StoreSettings store = store(top.get("store"));
         ZoneId zone = zone(top.get("daily_reset_zone"));
-        Node gov = top.get("governor").allowOnly(GOVERNOR);
+        YamlNode gov = top.get("governor").allowOnly(GOVERNOR);
         Duration leaseTtl = positive(gov.get("lease_ttl"), GovernorConfig.DEFAULT_LEASE_TTL);
         Duration sweep = positive(gov.get("lease_sweep_interval"), GovernorConfig.DEFAULT_LEASE_SWEEP);
         Map<TrafficClass, ClassPolicy> classes = classes(top.get("classes"));
 
-        Node deps = top.get("deployments");
+        YamlNode deps = top.get("deployments");
         if (!deps.present() || deps.entries().isEmpty()) {
             throw new ConfigException("deployments", "at least one deployment", "none");
         }
         Map<String, DeploymentConfig> deployments = new LinkedHashMap<>();
         deps.entries().forEach((id, n) -> deployments.put(id, deployment(id, n)));
 
-        Node profs = top.get("profiles");
+        YamlNode profs = top.get("profiles");
         if (!profs.present() || profs.entries().isEmpty()) {
             throw new ConfigException("profiles", "at least one model profile", "none");
         }
@@ -142,7 +143,7 @@ public final class ConfigLoader {
         return new SluiceConfig(sourceName, server, store, zone, leaseTtl, sweep, classes, deployments, profiles, orgs);
     }
 
-    private static ServerSettings server(Node n) {
+    private static ServerSettings server(YamlNode n) {
         n.allowOnly(SERVER);
         ServerSettings d = ServerSettings.defaults();
         String host = n.get("host").text(d.host());
@@ -150,10 +151,10 @@ public final class ConfigLoader {
         long body = n.get("max_body_bytes").longValue(d.maxBodyBytes());
         int header = n.get("max_header_bytes").intValue(d.maxHeaderBytes());
         Duration timeout = n.get("upstream_timeout").duration(d.upstreamTimeout());
-        return build(n.path, () -> new ServerSettings(host, port, body, header, timeout));
+        return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout));
     }
 
-    private static StoreSettings store(Node n) {
+    private static StoreSettings store(YamlNode n) {
         n.allowOnly(STORE);
         StoreSettings d = StoreSettings.defaults();
         StoreSettings.Kind kind = choice(n.get("kind"), StoreSettings.Kind.values(), d.kind());
@@ -161,43 +162,43 @@ public final class ConfigLoader {
                 d.failurePolicy());
         String uri = n.get("redis_uri").text(d.redisUri());
         int replicas = n.get("replicas").intValue(d.replicas());
-        return build(n.path, () -> new StoreSettings(kind, uri, policy, replicas));
+        return build(n.path(), () -> new StoreSettings(kind, uri, policy, replicas));
     }
 
-    private static ZoneId zone(Node n) {
+    private static ZoneId zone(YamlNode n) {
         String z = n.text("UTC");
         try {
             return ZoneId.of(z);
         } catch (DateTimeException e) {
-            throw new ConfigException(n.path, "a time zone id such as UTC or America/Los_Angeles", "\"" + z + "\"");
+            throw new ConfigException(n.path(), "a time zone id such as UTC or America/Los_Angeles", "\"" + z + "\"");
         }
     }
 
-    private static Map<TrafficClass, ClassPolicy> classes(Node n) {
+    private static Map<TrafficClass, ClassPolicy> classes(YamlNode n) {
         Map<TrafficClass, ClassPolicy> out = new EnumMap<>(ClassPolicy.defaults());
         n.entries().forEach((name, c) -> {
-            TrafficClass tc = TrafficClass.byWireName(name).orElseThrow(() -> new ConfigException(c.path,
+            TrafficClass tc = TrafficClass.byWireName(name).orElseThrow(() -> new ConfigException(c.path(),
                     "a traffic class, one of " + classNames(), "an unknown class"));
             c.allowOnly(CLASS);
             ClassPolicy def = out.get(tc);
             Duration wait = c.get("max_queue_wait").duration(def.maxQueueWait());
             int length = c.get("max_queue_length").intValue(def.maxQueueLength());
-            out.put(tc, build(c.path, () -> new ClassPolicy(wait, length)));
+            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length)));
         });
         return out;
     }
 
-    private DeploymentConfig deployment(String id, Node n) {
+    private DeploymentConfig deployment(String id, YamlNode n) {
         n.requireObject();
         n.allowOnly(DEPLOYMENT);
-        Node kindNode = n.get("kind");
+        YamlNode kindNode = n.get("kind");
         String kindName = kindNode.text();
-        DeploymentKind kind = DeploymentKind.byWireName(kindName).orElseThrow(() -> new ConfigException(kindNode.path,
+        DeploymentKind kind = DeploymentKind.byWireName(kindName).orElseThrow(() -> new ConfigException(kindNode.path(),
                 "one of " + Arrays.stream(DeploymentKind.values()).map(DeploymentKind::wireName).toList(),
                 "\"" + kindName + "\""));
         URI base = baseUrl(n.get("base_url"));
         Optional<String> keyEnv = n.get("api_key_env").optText();
-        keyEnv.ifPresent(v -> ConfigException.require(v.matches("[A-Za-z_][A-Za-z0-9_]*"), n.get("api_key_env").path,
+        keyEnv.ifPresent(v -> ConfigException.require(v.matches("[A-Za-z_][A-Za-z0-9_]*"), n.get("api_key_env").path(),
                 "an environment variable name", "\"" + v + "\""));
         Optional<Secret> key = keyEnv.map(env).filter(v -> !v.isBlank()).map(Secret::new);
         Map<String, String> scope = new LinkedHashMap<>();
@@ -205,12 +206,12 @@ public final class ConfigLoader {
         Optional<String> azureDeployment = n.get("azure_deployment").optText();
         Optional<String> apiVersion = n.get("api_version").optText();
         if (kind == DeploymentKind.AZURE_OPENAI) {
-            ConfigException.require(azureDeployment.isPresent(), n.get("azure_deployment").path,
+            ConfigException.require(azureDeployment.isPresent(), n.get("azure_deployment").path(),
                     "the Azure deployment name (required for kind azure-openai)", "nothing");
         } else {
-            ConfigException.require(azureDeployment.isEmpty(), n.get("azure_deployment").path,
+            ConfigException.require(azureDeployment.isEmpty(), n.get("azure_deployment").path(),
                     "nothing (only for kind azure-openai)", "\"" + azureDeployment.orElse("") + "\"");
-            ConfigException.require(apiVersion.isEmpty(), n.get("api_version").path,
+            ConfigException.require(apiVersion.isEmpty(), n.get("api_version").path(),
                     "nothing (only for kind azure-openai)", "\"" + apiVersion.orElse("") + "\"");
         }
         if (kind == DeploymentKind.AZURE_OPENAI && apiVersion.isEmpty()) {
@@ -223,34 +224,34 @@ public final class ConfigLoader {
                 ? Optional.of(choice(n.get("failure_policy"), StoreSettings.FailurePolicy.values(), null))
                 : Optional.empty();
         Optional<String> av = apiVersion;
-        return build(n.path, () -> new DeploymentConfig(id, kind, base, keyEnv, key, scope, azureDeployment, av, limits,
+        return build(n.path(), () -> new DeploymentConfig(id, kind, base, keyEnv, key, scope, azureDeployment, av, limits,
                 adaptive, ramp, policy));
     }
 
-    private static URI baseUrl(Node n) {
+    private static URI baseUrl(YamlNode n) {
         String s = n.text();
         try {
             URI u = new URI(s);
             ConfigException.require(("http".equals(u.getScheme()) || "https".equals(u.getScheme()))
                     && u.getHost() != null && u.getQuery() == null && u.getFragment() == null && u.getUserInfo() == null,
-                    n.path, "an http:// or https:// URL with a host and no query", "\"" + s + "\"");
+                    n.path(), "an http:// or https:// URL with a host and no query", "\"" + s + "\"");
             return u;
         } catch (java.net.URISyntaxException e) {
-            throw new ConfigException(n.path, "an http:// or https:// URL", "\"" + s + "\"");
+            throw new ConfigException(n.path(), "an http:// or https:// URL", "\"" + s + "\"");
         }
     }
 
-    private static AdaptiveSettings adaptive(Node n) {
+    private static AdaptiveSettings adaptive(YamlNode n) {
         n.allowOnly(ADAPTIVE);
         AdaptiveSettings d = AdaptiveSettings.defaults();
         boolean enabled = n.get("enabled").bool(d.enabled());
         double decrease = n.get("decrease_factor").doubleValue(d.decreaseFactor());
         double increase = n.get("increase_step").doubleValue(d.increaseStep());
         double floor = n.get("floor").doubleValue(d.floor());
-        return build(n.path, () -> new AdaptiveSettings(enabled, decrease, increase, floor));
+        return build(n.path(), () -> new AdaptiveSettings(enabled, decrease, increase, floor));
     }
 
-    private static RampSettings ramp(Node n) {
+    private static RampSettings ramp(YamlNode n) {
         n.allowOnly(RAMP);
         RampSettings d = RampSettings.defaults();
         List<Double> stages = n.get("stages").present()
@@ -258,44 +259,44 @@ public final class ConfigLoader {
                 : d.stages();
         // Writing a ramp section without 'enabled' means wanting a ramp.
         boolean enabled = n.get("enabled").bool(n.present());
-        return build(n.path, () -> new RampSettings(enabled, stages));
+        return build(n.path(), () -> new RampSettings(enabled, stages));
     }
 
-    private static ProfileConfig profile(String id, Node n, Map<String, DeploymentConfig> deployments) {
+    private static ProfileConfig profile(String id, YamlNode n, Map<String, DeploymentConfig> deployments) {
         n.requireObject();
         n.allowOnly(PROFILE);
-        Node depNode = n.get("deployment");
+        YamlNode depNode = n.get("deployment");
         String dep = depNode.text();
         DeploymentConfig d = deployments.get(dep);
-        ConfigException.require(d != null, depNode.path, "one of the deployments " + deployments.keySet(),
+        ConfigException.require(d != null, depNode.path(), "one of the deployments " + deployments.keySet(),
                 "\"" + dep + "\"");
         String model = n.get("model").text();
-        Node tokNode = n.get("tokenizer");
+        YamlNode tokNode = n.get("tokenizer");
         Tokenizer tokenizer = tokNode.present() ? tokenizer(tokNode) : TokenizerChoice.defaultFor(model);
         // Current Anthropic models leave cache reads out of the input-token limit; the others count them.
         boolean cacheCounts = n.get("cache_read_counts_against_input_limit").bool(d.kind() != DeploymentKind.ANTHROPIC);
         long maxOut = n.get("default_max_output_tokens").longValue(dev.sluice.estimate.EstimatorProfile.DEFAULT_MAX_OUTPUT_TOKENS);
         // OpenAI and Azure charge max_tokens against TPM on arrival: reserving less leaves their bucket
         // emptier than ours. Anthropic counts output as produced; Gemini has no output limit.
-        Node reservationNode = n.get("output_reservation");
+        YamlNode reservationNode = n.get("output_reservation");
         OutputReservation reservation = reservationNode.present()
                 ? OutputReservation.fromConfigName(reservationNode.text()).orElseThrow(() -> new ConfigException(
-                        reservationNode.path, "learned or max_tokens", "\"" + reservationNode.text() + "\""))
+                        reservationNode.path(), "learned or max_tokens", "\"" + reservationNode.text() + "\""))
                 : d.kind() == DeploymentKind.OPENAI || d.kind() == DeploymentKind.AZURE_OPENAI
                         ? OutputReservation.MAX_TOKENS : OutputReservation.LEARNED;
         Limits limits = limits(n.get("limits"));
-        return build(n.path, () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, reservation,
+        return build(n.path(), () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, reservation,
                 limits));
     }
 
-    private static Tokenizer tokenizer(Node n) {
+    private static Tokenizer tokenizer(YamlNode n) {
         String name = n.text();
         for (Tokenizer t : Tokenizer.values()) {
             if (t.configName().equals(name)) {
                 return t;
             }
         }
-        throw new ConfigException(n.path, "one of " + Arrays.stream(Tokenizer.values()).map(Tokenizer::configName)
+        throw new ConfigException(n.path(), "one of " + Arrays.stream(Tokenizer.values()).map(Tokenizer::configName)
                 .toList(), "\"" + name + "\"");
     }
 
@@ -310,7 +311,7 @@ public final class ConfigLoader {
             this.profiles = profiles;
         }
 
-        OrgConfig org(String id, Node n) {
+        OrgConfig org(String id, YamlNode n) {
             n.requireObject();
             n.allowOnly(ORG);
             Limits limits = limits(n.get("limits"));
@@ -319,24 +320,24 @@ public final class ConfigLoader {
             return new OrgConfig(id, limits, tenants);
         }
 
-        TenantConfig tenant(String org, String id, Node n) {
+        TenantConfig tenant(String org, String id, YamlNode n) {
             n.requireObject();
             n.allowOnly(TENANT);
-            String other = tenantPaths.putIfAbsent(id, n.path);
-            ConfigException.require(other == null, n.path, "a tenant id unique across organisations",
+            String other = tenantPaths.putIfAbsent(id, n.path());
+            ConfigException.require(other == null, n.path(), "a tenant id unique across organisations",
                     "\"" + id + "\" also at " + other);
-            ConfigException.require(!id.contains("/"), n.path, "a tenant id without '/'", "\"" + id + "\"");
+            ConfigException.require(!id.contains("/"), n.path(), "a tenant id without '/'", "\"" + id + "\"");
             Limits limits = limits(n.get("limits"));
             Limits guaranteed = limits(n.get("guaranteed"));
             double weight = n.get("weight").doubleValue(dev.sluice.governor.ScopeSettings.DEFAULT_WEIGHT);
             // Validate weight and guarantees here, where the path is known.
-            build(n.path, () -> new dev.sluice.governor.ScopeSettings(limits, weight, guaranteed));
+            build(n.path(), () -> new dev.sluice.governor.ScopeSettings(limits, weight, guaranteed));
             Map<String, TeamConfig> teams = new LinkedHashMap<>();
             n.get("teams").entries().forEach((t, tn) -> teams.put(t, team(org, id, t, tn)));
             return new TenantConfig(id, weight, guaranteed, limits, teams);
         }
 
-        TeamConfig team(String org, String tenant, String name, Node n) {
+        TeamConfig team(String org, String tenant, String name, YamlNode n) {
             n.requireObject();
             n.allowOnly(TEAM);
             Limits limits = limits(n.get("limits"));
@@ -346,17 +347,17 @@ public final class ConfigLoader {
             return new TeamConfig(name, scopeId, limits, keys);
         }
 
-        KeyConfig key(String org, String tenant, String team, String id, Node n) {
+        KeyConfig key(String org, String tenant, String team, String id, YamlNode n) {
             n.requireObject();
             n.allowOnly(KEY);
-            String other = keyPaths.putIfAbsent(id, n.path);
-            ConfigException.require(other == null, n.path, "a key id unique across the file",
+            String other = keyPaths.putIfAbsent(id, n.path());
+            ConfigException.require(other == null, n.path(), "a key id unique across the file",
                     "\"" + id + "\" also at " + other);
-            Node envNode = n.get("secret_env");
-            Node hashNode = n.get("key_sha256");
-            Node litNode = n.get("secret");
+            YamlNode envNode = n.get("secret_env");
+            YamlNode hashNode = n.get("key_sha256");
+            YamlNode litNode = n.get("secret");
             int given = (envNode.present() ? 1 : 0) + (hashNode.present() ? 1 : 0) + (litNode.present() ? 1 : 0);
-            ConfigException.require(given == 1, n.path, "exactly one of secret_env, key_sha256, secret",
+            ConfigException.require(given == 1, n.path(), "exactly one of secret_env, key_sha256, secret",
                     given + " of them");
             Optional<byte[]> hash;
             String source;
@@ -367,7 +368,7 @@ public final class ConfigLoader {
                 hash = value == null || value.isBlank() ? Optional.empty() : Optional.of(sha256(value));
             } else if (hashNode.present()) {
                 String hex = hashNode.text().toLowerCase(java.util.Locale.ROOT);
-                ConfigException.require(hex.matches("[0-9a-f]{64}"), hashNode.path, "64 hexadecimal digits",
+                ConfigException.require(hex.matches("[0-9a-f]{64}"), hashNode.path(), "64 hexadecimal digits",
                         hex.length() + " characters");
                 source = "key_sha256";
                 hash = Optional.of(HexFormat.of().parseHex(hex));
@@ -377,16 +378,16 @@ public final class ConfigLoader {
                 hash = Optional.of(sha256(litNode.text()));
             }
             hash.ifPresent(h -> {
-                String prior = secretPaths.putIfAbsent(HexFormat.of().formatHex(h), n.path);
-                ConfigException.require(prior == null, n.path, "a secret no other key uses",
+                String prior = secretPaths.putIfAbsent(HexFormat.of().formatHex(h), n.path());
+                ConfigException.require(prior == null, n.path(), "a secret no other key uses",
                         "the same secret as " + prior);
             });
             List<String> keyProfiles = new ArrayList<>();
-            Node pn = n.get("profiles");
+            YamlNode pn = n.get("profiles");
             if (pn.present()) {
-                for (Node p : pn.items()) {
+                for (YamlNode p : pn.items()) {
                     String name = p.text();
-                    ConfigException.require(profiles.containsKey(name), p.path, "one of the profiles "
+                    ConfigException.require(profiles.containsKey(name), p.path(), "one of the profiles "
                             + profiles.keySet(), "\"" + name + "\"");
                     keyProfiles.add(name);
                 }
@@ -395,22 +396,22 @@ public final class ConfigLoader {
             }
             TrafficClass cls = trafficClass(n.get("class"), TrafficClass.INTERACTIVE);
             TrafficClass max = trafficClass(n.get("max_class"), cls);
-            ConfigException.require(!cls.outranks(max), n.get("class").path,
+            ConfigException.require(!cls.outranks(max), n.get("class").path(),
                     "a class no higher than max_class " + max.wireName(), cls.wireName());
             Optional<Duration> deadline = n.get("deadline").optDuration();
-            deadline.ifPresent(d -> ConfigException.require(d.isPositive(), n.get("deadline").path, "> 0", d));
+            deadline.ifPresent(d -> ConfigException.require(d.isPositive(), n.get("deadline").path(), "> 0", d));
             Limits limits = limits(n.get("limits"));
             boolean paused = n.get("paused").bool(false);
             return new KeyConfig(id, org, tenant, team, hash, source, keyProfiles, cls, max, deadline, limits, paused);
         }
     }
 
-    private static TrafficClass trafficClass(Node n, TrafficClass fallback) {
+    private static TrafficClass trafficClass(YamlNode n, TrafficClass fallback) {
         if (!n.present()) {
             return fallback;
         }
         String s = n.text();
-        return TrafficClass.byWireName(s).orElseThrow(() -> new ConfigException(n.path, "one of " + classNames(),
+        return TrafficClass.byWireName(s).orElseThrow(() -> new ConfigException(n.path(), "one of " + classNames(),
                 "\"" + s + "\""));
     }
 
@@ -419,39 +420,39 @@ public final class ConfigLoader {
     }
 
     /** A limits mapping: {@code rpm: 500} or {@code rpm: {amount: 500, burst: 50}} per dimension. */
-    static Limits limits(Node n) {
+    static Limits limits(YamlNode n) {
         if (!n.present()) {
             return Limits.none();
         }
         Limits.Builder b = Limits.builder();
         n.entries().forEach((name, v) -> {
-            Dimension d = Dimension.byLimiterName(name).orElseThrow(() -> new ConfigException(v.path,
+            Dimension d = Dimension.byLimiterName(name).orElseThrow(() -> new ConfigException(v.path(),
                     "a limiter name, one of " + Arrays.stream(Dimension.values()).map(Dimension::limiterName)
                             .collect(Collectors.toList()), "an unknown key"));
             Limit limit;
-            if (v.json.isObject()) {
+            if (v.isMapping()) {
                 v.allowOnly(LIMIT);
                 long amount = v.get("amount").requiredLong();
-                Node burstNode = v.get("burst");
+                YamlNode burstNode = v.get("burst");
                 boolean hasBurst = burstNode.present();
                 long burst = burstNode.longValue(0);
-                limit = build(n.path, () -> hasBurst ? Limit.of(d, amount, burst) : Limit.of(d, amount));
+                limit = build(n.path(), () -> hasBurst ? Limit.of(d, amount, burst) : Limit.of(d, amount));
             } else {
                 long amount = v.longValue(0);
-                limit = build(n.path, () -> Limit.of(d, amount));
+                limit = build(n.path(), () -> Limit.of(d, amount));
             }
             b.add(limit);
         });
         return b.build();
     }
 
-    private static Duration positive(Node n, Duration fallback) {
+    private static Duration positive(YamlNode n, Duration fallback) {
         Duration d = n.duration(fallback);
-        ConfigException.require(d.isPositive(), n.path, "> 0", d);
+        ConfigException.require(d.isPositive(), n.path(), "> 0", d);
         return d;
     }
 
-    private static <E extends Enum<E>> E choice(Node n, E[] values, E fallback) {
+    private static <E extends Enum<E>> E choice(YamlNode n, E[] values, E fallback) {
         if (!n.present()) {
             return fallback;
         }
@@ -461,7 +462,7 @@ public final class ConfigLoader {
                 return e;
             }
         }
-        throw new ConfigException(n.path, "one of " + Arrays.stream(values)
+        throw new ConfigException(n.path(), "one of " + Arrays.stream(values)
                 .map(e -> e.name().toLowerCase(java.util.Locale.ROOT)).toList(), "\"" + s + "\"");
     }
 

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.config;
+package dev.sluice.runtime.config;
 
 import dev.sluice.config.ConfigException;
 import java.util.List;

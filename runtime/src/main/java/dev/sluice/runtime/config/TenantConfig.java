@@ -1,4 +1,4 @@
-package dev.sluice.gateway.config;
+package dev.sluice.runtime.config;
 
 import dev.sluice.limits.Limits;
 import java.util.Map;
