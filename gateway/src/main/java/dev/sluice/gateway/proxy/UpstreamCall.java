@@ -9,7 +9,7 @@ import dev.sluice.gateway.translate.ChatStreamConverter;
 import dev.sluice.gateway.translate.ChatStreams;
 import dev.sluice.gateway.translate.CompletionMeta;
 import dev.sluice.gateway.translate.GeminiResponses;
-import dev.sluice.gateway.translate.ObservedUsage;
+import dev.sluice.runtime.request.ObservedUsage;
 import dev.sluice.gateway.translate.ProviderErrors;
 import dev.sluice.gateway.translate.StreamUsageTracker;
 import dev.sluice.gateway.translate.UpstreamFormatException;

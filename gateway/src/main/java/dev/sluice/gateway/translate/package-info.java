@@ -17,7 +17,7 @@
  *       the bytes that came.</li>
  *   <li>Usage: {@link dev.sluice.gateway.translate.UsageExtractor} for whole bodies,
  *       {@link dev.sluice.gateway.translate.StreamUsageTracker} for streams, both producing
- *       {@link dev.sluice.gateway.translate.ObservedUsage}.</li>
+ *       {@link dev.sluice.runtime.request.ObservedUsage}.</li>
  *   <li>{@code SseFramer} cuts an SSE byte stream into events without decoding them; a passed-through
  *       stream forwards its frames, and {@link dev.sluice.gateway.translate.SseParser} decodes them
  *       for the translating streams.</li>

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.translate;
 
+import dev.sluice.runtime.request.ObservedUsage;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.TextNode;

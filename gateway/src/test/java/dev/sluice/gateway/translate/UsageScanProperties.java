@@ -1,5 +1,6 @@
 package dev.sluice.gateway.translate;
 
+import dev.sluice.runtime.request.ObservedUsage;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.translate;
+package dev.sluice.runtime.request;
 
 import dev.sluice.estimate.ActualTokens;
 
