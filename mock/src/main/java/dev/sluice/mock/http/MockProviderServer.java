@@ -79,7 +79,8 @@ public final class MockProviderServer {
         this.vertx = vertx;
         this.config = config;
         this.clock = clock;
-        this.model = new ProviderLimitModel(config.limits(), dayOriginNanos(clock, config));
+        this.model = new ProviderLimitModel(config.limits(), config.behaviour(), dayOriginNanos(clock, config),
+                clock.nanos());
         this.faults = config.faults();
         seedRandoms();
     }
@@ -326,12 +327,12 @@ public final class MockProviderServer {
         synchronized (lock) {
             long now = clock.nanos();
             if (faults.quotaExhausted()) {
-                snapshot = model.snapshot(now);
+                snapshot = model.reportedSnapshot(now);
                 admission = null;
             } else {
                 admission = model.tryAdmit(call.tenant(), call.uncachedPromptTokens(), call.cacheReadTokens(),
                         call.reserve(), now);
-                snapshot = model.snapshot(now);
+                snapshot = model.reportedSnapshot(now);
             }
             generated = sampleOutput();
         }
