@@ -102,4 +102,13 @@ final class BucketLimiter implements Limiter {
     public long initialHeadroom() {
         return (long) Math.floor(capacity);
     }
+
+    @Override
+    public long headroom(long nowNanos) {
+        double l = level;
+        if (lastNanos != Long.MIN_VALUE && nowNanos > lastNanos) {
+            l = Math.min(capacity, l + (nowNanos - lastNanos) * perNano());
+        }
+        return Math.max(0, (long) Math.floor(l + EPSILON));
+    }
 }

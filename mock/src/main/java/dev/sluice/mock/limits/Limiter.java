@@ -38,4 +38,10 @@ interface Limiter {
 
     /** What may pass at the very start beyond {@code limit} per minute: a full bucket's content, else 0. */
     long initialHeadroom();
+
+    /**
+     * What the limiter holds in store at {@code nowNanos} beyond what refills from then on (a
+     * bucket's content; 0 for windows), without changing any state.
+     */
+    long headroom(long nowNanos);
 }

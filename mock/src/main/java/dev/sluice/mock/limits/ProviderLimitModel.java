@@ -179,6 +179,16 @@ public final class ProviderLimitModel {
         return l == null ? 0 : l.initialHeadroom();
     }
 
+    /**
+     * What a limit holds in store at {@code nowNanos} beyond what refills from then on (a bucket's
+     * content; 0 for windows or an unlimited dimension). Changes nothing, so an observer may ask at
+     * any time without changing what the provider decides.
+     */
+    public long headroom(LimitKind kind, long nowNanos) {
+        Limiter l = rates.get(kind);
+        return l == null ? 0 : l.headroom(Math.max(nowNanos, lastNanos));
+    }
+
     /** Requests admitted and not yet completed. */
     public int inFlight() {
         return inFlight;

@@ -128,6 +128,12 @@ final class RequestWindows implements Limiter {
         return 0;
     }
 
+    /** Windows store nothing beyond their rate. */
+    @Override
+    public long headroom(long nowNanos) {
+        return 0;
+    }
+
     long nanosUntilWindowEnds(long nowNanos) {
         advance(nowNanos);
         return startOf(currentIndex + 1) - nowNanos;

@@ -110,4 +110,13 @@ final class TokenBucket implements Limiter {
     public long initialHeadroom() {
         return capacity;
     }
+
+    @Override
+    public long headroom(long nowNanos) {
+        double u = used;
+        if (lastNanos != Long.MIN_VALUE && nowNanos > lastNanos) {
+            u = Math.max(0, u - (double) (nowNanos - lastNanos) * capacity / MINUTE_NANOS);
+        }
+        return Math.max(0, (long) Math.floor(capacity - u + EPSILON));
+    }
 }

@@ -149,4 +149,10 @@ final class WindowLimiter implements Limiter {
     public long initialHeadroom() {
         return 0;
     }
+
+    /** Windows store nothing beyond their rate. */
+    @Override
+    public long headroom(long nowNanos) {
+        return 0;
+    }
 }
