@@ -7,6 +7,7 @@ import dev.sluice.mock.http.Flavour;
 import dev.sluice.mock.http.LatencyConfig;
 import dev.sluice.mock.http.MockConfig;
 import dev.sluice.mock.http.MockProviderServer;
+import dev.sluice.mock.limits.ProviderFamily;
 import dev.sluice.mock.limits.ProviderLimits;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
@@ -32,9 +33,11 @@ final class DemoCommand {
     static int run(Args args, PrintStream out, PrintStream err) {
         int seconds = args.integer("--seconds", 1, 86_400).orElse(0);
         int port = args.integer("--port", 0, 65535).orElse(8080);
+        int model = args.integer("--provider-model", 0, 1_000_000).orElse(0);
+        int seed = args.integer("--seed", 0, Integer.MAX_VALUE).orElse(1);
         Vertx vertx = Vertx.vertx();
         try {
-            return demo(vertx, seconds, port, out, err);
+            return demo(vertx, seconds, port, model, seed, out, err);
         } catch (Exception e) {
             err.println("sluice demo: " + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
             return 1;
@@ -43,15 +46,22 @@ final class DemoCommand {
         }
     }
 
-    private static int demo(Vertx vertx, int seconds, int port, PrintStream out, PrintStream err) throws Exception {
+    private static int demo(Vertx vertx, int seconds, int port, int model, int seed, PrintStream out,
+            PrintStream err) throws Exception {
         // Provider limits a little above the gateway's, as a provider's real quota usually is.
         LatencyConfig latency = new LatencyConfig(Duration.ofMillis(80), 400, 8);
+        // --provider-model K: the mocks behave as member K of the provider family (0, the reference).
+        Duration horizon = Duration.ofSeconds(seconds == 0 ? 600 : seconds);
         MockProviderServer openai = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
-                .limits(ProviderLimits.openAi(600, 200_000)).latency(latency).build()));
+                .limits(ProviderLimits.openAi(600, 200_000)).latency(latency)
+                .behaviour(ProviderFamily.member(seed, model, "openai", horizon, Flavour.OPENAI.facts())).build()));
         MockProviderServer anthropic = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.ANTHROPIC)
-                .limits(ProviderLimits.anthropic(300, 100_000, 20_000)).latency(latency).build()));
+                .limits(ProviderLimits.anthropic(300, 100_000, 20_000)).latency(latency)
+                .behaviour(ProviderFamily.member(seed, model, "anthropic", horizon, Flavour.ANTHROPIC.facts()))
+                .build()));
         MockProviderServer gemini = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.GEMINI)
-                .limits(ProviderLimits.gemini(300, 200_000, 1_000_000)).latency(latency).build()));
+                .limits(ProviderLimits.gemini(300, 200_000, 1_000_000)).latency(latency)
+                .behaviour(ProviderFamily.member(seed, model, "gemini", horizon, Flavour.GEMINI.facts())).build()));
         String yaml = resource().replace("${OPENAI_URL}", openai.baseUrl()).replace("${ANTHROPIC_URL}", anthropic.baseUrl())
                 .replace("${GEMINI_URL}", gemini.baseUrl());
         SluiceConfig config = ConfigLoader.parse(yaml, "demo.yaml (bundled)", name -> null);
