@@ -27,6 +27,12 @@ interface Limiter {
      */
     void charge(long amount, long nowNanos);
 
+    /**
+     * A request arrived and was refused: how it counts depends on the limiter (a window counts
+     * every arrival, as Azure does; a bucket takes nothing for a refusal). Nothing by default.
+     */
+    default void refused(long amount, long nowNanos) {}
+
     /** The state rate-limit headers and 429 messages report. */
     Gauge gauge(long nowNanos);
 

@@ -15,7 +15,8 @@ import java.util.Optional;
  *
  * <p>Rules, as providers apply them:
  * <ul>
- *   <li>Requests: every arrival counts in its window and day, admitted or not.
+ *   <li>Requests: every arrival counts in its day, and in its window where the limiter says so (the
+ *       reference's sub-windows and drawn short windows count refusals; a minute or a bucket does not).
  *   <li>Input tokens are charged on arrival; cache reads only when the limits say so.
  *   <li>Output tokens are reserved from {@code max_tokens} and corrected at completion, or counted
  *       only at completion ({@link OutputAccounting}).
@@ -238,11 +239,14 @@ public final class ProviderLimitModel {
         if (rejection.isEmpty()) {
             rejection = limited(now, inputCharge, outputReserve, totalCharge);
         }
-        charge(LimitKind.REQUESTS, 1, now);
         if (daily != null) {
             daily.record(now);
         }
         if (rejection.isPresent()) {
+            Limiter requests = rates.get(LimitKind.REQUESTS);
+            if (requests != null) {
+                requests.refused(1, now);
+            }
             Admission verdict = rejection.get();
             if (verdict instanceof Admission.Limited l) {
                 stats.limited.merge(l.which(), 1L, Long::sum);
@@ -251,6 +255,7 @@ public final class ProviderLimitModel {
             }
             return verdict;
         }
+        charge(LimitKind.REQUESTS, 1, now);
         charge(LimitKind.INPUT_TOKENS, inputCharge, now);
         charge(LimitKind.OUTPUT_TOKENS, outputReserve, now);
         charge(LimitKind.TOKENS, totalCharge, now);

@@ -112,6 +112,12 @@ final class RequestWindows implements Limiter {
         }
     }
 
+    /** Every arrival counts in its sub-window, admitted or not. */
+    @Override
+    public void refused(long amount, long nowNanos) {
+        charge(amount, nowNanos);
+    }
+
     @Override
     public long nanosUntilFits(long amount, long nowNanos) {
         return nanosUntilWindowEnds(nowNanos);

@@ -4,7 +4,9 @@ package dev.sluice.mock.limits;
  * A per-minute limit enforced over a short fixed or sliding window (see {@link Enforcement}), with
  * the whole minute, of the same kind, enforcing the limit itself. Fixed windows are aligned on
  * multiples of their length. Reservations later corrected downwards stay counted: a window counts
- * what was charged when it was charged.
+ * what was charged when it was charged. A refused request counts in the short window (Azure counts
+ * failed requests towards its window) but not in the minute, so that retries cannot fill the
+ * minute with refusals.
  */
 final class WindowLimiter implements Limiter {
 
@@ -130,6 +132,19 @@ final class WindowLimiter implements Limiter {
             shortLog.add(amount, nowNanos);
         }
         minuteLog.add(amount, nowNanos);
+    }
+
+    @Override
+    public void refused(long amount, long nowNanos) {
+        if (amount <= 0) {
+            return;
+        }
+        advance(nowNanos);
+        if (fixed) {
+            shortUsed += amount;
+        } else {
+            shortLog.add(amount, nowNanos);
+        }
     }
 
     /** Providers report per-minute figures even when a short window refuses. */

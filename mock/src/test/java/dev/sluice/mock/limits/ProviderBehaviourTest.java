@@ -70,6 +70,19 @@ class ProviderBehaviourTest {
         }
 
         @Test
+        void refusedRequestsCountInTheShortWindowButNotInTheMinute() {
+            var m = model(ProviderBehaviour.REFERENCE.withEnforcement(LimitKind.REQUESTS,
+                    new Enforcement(WindowKind.FIXED, Duration.ofSeconds(1), 1.0)), ProviderLimits.builder().rpm(120).build());
+            assertThat(send(m, 1, 0)).isInstanceOf(Accepted.class);
+            assertThat(send(m, 1, 100 * MS)).isInstanceOf(Accepted.class);
+            for (int i = 0; i < 50; i++) {
+                assertThat(send(m, 1, 200 * MS)).isInstanceOf(Limited.class);
+            }
+            assertThat(m.snapshot(200 * MS).gauge(LimitKind.REQUESTS).orElseThrow().remaining()).isEqualTo(118);
+            assertThat(send(m, 1, 1 * S)).isInstanceOf(Accepted.class);
+        }
+
+        @Test
         void unusedReservationsStayCounted() {
             var out = model(ProviderBehaviour.REFERENCE.withEnforcement(LimitKind.OUTPUT_TOKENS,
                     new Enforcement(WindowKind.FIXED, Duration.ofSeconds(1), 1.0)),
