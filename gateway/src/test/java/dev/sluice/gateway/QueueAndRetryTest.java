@@ -63,13 +63,13 @@ class QueueAndRetryTest {
 
     @Test
     void providerRejectionsAreRetriedWithinTheTenPercentBudget() throws Exception {
-        long before = f.gateway.ledger().gatewayRetries();
+        long before = f.gateway.counters().gatewayRetries();
         int sent = 0;
-        while (f.gateway.ledger().gatewayRetries() == before && sent < 40) {
+        while (f.gateway.counters().gatewayRetries() == before && sent < 40) {
             f.post("/v1/chat/completions", GatewayFixture.KEY_BATCH, chat("flaky"));
             sent++;
         }
-        long retries = f.gateway.ledger().gatewayRetries() - before;
+        long retries = f.gateway.counters().gatewayRetries() - before;
         assertThat(retries).isEqualTo(1);
         // The first retry is possible only after ten first attempts have paid for it.
         assertThat(sent).isGreaterThanOrEqualTo(10);
