@@ -30,7 +30,9 @@ import java.util.TreeMap;
 
 /**
  * A loopback HTTP server that answers like one LLM provider: its endpoints, bodies, usage, streams,
- * rate-limit headers and 429s, enforcing {@link ProviderLimits} with a {@link ProviderLimitModel}.
+ * rate-limit headers and 429s, enforcing {@link ProviderLimits} with a {@link ProviderLimitModel} that
+ * behaves as {@link MockConfig#behaviour()}: the reference model by default, or any member of the
+ * provider family ({@code ProviderFamily.member}), exactly as the simulator's providers do.
  *
  * <p>Start one per flavour: {@code MockProviderServer.start(vertx, MockConfig.defaults(Flavour.OPENAI))}
  * binds 127.0.0.1 on a free port. SDK base URLs: OpenAI {@code baseUrl() + "/v1"}; Azure endpoint

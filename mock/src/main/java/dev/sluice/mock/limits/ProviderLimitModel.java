@@ -16,7 +16,8 @@ import java.util.Optional;
  * <p>Rules, as providers apply them:
  * <ul>
  *   <li>Requests: every arrival counts in its day, and in its window where the limiter says so (the
- *       reference's sub-windows and drawn short windows count refusals; a minute or a bucket does not).
+ *       reference's sub-windows and fixed short windows count refusals; a minute, a sliding window
+ *       or a bucket does not).
  *   <li>Input tokens are charged on arrival; cache reads only when the limits say so.
  *   <li>Output tokens are reserved from {@code max_tokens} and corrected at completion, or counted
  *       only at completion ({@link OutputAccounting}).

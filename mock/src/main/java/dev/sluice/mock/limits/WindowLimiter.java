@@ -4,9 +4,9 @@ package dev.sluice.mock.limits;
  * A per-minute limit enforced over a short fixed or sliding window (see {@link Enforcement}), with
  * the whole minute, of the same kind, enforcing the limit itself. Fixed windows are aligned on
  * multiples of their length. Reservations later corrected downwards stay counted: a window counts
- * what was charged when it was charged. A refused request counts in the short window (Azure counts
- * failed requests towards its window) but not in the minute, so that retries cannot fill the
- * minute with refusals.
+ * what was charged when it was charged. A refused request counts in a fixed short window (Azure
+ * counts failed requests towards its window) but not in the minute, nor in a sliding window: there
+ * retries arriving faster than the window's allowance would keep it full for ever.
  */
 final class WindowLimiter implements Limiter {
 
@@ -136,14 +136,9 @@ final class WindowLimiter implements Limiter {
 
     @Override
     public void refused(long amount, long nowNanos) {
-        if (amount <= 0) {
-            return;
-        }
-        advance(nowNanos);
-        if (fixed) {
+        if (amount > 0 && fixed) {
+            advance(nowNanos);
             shortUsed += amount;
-        } else {
-            shortLog.add(amount, nowNanos);
         }
     }
 
