@@ -67,13 +67,19 @@ final class DemoCommand {
         SluiceConfig config = ConfigLoader.parse(yaml, "demo.yaml (bundled)", name -> null);
         Gateway gateway;
         try {
-            gateway = await(Gateway.builder(config.withServer(config.server().withPort(port))).vertx(vertx).start());
+            SluiceConfig asked = config.withServer(config.server().withPort(port));
+            if (port == 0) {
+                asked = asked.withAdmin(asked.admin().orElseThrow().withPort(0)); // any free port: both listeners
+            }
+            gateway = await(Gateway.builder(asked).vertx(vertx).start());
         } catch (Exception e) {
             if (port == 0) {
                 throw e;
             }
-            err.println("sluice demo: port " + port + " is busy; using a free port instead");
-            gateway = await(Gateway.builder(config.withServer(config.server().withPort(0))).vertx(vertx).start());
+            err.println("sluice demo: port " + port + " or the admin port is busy; using free ports instead");
+            SluiceConfig free = config.withServer(config.server().withPort(0));
+            free = free.withAdmin(free.admin().orElseThrow().withPort(0));
+            gateway = await(Gateway.builder(free).vertx(vertx).start());
         }
         String base = gateway.baseUrl();
         out.println("Sluice demo: gateway on " + base + " in front of mock OpenAI, Anthropic and Gemini providers");
@@ -84,6 +90,8 @@ final class DemoCommand {
         out.println("  Try: curl -s " + base + "/v1/chat/completions -H 'authorization: Bearer sk-demo-you' \\");
         out.println("         -H 'content-type: application/json' -d '{\"model\":\"fast-chat\",\"messages\":"
                 + "[{\"role\":\"user\",\"content\":\"Hello\"}]}'");
+        gateway.admin().ifPresent(a -> out.println("  Admin API: " + a.baseUrl() + "/admin (token sla-demo-admin;"
+                + " read-only: sla-demo-read)"));
         out.println(seconds > 0 ? "  Stopping after " + seconds + " s." : "  Press Ctrl-C to stop.");
 
         DemoTraffic traffic = new DemoTraffic(vertx, gateway.port(), DemoTraffic.defaults());

@@ -242,22 +242,22 @@ final class UpstreamCall {
 
     private void onError(HttpHeaders h, int status, byte[] bytes) {
         ProviderSignal s = normalise(h, status, new String(bytes, StandardCharsets.UTF_8));
+        AttemptOutcome outcome = status == 429 ? new AttemptOutcome.Throttled(s)
+                : status >= 500 || status == 408 ? new AttemptOutcome.Failed(s, Optional.empty())
+                : new AttemptOutcome.Refused(s);
+        if (attempt.finish(outcome) instanceof AfterAttempt.Retry retry) {
+            attempt = retry.next();
+            retryTimer = core.vertx.setTimer(retry.delayMillis(), id -> {
+                if (!done()) {
+                    dispatch();
+                }
+            });
+            return;
+        }
         if (status == 429) {
-            AfterAttempt next = attempt.finish(new AttemptOutcome.Throttled(s));
-            if (next instanceof AfterAttempt.Retry retry) {
-                attempt = retry.next();
-                retryTimer = core.vertx.setTimer(retry.delayMillis(), id -> {
-                    if (!done()) {
-                        dispatch();
-                    }
-                });
-                return;
-            }
             r.reject(providerRejection(s));
             return;
         }
-        attempt.finish(status >= 500 || status == 408 ? new AttemptOutcome.Failed(s, Optional.empty())
-                : new AttemptOutcome.Refused(s));
         passHeaders(h);
         copy(h, "retry-after");
         if (x.plan.translation() == UpstreamPlan.Translation.NATIVE) {

@@ -264,8 +264,8 @@ public final class RequestLifecycle {
             long toHead = a.headAtNanos() >= 0 ? a.headAtNanos() - a.sentAtNanos() : latency;
             runtime.feed(a.deployment().id(), signal.get(), toHead);
         }
-        if (outcome instanceof AttemptOutcome.Throttled t && !gone) {
-            OptionalLong delay = retryDelay(t.signal(), now);
+        if (!gone) {
+            OptionalLong delay = retryDelay(outcome, a.number(), now);
             if (delay.isPresent()) {
                 runtime.counters().recordGatewayRetry();
                 emit(a, outcome, Settlement.HELD, Optional.empty(), latency, delay);
@@ -274,7 +274,9 @@ public final class RequestLifecycle {
                 current = next;
                 return new AfterAttempt.Retry(delay.getAsLong(), next);
             }
-            runtime.counters().recordProviderRejection();
+            if (outcome instanceof AttemptOutcome.Throttled) {
+                runtime.counters().recordProviderRejection();
+            }
         }
         Charge charge = Charge.of(outcome, plan.estimate(), plan.profile(), a.reservationUsed());
         Optional<ObservedUsage> learnable = Charge.learnable(outcome);
@@ -291,10 +293,17 @@ public final class RequestLifecycle {
         return AfterAttempt.DONE;
     }
 
-    private OptionalLong retryDelay(ProviderSignal s, long now) {
+    /** Whether and when {@code outcome} is tried again, holding the reservation; empty to answer now. */
+    private OptionalLong retryDelay(AttemptOutcome outcome, int attemptsSoFar, long now) {
         long classBudget = runtime.config().classes().get(plan.trafficClass()).maxQueueWait().toMillis();
         long deadlineLeft = plan.hasDeadline() ? (plan.deadlineNanos() - now) / 1_000_000 : Long.MAX_VALUE;
-        OptionalLong delay = RetryRule.afterThrottle(s, classBudget, deadlineLeft);
+        OptionalLong delay = switch (outcome) {
+            case AttemptOutcome.Throttled t -> RetryRule.afterThrottle(t.signal(), classBudget, deadlineLeft);
+            // Only while nothing of the answer has reached the client and the provider produced nothing.
+            case AttemptOutcome.Failed f when responseStatus == 0 && f.produced().isEmpty() ->
+                    RetryRule.afterFault(f.signal(), attemptsSoFar, classBudget, deadlineLeft);
+            default -> OptionalLong.empty();
+        };
         if (delay.isPresent() && runtime.retryBudget(lastDeployment.id()).tryRetry()) {
             return delay;
         }

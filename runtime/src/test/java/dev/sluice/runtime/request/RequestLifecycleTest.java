@@ -200,6 +200,48 @@ class RequestLifecycleTest {
     }
 
     @Test
+    void aServerFaultThatProducedNothingIsRetriedWithinTheBudget() {
+        for (int i = 0; i < 20; i++) {
+            runtime.retryBudget("oa").firstAttempt();
+        }
+        RequestLifecycle life = arrive();
+        Attempt a = admitted(life);
+        a.sending();
+        // A 503 that asks for an hour: the retry is the probe, after the gateway's own short backoff.
+        AfterAttempt first = a.finish(new AttemptOutcome.Failed(answer(503, Map.of("retry-after", "3600"), ""),
+                Optional.empty()));
+        assertThat(first).isInstanceOf(AfterAttempt.Retry.class);
+        assertThat(((AfterAttempt.Retry) first).delayMillis()).isEqualTo(250);
+
+        Attempt second = ((AfterAttempt.Retry) first).next();
+        second.sending();
+        AfterAttempt again = second.finish(new AttemptOutcome.Failed(answer(529, Map.of(), ""), Optional.empty()));
+        // The second retry would wait 500 ms, more than the interactive class may wait.
+        assertThat(again).isEqualTo(AfterAttempt.DONE);
+        life.answered(529, Optional.empty(), OptionalLong.empty());
+
+        assertThat(runtime.counters().gatewayRetries()).isEqualTo(1);
+        assertThat(attempts).extracting(AttemptEvent::settlement).containsExactly(Settlement.HELD, Settlement.SETTLED);
+        assertThat(attempts.get(1).usage()).isEqualTo(dev.sluice.runtime.event.TokenCounts.NONE);
+    }
+
+    @Test
+    void aFaultAfterTheAnswerStartedIsNotRetried() {
+        for (int i = 0; i < 20; i++) {
+            runtime.retryBudget("oa").firstAttempt();
+        }
+        RequestLifecycle life = arrive();
+        Attempt a = admitted(life);
+        a.sending();
+        life.responseStarted(200);
+        AfterAttempt after = a.finish(new AttemptOutcome.Failed(answer(503, Map.of(), ""), Optional.empty()));
+        life.answered(200, Optional.empty(), OptionalLong.empty());
+
+        assertThat(after).isEqualTo(AfterAttempt.DONE);
+        assertThat(runtime.counters().gatewayRetries()).isZero();
+    }
+
+    @Test
     void aRefusedRequestIsChargedNoTokens() {
         RequestLifecycle life = arrive();
         Attempt a = admitted(life);
