@@ -1,7 +1,6 @@
 package dev.sluice.gateway.proxy;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.adapt.ModeConfig;
 import dev.sluice.estimate.EstimatorProfile;
@@ -17,6 +16,7 @@ import dev.sluice.gateway.http.HeaderNames;
 import dev.sluice.gateway.http.MalformedRequest;
 import dev.sluice.gateway.http.Operation;
 import dev.sluice.gateway.http.RejectionView;
+import dev.sluice.gateway.http.Refusal;
 import dev.sluice.gateway.http.Route;
 import dev.sluice.gateway.http.TraceIds;
 import dev.sluice.gateway.translate.TranslationException;
@@ -94,14 +94,16 @@ final class Exchange {
         if (malformed.isPresent()) {
             // The head could not be read, so neither can what follows it: answer and close. The path, when the
             // decoder got that far, still tells whose error shape to use.
-            family = Route.familyOf(req.path());
+            family = Route.dialect(req.path() == null ? "" : req.path(), req.headers(), req.query());
             resp.putHeader("connection", "close");
             fail(malformed.get().status(), malformed.get().code(), malformed.get().reason(), Optional.empty());
             return;
         }
-        Optional<Route> matched = Route.match(req.method(), req.path());
+        // Only GET paths are shared between families; a POST's path alone names its route.
+        Optional<Route> matched = Route.match(req.method(), req.path(), req.method() == io.vertx.core.http.HttpMethod.GET
+                ? Route.dialect(req.path(), req.headers(), req.query()) : ApiFamily.OPENAI);
         if (matched.isEmpty()) {
-            family = Route.familyOf(req.path());
+            family = Route.dialect(req.path(), req.headers(), req.query());
             fail(404, "unknown_route", "Sluice serves no " + req.method() + " " + req.path() + ".", Optional.empty());
             return;
         }
@@ -123,8 +125,14 @@ final class Exchange {
                     + "'x-api-key' or 'x-goog-api-key'.", Optional.empty());
             return;
         }
-        if (op == Operation.OPENAI_MODELS) {
-            models();
+        if (op.catalogue()) {
+            Optional<ObjectNode> listed = dev.sluice.gateway.http.Catalogue.answer(route, key, core.config);
+            if (listed.isPresent()) {
+                answerJson(200, listed.get());
+            } else {
+                fail(404, "model_not_found", "The model '" + route.pathModel().orElse("") + "' does not exist or "
+                        + "this API key may not use it.", Optional.of("model"));
+            }
             return;
         }
         String type = req.getHeader("content-type");
@@ -200,6 +208,7 @@ final class Exchange {
             return;
         }
         deployment = core.config.deployments().get(profile.deployment());
+        HeaderNames.model(resp.headers(), profile);
         if (!classAndDeadline()) {
             return;
         }
@@ -374,19 +383,11 @@ final class Exchange {
         reject(v);
     }
 
-    /** Answers 429 with the normalised body and the retry headers. */
+    /** Answers a refusal with the normalised body and the retry headers, status and hints as {@link Refusal} decides. */
     void reject(RejectionView v) {
-        ErrorBodies.retryHeaders(resp.headers(), v.retryAfterMillis(), v.retryable());
-        answer(429, "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.rejection(family, v))));
-    }
-
-    private void models() {
-        ObjectNode list = ProxyJson.MAPPER.createObjectNode().put("object", "list");
-        ArrayNode data = list.putArray("data");
-        for (String p : key.profiles()) {
-            data.addObject().put("id", p).put("object", "model").put("created", 0).put("owned_by", "sluice");
-        }
-        answerJson(200, list);
+        Refusal refusal = Refusal.of(v);
+        refusal.headers(resp.headers());
+        answer(refusal.status(), "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.rejection(family, v, refusal))));
     }
 
     private void onClientGone() {
