@@ -100,7 +100,7 @@ public final class ErrorBodies {
             case OPENAI -> {
                 e.put("type", openAiType(status));
                 e.put("message", v.message());
-                e.put("code", status == 429 ? "rate_limit_exceeded" : status == 413 ? "request_too_large" : v.code());
+                e.put("code", openAiCode(status, v));
                 e.putNull("param");
                 fill(e, v, refusal);
                 ObjectNode root = NODES.objectNode();
@@ -155,6 +155,21 @@ public final class ErrorBodies {
                 return root;
             }
         }
+    }
+
+    /**
+     * The OpenAI-family {@code code}: {@code rate_limit_exceeded} on a 429, as OpenAI sends it, but
+     * {@code insufficient_quota} for a spent daily cap or budget (OpenAI's code for a quota that
+     * retrying cannot bring back, on which LangChain.js stops retrying); {@code request_too_large}
+     * on a 413.
+     */
+    static String openAiCode(int status, RejectionView v) {
+        return switch (status) {
+            case 429 -> v.decision() == dev.sluice.governor.GatewayDecision.BUDGET_EXHAUSTED ? "insufficient_quota"
+                    : "rate_limit_exceeded";
+            case 413 -> "request_too_large";
+            default -> v.code();
+        };
     }
 
     private static void fill(ObjectNode e, RejectionView v, Refusal refusal) {

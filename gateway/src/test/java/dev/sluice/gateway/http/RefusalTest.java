@@ -59,6 +59,10 @@ class RefusalTest {
         assertThat(r.retryAfterMillis()).hasValue(3_600_000);
         assertThat(headers(r).get("retry-after-ms")).isNull();
         assertThat(headers(r).get("x-should-retry")).isEqualTo("false");
+        JsonNode e = ErrorBodies.rejection(ApiFamily.OPENAI,
+                view(GatewayDecision.BUDGET_EXHAUSTED, "key_daily_requests_exhausted", 3_600_000, false), r).path("error");
+        assertThat(e.path("code").asText()).isEqualTo("insufficient_quota");
+        assertThat(e.path("retry_after_ms").asLong()).isEqualTo(3_600_000);
     }
 
     @Test
