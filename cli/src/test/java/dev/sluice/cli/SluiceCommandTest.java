@@ -91,6 +91,7 @@ class SluiceCommandTest {
                 .containsPattern("OpenAI SDKs.*http://127\\.0\\.0\\.1:\\d+/v1\\n")
                 .containsPattern("Anthropic SDKs.*http://127\\.0\\.0\\.1:\\d+ .*@ai-sdk/anthropic: http://127\\.0\\.0\\.1:\\d+/v1\\)")
                 .containsPattern("@ai-sdk/google: http://127\\.0\\.0\\.1:\\d+/v1beta\\)")
+                .contains("tool round trips")
                 .contains("duplicates=0");
         assertThat(out()).containsPattern("reservations opened=(\\d+) settled=\\1 released=0");
     }
