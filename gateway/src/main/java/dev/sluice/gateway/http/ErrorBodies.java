@@ -23,6 +23,10 @@ public final class ErrorBodies {
     public static final long MAX_CLIENT_RETRY_MILLIS = 60_000;
 
     static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** A provider's refusals of a quota that is spent, not short for a moment (codes of provider rejections). */
+    private static final java.util.Set<String> SPENT_PROVIDER_QUOTAS = java.util.Set.of("provider_insufficient_quota",
+            "provider_enforced_spend_limit_reached", "provider_quota_exhausted", "provider_zero_quota");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private ErrorBodies() {}
@@ -165,8 +169,8 @@ public final class ErrorBodies {
      */
     static String openAiCode(int status, RejectionView v) {
         return switch (status) {
-            case 429 -> v.decision() == dev.sluice.governor.GatewayDecision.BUDGET_EXHAUSTED ? "insufficient_quota"
-                    : "rate_limit_exceeded";
+            case 429 -> v.decision() == dev.sluice.governor.GatewayDecision.BUDGET_EXHAUSTED
+                    || SPENT_PROVIDER_QUOTAS.contains(v.code()) ? "insufficient_quota" : "rate_limit_exceeded";
             case 413 -> "request_too_large";
             default -> v.code();
         };

@@ -66,6 +66,16 @@ class RefusalTest {
     }
 
     @Test
+    void aProvidersSpentQuotaIsInsufficientQuotaToOpenAiClients() {
+        RejectionView v = view(GatewayDecision.ADMITTED_THEN_PROVIDER_REJECTED, "provider_insufficient_quota", 1_000, false);
+        Refusal r = Refusal.of(v);
+        assertThat(r.status()).isEqualTo(429);
+        assertThat(ErrorBodies.rejection(ApiFamily.OPENAI, v, r).path("error").path("code").asText()).isEqualTo("insufficient_quota");
+        RejectionView tooLarge = view(GatewayDecision.ADMITTED_THEN_PROVIDER_REJECTED, "provider_request_too_large", 1, false);
+        assertThat(Refusal.of(tooLarge).status()).isEqualTo(413);
+    }
+
+    @Test
     void aRequestThatCanNeverFitIsA413WithoutAWait() {
         Refusal r = Refusal.of(view(GatewayDecision.REJECTED_LOCALLY, "key_input_tpm_too_large", 1, false));
         assertThat(r.status()).isEqualTo(413);
