@@ -60,7 +60,7 @@ final class DemoCommand {
         Gateway g = gateway;
         long timer = vertx.setPeriodic(1000, id -> {
             long elapsed = (System.nanoTime() - startNanos) / 1_000_000_000L;
-            out.println(traffic.summary(elapsed, g.ledger().inFlight()) + modes(g));
+            out.println(traffic.summary(elapsed, g.counters().inFlight()) + modes(g));
             if (seconds > 0 && elapsed >= seconds) {
                 done.countDown();
             }
@@ -71,12 +71,13 @@ final class DemoCommand {
         vertx.cancelTimer(timer);
         traffic.stop();
         long drainUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        // A client has its answer a moment before the gateway settles it (the answer is written first): wait for both.
-        while ((traffic.inFlight() > 0 || g.ledger().reservationsOpen() > 0) && System.nanoTime() < drainUntil) {
+        // The clients have their answers a moment before the gateway has finished its bookkeeping for them.
+        while ((traffic.inFlight() > 0 || g.counters().inFlight() > 0 || g.counters().reservationsOpen() > 0)
+                && System.nanoTime() < drainUntil) {
             Thread.sleep(20);
         }
-        out.println("Final: " + traffic.summary((System.nanoTime() - startNanos) / 1_000_000_000L, g.ledger().inFlight()));
-        out.println("Gateway ledger: " + g.ledger());
+        out.println("Final: " + traffic.summary((System.nanoTime() - startNanos) / 1_000_000_000L, g.counters().inFlight()));
+        out.println("Gateway ledger: " + g.counters());
         traffic.close();
         stack.close();
         try {

@@ -36,7 +36,7 @@ class EndToEndTest {
     @AfterEach
     void everyRequestAnsweredOnceAndEveryReservationEnded() throws Exception {
         f.awaitBalanced();
-        assertThat(f.gateway.ledger().duplicateAnswers()).isZero();
+        assertThat(f.gateway.counters().duplicateAnswers()).isZero();
         assertThat(f.gateway.governor().store().openLeases()).isZero();
     }
 
@@ -165,13 +165,13 @@ class EndToEndTest {
         assertThat(stream.body()).startsWith("data: ").contains("usageMetadata");
         // The answer is written before its reservation is settled: wait for the settlement.
         f.awaitBalanced();
-        long settled = f.gateway.ledger().reservationsSettled();
+        long settled = f.gateway.counters().reservationsSettled();
         HttpResponse<String> array = f.post("/v1beta/models/gemini:streamGenerateContent", null, GEMINI,
                 "x-goog-api-key", GatewayFixture.KEY);
         assertThat(array.statusCode()).as(array.body()).isEqualTo(200);
         assertThat(array.body()).startsWith("[").contains("usageMetadata");
         f.awaitBalanced();
-        assertThat(f.gateway.ledger().reservationsSettled()).isEqualTo(settled + 1);
+        assertThat(f.gateway.counters().reservationsSettled()).isEqualTo(settled + 1);
         HttpResponse<String> count = f.post("/v1beta/models/gemini:countTokens", null, GEMINI, "x-goog-api-key",
                 GatewayFixture.KEY);
         assertThat(json(count).path("totalTokens").asLong()).isPositive();

@@ -155,7 +155,7 @@ final class GatewayFixture {
 
     /** Waits (bounded) until every request was answered once and every reservation ended. */
     void awaitBalanced() throws Exception {
-        awaitCondition(() -> gateway.ledger().balanced(), () -> "ledger not balanced: " + gateway.ledger());
+        awaitCondition(() -> gateway.counters().balanced(), () -> "ledger not balanced: " + gateway.counters());
     }
 
     /** Polls {@code done} on a Vert.x timer (no sleeping test thread) for at most ten seconds. */

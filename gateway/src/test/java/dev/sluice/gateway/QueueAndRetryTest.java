@@ -40,6 +40,8 @@ class QueueAndRetryTest {
     @Test
     void batchRequestsBeyondTheBurstWaitTheirTurnInsteadOfFailing() throws Exception {
         // rpm 600 with a burst of 1: one request now, then one every 100 ms.
+        // A thread per request, so that all four are in flight at once (the common pool has one thread on two cores).
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(4);
         List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             sent.add(CompletableFuture.supplyAsync(() -> {
@@ -48,8 +50,9 @@ class QueueAndRetryTest {
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-            }));
+            }, clients));
         }
+        clients.shutdown();
         int queued = 0;
         for (CompletableFuture<HttpResponse<String>> c : sent) {
             HttpResponse<String> r = c.get();
@@ -63,13 +66,13 @@ class QueueAndRetryTest {
 
     @Test
     void providerRejectionsAreRetriedWithinTheTenPercentBudget() throws Exception {
-        long before = f.gateway.ledger().gatewayRetries();
+        long before = f.gateway.counters().gatewayRetries();
         int sent = 0;
-        while (f.gateway.ledger().gatewayRetries() == before && sent < 40) {
+        while (f.gateway.counters().gatewayRetries() == before && sent < 40) {
             f.post("/v1/chat/completions", GatewayFixture.KEY_BATCH, chat("flaky"));
             sent++;
         }
-        long retries = f.gateway.ledger().gatewayRetries() - before;
+        long retries = f.gateway.counters().gatewayRetries() - before;
         assertThat(retries).isEqualTo(1);
         // The first retry is possible only after ten first attempts have paid for it.
         assertThat(sent).isGreaterThanOrEqualTo(10);

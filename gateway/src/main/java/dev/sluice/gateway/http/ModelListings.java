@@ -21,7 +21,7 @@ import java.util.Optional;
  * native routes serve (those on deployments of their kind). Answered from configuration alone:
  * never metered, never sent upstream.
  */
-public final class Catalogue {
+public final class ModelListings {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
@@ -29,7 +29,7 @@ public final class Catalogue {
     static final List<String> GEMINI_GENERATE_METHODS = List.of("generateContent", "streamGenerateContent", "countTokens");
     static final List<String> GEMINI_EMBED_METHODS = List.of("embedContent", "batchEmbedContents");
 
-    private Catalogue() {}
+    private ModelListings() {}
 
     /**
      * The answer to a catalogue route, or empty when it names a model the key cannot see (404).
@@ -42,9 +42,9 @@ public final class Catalogue {
             case OPENAI_MODELS -> Optional.of(openAiList(visible));
             case ANTHROPIC_MODELS -> Optional.of(anthropicList(visible));
             case GEMINI_MODELS -> Optional.of(geminiList(visible));
-            case OPENAI_MODEL -> find(visible, route).map(Catalogue::openAi);
-            case ANTHROPIC_MODEL -> find(visible, route).map(Catalogue::anthropic);
-            case GEMINI_MODEL -> find(visible, route).map(Catalogue::gemini);
+            case OPENAI_MODEL -> find(visible, route).map(ModelListings::openAi);
+            case ANTHROPIC_MODEL -> find(visible, route).map(ModelListings::anthropic);
+            case GEMINI_MODEL -> find(visible, route).map(ModelListings::gemini);
             default -> throw new IllegalArgumentException("route: " + route.operation() + " (expected: a catalogue route)");
         };
     }
