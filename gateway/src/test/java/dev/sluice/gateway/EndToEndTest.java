@@ -12,33 +12,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Real HTTP through the gateway to mock providers: each route family, plain and streaming. */
 class EndToEndTest {
 
-    static GatewayFixture f;
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture();
     static final ObjectMapper JSON = new ObjectMapper();
-
-    @BeforeAll
-    static void start() throws Exception {
-        f = new GatewayFixture();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
-
-    @AfterEach
-    void everyRequestAnsweredOnceAndEveryReservationEnded() throws Exception {
-        f.awaitBalanced();
-        assertThat(f.gateway.counters().duplicateAnswers()).isZero();
-        assertThat(f.gateway.governor().store().openLeases()).isZero();
-    }
 
     static final String CHAT = """
             {"model":"%s","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hello there"}],

@@ -9,32 +9,15 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Local rejections, provider rejections, bad input and broken upstreams, each answered exactly once. */
 class ErrorsTest {
 
-    static GatewayFixture f;
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture();
     static final ObjectMapper JSON = new ObjectMapper();
-
-    @BeforeAll
-    static void start() throws Exception {
-        f = new GatewayFixture();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
-
-    @AfterEach
-    void everyRequestAnsweredOnceAndEveryReservationEnded() throws Exception {
-        f.awaitBalanced();
-        assertThat(f.gateway.governor().store().openLeases()).isZero();
-    }
 
     static String chat(String profile, String extra) {
         return "{\"model\":\"" + profile + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"max_tokens\":20"

@@ -6,32 +6,15 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Waiting in the class queue on the event loop, and the gateway's own bounded retries of provider 429s. */
 class QueueAndRetryTest {
 
-    static GatewayFixture f;
-
-    @BeforeAll
-    static void start() throws Exception {
-        // Adaptive control would cool the flaky deployment down after its first 429; here only retries are under test.
-        f = new GatewayFixture(false);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
-
-    @AfterEach
-    void balanced() throws Exception {
-        f.awaitBalanced();
-        assertThat(f.gateway.governor().store().openLeases()).isZero();
-    }
+    // Adaptive control would cool the flaky deployment down after its first 429; here only retries are under test.
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture(false);
 
     static String chat(String profile) {
         return "{\"model\":\"" + profile + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":5}";
