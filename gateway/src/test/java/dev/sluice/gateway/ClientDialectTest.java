@@ -8,10 +8,8 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What the client libraries' first calls meet: errors in the dialect the request speaks, base URLs
@@ -21,22 +19,8 @@ import org.junit.jupiter.api.Test;
 class ClientDialectTest {
 
     static final ObjectMapper JSON = new ObjectMapper();
-    static GatewayFixture f;
-
-    @BeforeAll
-    static void start() throws Exception {
-        f = new GatewayFixture();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
-
-    @AfterEach
-    void balanced() throws Exception {
-        f.awaitBalanced();
-    }
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture();
 
     static HttpResponse<String> send(String method, String path, String body, String... headers) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(f.base() + path)).timeout(Duration.ofSeconds(20))

@@ -13,10 +13,8 @@ import dev.sluice.store.BucketState;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -34,22 +32,8 @@ class ToolRoundTripTest {
     /** What the mock counts the call as: the arguments' characters / 4, rounded up. */
     static final long CALL_TOKENS = Math.ceilDiv(ARGUMENTS.length(), 4);
 
-    static GatewayFixture f;
-
-    @BeforeAll
-    static void start() throws Exception {
-        f = new GatewayFixture();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
-
-    @AfterEach
-    void balanced() throws Exception {
-        f.awaitBalanced();
-    }
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture();
 
     /** A tool call as the client reassembled it. */
     record Called(String id, String name, JsonNode arguments) {}
