@@ -51,6 +51,8 @@ final class DemoCommand {
         out.println("         -H 'content-type: application/json' -d '{\"model\":\"fast-chat\",\"messages\":"
                 + "[{\"role\":\"user\",\"content\":\"Hello\"}]}'");
         out.println("  Client libraries against this demo: SLUICE_BASE_URL=" + base + " node clients/run.mjs");
+        gateway.admin().ifPresent(a -> out.println("  Admin API: " + a.baseUrl() + "/admin (token sla-demo-admin;"
+                + " read-only: sla-demo-read)"));
         out.println(seconds > 0 ? "  Stopping after " + seconds + " s." : "  Press Ctrl-C to stop.");
 
         DemoTraffic traffic = new DemoTraffic(vertx, gateway.port(), DemoTraffic.defaults());

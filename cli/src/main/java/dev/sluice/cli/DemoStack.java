@@ -51,13 +51,19 @@ record DemoStack(MockProviderServer openai, MockProviderServer anthropic, MockPr
         SluiceConfig config = ConfigLoader.parse(yaml, "demo.yaml (bundled)", name -> null);
         Gateway gateway;
         try {
-            gateway = DemoCommand.await(Gateway.builder(config.withServer(config.server().withPort(port))).vertx(vertx).start());
+            SluiceConfig asked = config.withServer(config.server().withPort(port));
+            if (port == 0) {
+                asked = asked.withAdmin(asked.admin().orElseThrow().withPort(0)); // any free port: both listeners
+            }
+            gateway = DemoCommand.await(Gateway.builder(asked).vertx(vertx).start());
         } catch (Exception e) {
             if (port == 0) {
                 throw e;
             }
-            err.println("sluice demo: port " + port + " is busy; using a free port instead");
-            gateway = DemoCommand.await(Gateway.builder(config.withServer(config.server().withPort(0))).vertx(vertx).start());
+            err.println("sluice demo: port " + port + " or the admin port is busy; using free ports instead");
+            SluiceConfig free = config.withServer(config.server().withPort(0));
+            free = free.withAdmin(free.admin().orElseThrow().withPort(0));
+            gateway = DemoCommand.await(Gateway.builder(free).vertx(vertx).start());
         }
         return new DemoStack(openai, anthropic, gemini, gateway);
     }

@@ -31,10 +31,12 @@ import java.util.Optional;
  * @param deployments provider deployments by id, in file order
  * @param profiles model profiles by id, in file order
  * @param orgs the key tree by organisation id, in file order
+ * @param admin the admin listener, when the file has an {@code admin:} section
  */
 public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, ZoneId dailyResetZone,
         Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
-        Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs) {
+        Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
+        Optional<AdminSettings> admin) {
 
     public SluiceConfig {
         Objects.requireNonNull(sourceName, "sourceName");
@@ -47,6 +49,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         deployments = Collections.unmodifiableMap(new LinkedHashMap<>(deployments));
         profiles = Collections.unmodifiableMap(new LinkedHashMap<>(profiles));
         orgs = Collections.unmodifiableMap(new LinkedHashMap<>(orgs));
+        Objects.requireNonNull(admin, "admin");
     }
 
     /** The governor's configuration: limits, weights and guarantees per scope, class policies, lease times. */
@@ -122,18 +125,29 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
                 out.add("key " + k.id() + ": " + k.secretSource() + " is not set");
             }
         }
+        admin.ifPresent(a -> a.tokens().values().forEach(t -> {
+            if (t.secretSha256().isEmpty()) {
+                out.add("admin token " + t.id() + ": " + t.secretSource() + " is not set");
+            }
+        }));
         return out;
     }
 
     /** A copy with other server settings (a test or the demo picking its port). */
     public SluiceConfig withServer(ServerSettings next) {
         return new SluiceConfig(sourceName, next, store, dailyResetZone, leaseTtl, leaseSweepInterval, classes,
-                deployments, profiles, orgs);
+                deployments, profiles, orgs, admin);
+    }
+
+    /** A copy with other admin listener settings (a test or the demo picking its port). */
+    public SluiceConfig withAdmin(AdminSettings next) {
+        return new SluiceConfig(sourceName, server, store, dailyResetZone, leaseTtl, leaseSweepInterval, classes,
+                deployments, profiles, orgs, Optional.of(next));
     }
 
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, dailyResetZone, leaseTtl, leaseSweepInterval, classes,
-                next, profiles, orgs);
+                next, profiles, orgs, admin);
     }
 }
