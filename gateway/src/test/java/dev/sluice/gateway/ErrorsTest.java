@@ -94,10 +94,11 @@ class ErrorsTest {
     @Test
     void pausedKeyIsRefusedWithoutRetry() throws Exception {
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY_PAUSED, chat("chat", ""));
-        assertThat(r.statusCode()).isEqualTo(403);
+        assertThat(r.statusCode()).isEqualTo(429);
         assertThat(r.headers().firstValue("x-should-retry")).contains("false");
         assertThat(r.headers().firstValue("retry-after")).isEmpty();
-        assertThat(error(r).path("type").asText()).isEqualTo("permission_error");
+        assertThat(r.headers().firstValue("retry-after-ms")).isEmpty();
+        assertThat(error(r).path("type").asText()).isEqualTo("rate_limited");
         assertThat(error(r).path("gateway_decision").asText()).isEqualTo("paused");
     }
 

@@ -12,7 +12,9 @@ import java.util.OptionalLong;
  *
  * <ul>
  *   <li>the request itself can never fit ({@code *_too_large}): 413, no retry hint;
- *   <li>the key is paused by an operator: 403, no retry hint;
+ *   <li>a scope paused by an operator: 429 (it is a rate decision, and the brief's normalised
+ *       rejection with {@code gateway_decision: paused}) with {@code x-should-retry: false} and no
+ *       retry hint: retrying fails until an operator resumes it;
  *   <li>retrying automatically cannot help soon (a spent daily cap, a wait longer than
  *       {@link ErrorBodies#MAX_CLIENT_RETRY_MILLIS}, any rejection marked not retryable): 429 with
  *       {@code x-should-retry: false} and no {@code Retry-After} or {@code retry-after-ms}, so that
@@ -41,7 +43,7 @@ public record Refusal(int status, boolean retry, OptionalLong retryAfterMillis) 
             return new Refusal(413, false, OptionalLong.empty());
         }
         if (v.decision() == GatewayDecision.PAUSED) {
-            return new Refusal(403, false, OptionalLong.empty());
+            return new Refusal(429, false, OptionalLong.empty());
         }
         if (v.code().equals("deadline_exceeded") && !v.retryable()) {
             return new Refusal(429, false, OptionalLong.empty());

@@ -85,9 +85,10 @@ class RefusalTest {
     }
 
     @Test
-    void aPausedKeyIsA403WithoutAWait() {
+    void aPausedKeyIsA429ThatSaysNotToRetry() {
         Refusal r = Refusal.of(view(GatewayDecision.PAUSED, "key_paused", 60_000, false));
-        assertThat(r.status()).isEqualTo(403);
+        assertThat(r.status()).isEqualTo(429);
+        assertThat(headers(r).get("x-should-retry")).isEqualTo("false");
         assertThat(r.retryAfterMillis()).isEmpty();
         assertThat(headers(r).get("retry-after")).isNull();
     }
