@@ -62,7 +62,7 @@ public final class ConfigLoader {
     private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
     private static final Set<String> RAMP = Set.of("enabled", "stages");
     private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
-            "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits");
+            "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits", "task");
     private static final Set<String> ORG = Set.of("limits", "tenants");
     private static final Set<String> TENANT = Set.of("weight", "guaranteed", "limits", "teams");
     private static final Set<String> TEAM = Set.of("limits", "keys");
@@ -315,8 +315,13 @@ public final class ConfigLoader {
                 : d.kind() == DeploymentKind.OPENAI || d.kind() == DeploymentKind.AZURE_OPENAI
                         ? OutputReservation.MAX_TOKENS : OutputReservation.LEARNED;
         Limits limits = limits(n.get("limits"));
+        YamlNode taskNode = n.get("task");
+        ProfileConfig.Task task = taskNode.present()
+                ? ProfileConfig.Task.fromConfigName(taskNode.text()).orElseThrow(() -> new ConfigException(
+                        taskNode.path(), "chat or embedding", "\"" + taskNode.text() + "\""))
+                : ProfileConfig.Task.CHAT;
         return build(n.path(), () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, reservation,
-                limits));
+                limits, task));
     }
 
     private static Tokenizer tokenizer(YamlNode n) {
