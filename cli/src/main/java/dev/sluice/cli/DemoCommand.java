@@ -24,9 +24,12 @@ final class DemoCommand {
     static int run(Args args, PrintStream out, PrintStream err) {
         int seconds = args.integer("--seconds", 1, 86_400).orElse(0);
         int port = args.integer("--port", 0, 65535).orElse(8080);
+        // --provider-model K: the mocks behave as member K of the provider family (0, the reference).
+        int model = args.integer("--provider-model", 0, 1_000_000).orElse(0);
+        int seed = args.integer("--seed", 0, Integer.MAX_VALUE).orElse(1);
         Vertx vertx = Vertx.vertx();
         try {
-            return demo(vertx, seconds, port, out, err);
+            return demo(vertx, seconds, port, model, seed, out, err);
         } catch (Exception e) {
             err.println("sluice demo: " + (e.getCause() != null ? e.getCause().getMessage() : e.getMessage()));
             return 1;
@@ -35,8 +38,9 @@ final class DemoCommand {
         }
     }
 
-    private static int demo(Vertx vertx, int seconds, int port, PrintStream out, PrintStream err) throws Exception {
-        DemoStack stack = DemoStack.start(vertx, port, err);
+    private static int demo(Vertx vertx, int seconds, int port, int model, int seed, PrintStream out,
+            PrintStream err) throws Exception {
+        DemoStack stack = DemoStack.start(vertx, port, model, seed, err);
         Gateway gateway = stack.gateway();
         String base = gateway.baseUrl();
         out.println("Sluice demo: gateway on " + base + " in front of mock OpenAI, Anthropic and Gemini providers");

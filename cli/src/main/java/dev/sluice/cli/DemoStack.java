@@ -5,6 +5,7 @@ import dev.sluice.mock.http.Flavour;
 import dev.sluice.mock.http.LatencyConfig;
 import dev.sluice.mock.http.MockConfig;
 import dev.sluice.mock.http.MockProviderServer;
+import dev.sluice.mock.limits.ProviderFamily;
 import dev.sluice.mock.limits.ProviderLimits;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
@@ -38,14 +39,27 @@ record DemoStack(MockProviderServer openai, MockProviderServer anthropic, MockPr
      * on a free port, saying so on {@code err}.
      */
     static DemoStack start(Vertx vertx, int port, PrintStream err) throws Exception {
+        return start(vertx, port, 0, 1, err);
+    }
+
+    /**
+     * As {@link #start(Vertx, int, PrintStream)}, the mock providers behaving as member {@code model}
+     * of the provider family drawn from {@code seed} (0, the reference model).
+     */
+    static DemoStack start(Vertx vertx, int port, int model, long seed, PrintStream err) throws Exception {
+        Duration horizon = Duration.ofMinutes(10);
         // Provider limits a little above the gateway's, as a provider's real quota usually is.
         LatencyConfig latency = new LatencyConfig(Duration.ofMillis(80), 400, 8);
         MockProviderServer openai = DemoCommand.await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
-                .limits(ProviderLimits.openAi(600, 200_000)).latency(latency).build()));
+                .limits(ProviderLimits.openAi(600, 200_000)).latency(latency)
+                .behaviour(ProviderFamily.member(seed, model, "openai", horizon, Flavour.OPENAI.facts())).build()));
         MockProviderServer anthropic = DemoCommand.await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.ANTHROPIC)
-                .limits(ProviderLimits.anthropic(300, 100_000, 20_000)).latency(latency).build()));
+                .limits(ProviderLimits.anthropic(300, 100_000, 20_000)).latency(latency)
+                .behaviour(ProviderFamily.member(seed, model, "anthropic", horizon, Flavour.ANTHROPIC.facts()))
+                .build()));
         MockProviderServer gemini = DemoCommand.await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.GEMINI)
-                .limits(ProviderLimits.gemini(300, 200_000, 1_000_000)).latency(latency).build()));
+                .limits(ProviderLimits.gemini(300, 200_000, 1_000_000)).latency(latency)
+                .behaviour(ProviderFamily.member(seed, model, "gemini", horizon, Flavour.GEMINI.facts())).build()));
         String yaml = DemoCommand.resource().replace("${OPENAI_URL}", openai.baseUrl())
                 .replace("${ANTHROPIC_URL}", anthropic.baseUrl()).replace("${GEMINI_URL}", gemini.baseUrl());
         SluiceConfig config = ConfigLoader.parse(yaml, "demo.yaml (bundled)", name -> null);

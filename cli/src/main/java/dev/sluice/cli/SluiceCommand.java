@@ -15,7 +15,8 @@ public final class SluiceCommand {
 
               serve --config FILE [--port P]     run the gateway with a configuration file
               check-config FILE                  validate a configuration file and exit
-              demo [--seconds N] [--port P]      gateway + mock providers + synthetic tenants, live summary
+              demo [--seconds N] [--port P] [--provider-model K [--seed S]]
+                                                 gateway + mock providers + synthetic tenants, live summary
               sim [options]                      the deterministic simulator (sluice sim --help)
             """;
 
@@ -39,7 +40,8 @@ public final class SluiceCommand {
             return switch (args[0]) {
                 case "serve" -> ServeCommand.run(Args.parse(rest, "--config", "--port"), out, err);
                 case "check-config" -> CheckConfigCommand.run(rest, out, err);
-                case "demo" -> DemoCommand.run(Args.parse(rest, "--seconds", "--port"), out, err);
+                case "demo" -> DemoCommand.run(Args.parse(rest, "--seconds", "--port", "--provider-model", "--seed"), out,
+                        err);
                 case "sim" -> dev.sluice.sim.SimCommand.run(rest, out, err);
                 default -> {
                     err.println("sluice: unknown command '" + args[0] + "'");

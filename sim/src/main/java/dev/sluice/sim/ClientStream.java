@@ -4,6 +4,7 @@ import dev.sluice.runtime.config.KeyConfig;
 import dev.sluice.runtime.config.ProfileConfig;
 import dev.sluice.governor.RequestPath;
 import dev.sluice.governor.TrafficClass;
+import dev.sluice.mock.limits.TokenCounting;
 import dev.sluice.sim.engine.RandomStreams;
 import dev.sluice.sim.scenario.ProviderSpec;
 import dev.sluice.sim.scenario.Scenario;
@@ -28,13 +29,14 @@ final class ClientStream {
     private final TrafficClass trafficClass;
     private final Duration deadline;
     private final ProviderSpec provider;
+    private final TokenCounting counting;
     private final long minExecutionNanos;
     private final SplittableRandom sizes;
     private final ArrivalGenerator arrivals;
     private final AtomicLong ids;
 
     private ClientStream(Scenario scenario, int index, WorkloadSpec w, RandomStreams random, long end,
-            AtomicLong ids) {
+            AtomicLong ids, java.util.function.Function<String, TokenCounting> counting) {
         this.spec = w;
         this.ids = ids;
         KeyConfig key = scenario.config().keys().stream().filter(k -> k.id().equals(w.key())).findFirst()
@@ -45,6 +47,7 @@ final class ClientStream {
         this.trafficClass = w.trafficClass().orElse(key.trafficClass());
         this.deadline = min(w.deadline().orElse(null), key.deadline().orElse(null));
         this.provider = scenario.providers().get(profile.deployment());
+        this.counting = counting.apply(profile.deployment());
         this.minExecutionNanos = provider.latency().ttftMedian().toNanos()
                 + (long) (w.outputTokens().mean() / provider.latency().tokensPerSecond() * 1e9);
         String stream = "workload/" + index + "/" + w.name();
@@ -53,13 +56,18 @@ final class ClientStream {
         this.arrivals = new ArrivalGenerator(w.arrival(), w.start().toNanos(), stop, random.stream(stream + "/arrivals"));
     }
 
-    /** One stream per workload entry, in file order, sharing one id sequence. */
-    static List<ClientStream> all(Scenario scenario, RandomStreams random, long endNanos) {
+    /**
+     * One stream per workload entry, in file order, sharing one id sequence.
+     *
+     * @param counting how the provider behind each deployment counts prompts
+     */
+    static List<ClientStream> all(Scenario scenario, RandomStreams random, long endNanos,
+            java.util.function.Function<String, TokenCounting> counting) {
         List<ClientStream> out = new ArrayList<>();
         AtomicLong ids = new AtomicLong();
         int i = 0;
         for (WorkloadSpec w : scenario.workload()) {
-            out.add(new ClientStream(scenario, i++, w, random, endNanos, ids));
+            out.add(new ClientStream(scenario, i++, w, random, endNanos, ids, counting));
         }
         return out;
     }
@@ -78,11 +86,13 @@ final class ClientStream {
         boolean streaming = sizes.nextDouble() < w.streamingShare();
         double noise = (sizes.nextDouble() * 2 - 1) * w.inputEstimateError();
         long cacheRead = (long) Math.floor(prompt * w.cacheReadShare());
-        long charged = provider.cacheReadCountsAgainstInputTpm() ? prompt : prompt - cacheRead;
+        long providerPrompt = counting.prompt(prompt);
+        long providerCacheRead = counting.cacheRead(prompt, cacheRead);
+        long charged = provider.cacheReadCountsAgainstInputTpm() ? providerPrompt : providerPrompt - providerCacheRead;
         long counted = Math.max(0, Math.round(prompt * (1 + noise)));
         return new SimRequest(ids.getAndIncrement(), w.name(), path, trafficClass, now,
-                deadline == null ? SimRequest.NO_DEADLINE : now + deadline.toNanos(), prompt, cacheRead, charged,
-                maxTokens, output, streaming, counted, minExecutionNanos);
+                deadline == null ? SimRequest.NO_DEADLINE : now + deadline.toNanos(), prompt, cacheRead, providerPrompt,
+                providerCacheRead, charged, maxTokens, output, streaming, counted, minExecutionNanos);
     }
 
     private static Duration min(Duration a, Duration b) {

@@ -88,9 +88,12 @@ final class EndToEnd {
 
     private final boolean adaptive;
 
-    private EndToEnd(Scenario scenario, long seed, boolean adaptive) {
+    private final int model;
+
+    private EndToEnd(Scenario scenario, long seed, int model, boolean adaptive) {
         this.scenario = scenario;
         this.seed = seed;
+        this.model = model;
         this.adaptive = adaptive;
         this.jitter = new RandomStreams(seed).stream("clients/jitter");
     }
@@ -102,12 +105,21 @@ final class EndToEnd {
 
     /** As {@link #run(Scenario, String, long, Duration)}; {@code adaptive} false starts the gateway without adaptive control. */
     static RunReport run(Scenario scenario, String strategy, long seed, Duration bound, boolean adaptive) {
+        return run(scenario, strategy, seed, 0, bound, adaptive);
+    }
+
+    /**
+     * As {@link #run(Scenario, String, long, Duration, boolean)}, the mock servers behaving as member
+     * {@code model} of the provider family for {@code seed}.
+     */
+    static RunReport run(Scenario scenario, String strategy, long seed, int model, Duration bound,
+            boolean adaptive) {
         if (!strategy.equals("sluice")) {
             throw new IllegalArgumentException("strategy: " + strategy
                     + " (expected: sluice; the end-to-end mode runs the real gateway only)");
         }
         Scenario s = scenario.duration().compareTo(bound) > 0 ? scenario.scaledTo(bound) : scenario;
-        EndToEnd e = new EndToEnd(s, seed, adaptive);
+        EndToEnd e = new EndToEnd(s, seed, model, adaptive);
         try {
             return e.execute();
         } finally {
@@ -127,7 +139,8 @@ final class EndToEnd {
             for (ScriptedEvent e : scenario.events()) {
                 vertx.setTimer(Math.max(1, e.at().toMillis()), t -> apply(e));
             }
-            List<ClientStream> streams = ClientStream.all(scenario, new RandomStreams(seed), until);
+            List<ClientStream> streams = ClientStream.all(scenario, new RandomStreams(seed), until,
+                    d -> behaviour(d).counting());
             streamsOpen = streams.size();
             streams.forEach(this::schedule);
         });
@@ -155,6 +168,10 @@ final class EndToEnd {
         return System.nanoTime() - origin;
     }
 
+    private dev.sluice.mock.limits.ProviderBehaviour behaviour(String deployment) {
+        return Simulation.behaviour(scenario, scenario.config().deployments().get(deployment), seed, model);
+    }
+
     private Future<Void> startMocks() {
         Future<Void> all = Future.succeededFuture();
         for (DeploymentConfig d : scenario.config().deployments().values()) {
@@ -165,6 +182,7 @@ final class EndToEnd {
             MockConfig mc = MockConfig.builder(flavour(d.kind().wireName()))
                     .port(0)
                     .limits(spec.providerLimits(d.limits(), 1.0))
+                    .behaviour(behaviour(d.id()))
                     .latency(new LatencyConfig(spec.latency().ttftMedian(), spec.latency().tokensPerSecond(), 8))
                     .faults(faults(spec.errorRate(), spec.errors()))
                     .output(mean, mean / 2)
@@ -233,6 +251,13 @@ final class EndToEnd {
 
     private void answered(Client c, Attempt a, int status, String queuedMs, String retryMs, String retryS, String body) {
         if (!clients.containsKey(c.request.id())) {
+            return;
+        }
+        if (c.request.hasDeadline() && now() > c.request.deadlineNanos()) {
+            // The client would have given up at its deadline: still queued, or still generating.
+            long queued = queuedMs == null ? 0 : parseLong(queuedMs) * 1_000_000;
+            recorder.timedOut(c.request, a.submittedAtNanos() + queued >= c.request.deadlineNanos());
+            end(c, Outcome.TIMED_OUT);
             return;
         }
         Matcher dm = DECISION.matcher(body);
@@ -337,9 +362,14 @@ final class EndToEnd {
                 rejected += t.rejected();
                 t.limited().forEach((k, v) -> byLimit.merge(k.name().toLowerCase(java.util.Locale.ROOT), v, Long::sum));
             }
-            totals.put(e.getKey(), new ProviderUsage.Totals(rate(l.rpm()) * minutes,
-                    rate(l.inputTpm()) * (minutes + 1), rate(l.outputTpm()) * (minutes + 1), rate(l.tpm()) * (minutes + 1),
-                    accepted + rejected, rejected, byLimit, accepted, input, output, accepted));
+            // One bin over the whole run: the mocks' statistics are not timed.
+            double[][] capacity = {{rate(l.rpm()) * minutes, rate(l.inputTpm()) * minutes,
+                rate(l.outputTpm()) * minutes, rate(l.tpm()) * minutes}};
+            double[][] acceptedBins = {{accepted, input, output, input + output}};
+            double[] store = {0, rate(l.inputTpm()), rate(l.outputTpm()), rate(l.tpm())};
+            totals.put(e.getKey(), new ProviderUsage.Totals(until, capacity, acceptedBins, store, new double[][] {store},
+                    accepted + rejected,
+                    rejected, byLimit, accepted, input, output, accepted));
         }
         Map<String, Double> weights = new HashMap<>();
         for (TenantConfig t : scenario.config().tenants()) {
@@ -353,7 +383,10 @@ final class EndToEnd {
         header.put("duration_s", scenario.duration().toSeconds());
         header.put("replicas", 1);
         header.put("store", "per-replica");
-        return ReportBuilder.build(scenario.name(), "sluice", recorder, totals, weights, lost, header);
+        boolean changes = scenario.config().deployments().keySet().stream()
+                .anyMatch(d -> behaviour(d).changesLimits());
+        header.put("provider_model", model);
+        return ReportBuilder.build(scenario.name(), "sluice", recorder, totals, weights, lost, changes, header);
     }
 
     private static double rate(long v) {

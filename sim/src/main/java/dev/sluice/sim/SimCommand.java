@@ -24,9 +24,16 @@ import java.util.stream.Stream;
  * comparison as a table or as JSON (one object per run).
  *
  * <pre>
- * sluice sim --scenario FILE|NAME|all --strategy NAME|all [--seed N] [--format table|json] [--short]
- *            [--scenarios DIR] [--check-invariants] [--redis URI] [--no-adaptive] [--e2e [--e2e-duration 60s]]
+ * sluice sim --scenario FILE|NAME|all --strategy NAME[,NAME]|all [--seed N] [--model K] [--format table|json]
+ *            [--short] [--scenarios DIR] [--check-invariants] [--redis URI] [--no-adaptive]
+ *            [--e2e [--e2e-duration 60s]]
+ * sluice sim --sweep N [--scenario FILE|NAME|all] [--seed S] [--short] [--format table|json]
  * </pre>
+ *
+ * <p>{@code --model K} runs against member K of the provider family drawn from the seed (0, the
+ * default, is the reference model); {@code --sweep N} runs every scenario against members 1 to N
+ * with {@code none} and {@code sluice} and prints, per scenario, the worst and the median of each
+ * metric for both, and the goals.
  */
 public final class SimCommand {
 
@@ -64,11 +71,15 @@ public final class SimCommand {
             err.println("sluice sim: " + e.getMessage());
             return 2;
         }
-        List<String> strategies = o.strategy().equals("all") ? Strategy.NAMES : List.of(o.strategy());
+        if (o.sweep().isPresent()) {
+            return sweep(o, scenarios, out, err);
+        }
+        List<String> strategies = o.strategies();
         if (o.e2e()) {
             // The other strategies are models inside the simulator; only the gateway runs over HTTP.
             if (!strategies.contains("sluice")) {
-                err.println("sluice sim: --e2e runs the real gateway, strategy sluice only (got " + o.strategy() + ")");
+                err.println("sluice sim: --e2e runs the real gateway, strategy sluice only (got "
+                        + String.join(",", strategies) + ")");
                 return 2;
             }
             strategies = List.of("sluice");
@@ -85,8 +96,9 @@ public final class SimCommand {
             for (String strategy : strategies) {
                 try {
                     reports.add(o.e2e()
-                            ? EndToEnd.run(run, strategy, seed, o.e2eDuration(), !o.noAdaptive())
-                            : Simulation.run(run, strategy, seed, o.checkInvariants(), o.redis(), !o.noAdaptive()));
+                            ? EndToEnd.run(run, strategy, seed, o.model(), o.e2eDuration(), !o.noAdaptive())
+                            : Simulation.run(run, strategy, seed, o.model(), o.checkInvariants(), o.redis(),
+                                    !o.noAdaptive()));
                 } catch (RuntimeException e) {
                     err.println("sluice sim: " + s.name() + "/" + strategy + " seed " + seed + " failed: " + e);
                     failed = true;
@@ -104,6 +116,26 @@ public final class SimCommand {
         return failed ? 1 : 0;
     }
 
+    private static int sweep(Options o, List<Scenario> scenarios, PrintStream out, PrintStream err) {
+        List<Scenario> runs = scenarios.stream().map(s -> o.shortForm() ? s.shortForm() : s).toList();
+        List<Sweep.ScenarioSweep> result;
+        try {
+            result = Sweep.run(runs, o.sweep().getAsInt(), o.seed(),
+                    name -> err.println("sluice sim: sweeping " + name + " over " + o.sweep().getAsInt() + " members"));
+        } catch (RuntimeException e) {
+            err.println("sluice sim: the sweep failed: " + e);
+            return 1;
+        }
+        if (o.format().equals("json")) {
+            out.println(SweepTable.json(result));
+        } else {
+            out.print(SweepTable.render(result, o.sweep().getAsInt(), o.shortForm()));
+        }
+        boolean lost = result.stream().flatMap(s -> s.members().stream())
+                .anyMatch(m -> m.none().lost() != 0 || m.sluice().lost() != 0);
+        return lost ? 1 : 0;
+    }
+
     private static String json(List<Comparison> comparisons) {
         ObjectNode root = MAPPER.createObjectNode();
         ArrayNode runs = root.putArray("runs");
@@ -112,6 +144,11 @@ public final class SimCommand {
                 ObjectNode j = r.json().deepCopy();
                 ArrayNode misses = j.putArray("goals_missed");
                 c.misses(r).forEach(misses::add);
+                ArrayNode goals = j.putArray("goals");
+                for (GoalCheck.Result g : c.goals(r)) {
+                    goals.addObject().put("goal", g.goal()).put("applies", g.applies()).put("met", g.met())
+                            .put("value", g.value()).put("bound", g.bound());
+                }
                 runs.add(j);
             }
         }
@@ -149,24 +186,35 @@ public final class SimCommand {
     /** One scenario's runs, with the goals each missed. */
     record Comparison(Scenario scenario, List<RunReport> reports) {
         List<String> misses(RunReport r) {
-            Optional<RunReport> none = reports.stream().filter(x -> x.strategy().equals("none")).findFirst();
-            return GoalCheck.misses(r, scenario.goals(), none);
+            return GoalCheck.misses(r, scenario.goals(), none());
+        }
+
+        List<GoalCheck.Result> goals(RunReport r) {
+            return GoalCheck.check(r, scenario.goals(), none());
+        }
+
+        private Optional<RunReport> none() {
+            return reports.stream().filter(x -> x.strategy().equals("none")).findFirst();
         }
     }
 
     /** Parsed command-line options. */
-    record Options(String scenario, String strategy, Optional<Long> seed, String format, boolean shortForm,
-            Path scenariosDir, boolean checkInvariants, Optional<String> redis, boolean noAdaptive, boolean e2e,
-            java.time.Duration e2eDuration, boolean help) {
+    record Options(String scenario, List<String> strategies, Optional<Long> seed, int model,
+            java.util.OptionalInt sweep, String format, boolean shortForm, Path scenariosDir, boolean checkInvariants,
+            Optional<String> redis, boolean noAdaptive, boolean e2e, java.time.Duration e2eDuration, boolean help) {
 
         static final String USAGE = "usage: sluice sim --scenario FILE|NAME|all --strategy "
-                + String.join("|", Strategy.NAMES) + "|all [--seed N] [--format table|json] [--short]"
-                + " [--scenarios DIR] [--check-invariants] [--redis URI] [--no-adaptive] [--e2e [--e2e-duration 60s]]";
+                + String.join("|", Strategy.NAMES) + "[,...]|all [--seed N] [--model K] [--format table|json]"
+                + " [--short] [--scenarios DIR] [--check-invariants] [--redis URI] [--no-adaptive]"
+                + " [--e2e [--e2e-duration 60s]]\n"
+                + "       sluice sim --sweep N [--scenario FILE|NAME|all] [--seed S] [--short] [--format table|json]";
 
         static Options parse(String[] args) {
             String scenario = null;
             String strategy = "all";
             Optional<Long> seed = Optional.empty();
+            int model = 0;
+            java.util.OptionalInt sweep = java.util.OptionalInt.empty();
             String format = "table";
             boolean shortForm = false;
             Path dir = Path.of("scenarios");
@@ -189,6 +237,8 @@ public final class SimCommand {
                             throw new IllegalArgumentException("--seed: " + v + " (expected: a whole number)");
                         }
                     }
+                    case "--model" -> model = whole(a, value(args, ++i, a), 0);
+                    case "--sweep" -> sweep = java.util.OptionalInt.of(whole(a, value(args, ++i, a), 1));
                     case "--format" -> format = value(args, ++i, a).toLowerCase(Locale.ROOT);
                     case "--short" -> shortForm = true;
                     case "--scenarios" -> dir = Path.of(value(args, ++i, a));
@@ -202,20 +252,46 @@ public final class SimCommand {
                     default -> throw new IllegalArgumentException("unknown argument " + a);
                 }
             }
+            List<String> strategies = strategy.equals("all") ? Strategy.NAMES : List.of(strategy.split(","));
             if (help) {
-                return new Options("", strategy, seed, format, shortForm, dir, check, redis, noAdaptive, e2e, e2eDuration, true);
+                return new Options("", strategies, seed, model, sweep, format, shortForm, dir, check, redis, noAdaptive,
+                        e2e, e2eDuration, true);
+            }
+            if (sweep.isPresent()) {
+                if (scenario == null) {
+                    scenario = "all";
+                }
+                if (e2e || model != 0) {
+                    throw new IllegalArgumentException("--sweep draws its own members and runs in virtual time"
+                            + " (not with --model or --e2e)");
+                }
             }
             if (scenario == null) {
                 throw new IllegalArgumentException("--scenario is required");
             }
-            if (!strategy.equals("all") && !Strategy.NAMES.contains(strategy)) {
-                throw new IllegalArgumentException("--strategy: " + strategy + " (expected: one of " + Strategy.NAMES
-                        + " or all)");
+            for (String st : strategies) {
+                if (!Strategy.NAMES.contains(st)) {
+                    throw new IllegalArgumentException("--strategy: " + strategy + " (expected: one or more of "
+                            + Strategy.NAMES + ", comma-separated, or all)");
+                }
             }
             if (!format.equals("table") && !format.equals("json")) {
                 throw new IllegalArgumentException("--format: " + format + " (expected: table or json)");
             }
-            return new Options(scenario, strategy, seed, format, shortForm, dir, check, redis, noAdaptive, e2e, e2eDuration, false);
+            return new Options(scenario, strategies, seed, model, sweep, format, shortForm, dir, check, redis,
+                    noAdaptive, e2e, e2eDuration, false);
+        }
+
+        private static int whole(String flag, String v, int min) {
+            try {
+                int n = Integer.parseInt(v);
+                if (n >= min) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // named below
+            }
+            throw new IllegalArgumentException(flag + ": " + v + " (expected: a whole number >= " + min + ")");
         }
 
         private static String value(String[] args, int i, String flag) {

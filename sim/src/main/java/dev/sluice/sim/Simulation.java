@@ -1,5 +1,7 @@
 package dev.sluice.sim;
 
+import dev.sluice.mock.limits.ProviderBehaviour;
+import dev.sluice.mock.limits.ProviderFamily;
 import dev.sluice.runtime.config.DeploymentConfig;
 import dev.sluice.runtime.config.TenantConfig;
 import dev.sluice.sim.engine.EventLoop;
@@ -27,10 +29,13 @@ import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
- * One run of one strategy on one scenario in virtual time. Clients send the scenario's workload;
- * the strategy decides; simulated providers answer; clients retry what is retryable. Clients stop
- * sending at the end of the scenario's duration, and the run then drains until every request has
- * ended (at most {@link #DRAIN_LIMIT} more); requests still open after that are lost.
+ * One run of one strategy on one scenario in virtual time, against one member of the provider
+ * family (the reference model unless asked for another). Clients send the scenario's workload; the
+ * strategy decides; simulated providers answer; clients retry what is retryable, and give up when
+ * their deadline passes with the request still queued or generating (a timeout: whatever answer
+ * comes later is not theirs). Clients stop sending at the end of the scenario's duration, and the
+ * run then drains until every attempt has ended (at most {@link #DRAIN_LIMIT} more); requests still
+ * open after that are lost.
  */
 public final class Simulation implements StrategyContext {
 
@@ -56,6 +61,8 @@ public final class Simulation implements StrategyContext {
         State state;
         int attempts;
         long queuedNanos;
+        /** The client gave up at its deadline; the attempt in flight ends without it. */
+        boolean gone;
 
         Client(SimRequest request, WorkloadSpec spec) {
             this.request = request;
@@ -66,10 +73,13 @@ public final class Simulation implements StrategyContext {
     private final java.util.Optional<String> redisUri;
     private final boolean adaptive;
 
-    private Simulation(Scenario scenario, String strategyName, long seed, boolean checkInvariants,
+    private final int model;
+
+    private Simulation(Scenario scenario, String strategyName, long seed, int model, boolean checkInvariants,
             java.util.Optional<String> redisUri, boolean adaptive) {
         this.scenario = scenario;
         this.seed = seed;
+        this.model = model;
         this.redisUri = redisUri;
         this.adaptive = adaptive;
         this.random = new RandomStreams(seed);
@@ -77,7 +87,7 @@ public final class Simulation implements StrategyContext {
         long until = scenario.duration().toNanos();
         for (DeploymentConfig d : scenario.config().deployments().values()) {
             providers.put(d.id(), new SimProvider(d.id(), d.kind().wireName(), scenario.providers().get(d.id()),
-                    d.limits(), loop, random, until));
+                    d.limits(), behaviour(scenario, d, seed, model), loop, random, until));
         }
         this.strategy = Strategy.create(strategyName, this);
         if (checkInvariants) {
@@ -86,7 +96,18 @@ public final class Simulation implements StrategyContext {
     }
 
     /**
-     * Runs {@code strategy} on {@code scenario} with {@code seed}.
+     * The behaviour of the provider behind {@code d}: member {@code model} of the family for
+     * {@code seed} (0, the reference model), with the scenario's pins applied. The same for every
+     * strategy, and for the end-to-end mode's mock servers.
+     */
+    static ProviderBehaviour behaviour(Scenario scenario, DeploymentConfig d, long seed, int model) {
+        ProviderBehaviour drawn = ProviderFamily.member(seed, model, d.id(), scenario.duration(),
+                SimProvider.facts(d.kind().wireName()));
+        return scenario.providers().get(d.id()).behaviour(drawn);
+    }
+
+    /**
+     * Runs {@code strategy} on {@code scenario} with {@code seed} against the reference provider model.
      *
      * @param checkInvariants check the strategy's invariants (bucket conservation, leases) after
      *     every event; slow, for tests
@@ -111,7 +132,16 @@ public final class Simulation implements StrategyContext {
      */
     public static RunReport run(Scenario scenario, String strategy, long seed, boolean checkInvariants,
             java.util.Optional<String> redisUri, boolean adaptive) {
-        Simulation s = new Simulation(scenario, strategy, seed, checkInvariants, redisUri, adaptive);
+        return run(scenario, strategy, seed, 0, checkInvariants, redisUri, adaptive);
+    }
+
+    /**
+     * As {@link #run(Scenario, String, long, boolean, java.util.Optional, boolean)}, against member
+     * {@code model} of the provider family drawn from {@code seed} (0 for the reference model).
+     */
+    public static RunReport run(Scenario scenario, String strategy, long seed, int model, boolean checkInvariants,
+            java.util.Optional<String> redisUri, boolean adaptive) {
+        Simulation s = new Simulation(scenario, strategy, seed, model, checkInvariants, redisUri, adaptive);
         try {
             return s.execute();
         } finally {
@@ -141,13 +171,14 @@ public final class Simulation implements StrategyContext {
                 }
             });
         }
-        for (ClientStream stream : ClientStream.all(scenario, random, end)) {
+        for (ClientStream stream : ClientStream.all(scenario, random, end,
+                d -> providers.get(d).behaviour().counting())) {
             meanOutput.put(stream.spec.name(), stream.spec.outputTokens().mean());
             startStream(stream);
         }
         loop.runUntil(end);
-        loop.runWhile(() -> recorder.open() > 0, end + DRAIN_LIMIT.toNanos());
-        long lost = recorder.open();
+        loop.runWhile(() -> !clients.isEmpty(), end + DRAIN_LIMIT.toNanos());
+        long lost = clients.size();
         Map<String, ProviderUsage.Totals> totals = new LinkedHashMap<>();
         providers.forEach((id, p) -> totals.put(id, p.usage().totals()));
         Map<String, Double> weights = new HashMap<>();
@@ -158,6 +189,10 @@ public final class Simulation implements StrategyContext {
         header.put("scenario", scenario.name());
         header.put("strategy", strategy.name());
         header.put("seed", seed);
+        header.put("provider_model", model);
+        Map<String, String> behaviours = new LinkedHashMap<>();
+        providers.forEach((id, p) -> behaviours.put(id, p.behaviour().describe()));
+        header.put("providers", behaviours);
         header.put("duration_s", scenario.duration().toSeconds());
         header.put("replicas", scenario.replicas());
         if (!adaptive && strategy.name().equals("sluice")) {
@@ -165,8 +200,9 @@ public final class Simulation implements StrategyContext {
         }
         header.put("store", !scenario.sharedStore() ? "per-replica"
                 : redisUri.isPresent() && strategy.name().equals("sluice") ? "redis" : "shared");
+        boolean changes = providers.values().stream().anyMatch(p -> p.behaviour().changesLimits());
         RunReport report = ReportBuilder.build(scenario.name(), strategy.name(), recorder, totals, weights, lost,
-                header);
+                changes, header);
         if (!strategy.diagnostics().isEmpty()) {
             var d = report.json().putObject("diagnostics");
             new java.util.TreeMap<>(strategy.diagnostics()).forEach(d::put);
@@ -181,6 +217,9 @@ public final class Simulation implements StrategyContext {
             Client c = new Client(r, stream.spec);
             clients.put(r.id(), c);
             recorder.arrived(r);
+            if (r.hasDeadline()) {
+                loop.at(r.deadlineNanos(), () -> deadlinePassed(c));
+            }
             submit(c);
             long next = stream.nextArrival();
             if (next != Long.MAX_VALUE) {
@@ -193,7 +232,27 @@ public final class Simulation implements StrategyContext {
         }
     }
 
+    /** The client's deadline: still queued or generating, it gives up; the attempt goes on without it. */
+    private void deadlinePassed(Client c) {
+        if (c.state == State.ENDED || c.gone) {
+            return;
+        }
+        if (c.state == State.AT_GATEWAY || c.state == State.AT_PROVIDER) {
+            recorder.timedOut(c.request, c.state == State.AT_GATEWAY);
+        }
+        c.gone = true;
+        recorder.ended(c.request, Outcome.TIMED_OUT, c.queuedNanos, loop.now());
+        if (c.state == State.BACKING_OFF) {
+            // Not reached while retries never wait past the deadline; nothing is in flight then.
+            c.state = State.ENDED;
+            clients.remove(c.request.id());
+        }
+    }
+
     private void submit(Client c) {
+        if (c.gone) {
+            return;
+        }
         c.state = State.AT_GATEWAY;
         Attempt a = new Attempt(c.request, c.attempts++, loop.now());
         strategy.submit(a);
@@ -219,8 +278,8 @@ public final class Simulation implements StrategyContext {
     private void send(Client c, Attempt a, ReplyHandler onReply) {
         recorder.dispatched(a);
         SimRequest r = a.request();
-        providers.get(r.deployment()).call(new ProviderCall(r.tenant(), r.promptTokens(), r.cacheReadTokens(),
-                r.maxTokens(), r.outputTokens(), r.streaming()), reply -> {
+        providers.get(r.deployment()).call(new ProviderCall(r.tenant(), r.providerPromptTokens(),
+                r.providerCacheReadTokens(), r.maxTokens(), r.outputTokens(), r.streaming()), reply -> {
                     current(a, State.AT_PROVIDER);
                     recorder.replied(a, reply);
                     java.util.OptionalLong again = onReply.onReply(reply);
@@ -251,6 +310,10 @@ public final class Simulation implements StrategyContext {
     }
 
     private void retryOrEnd(Client c, long hintMillis, Outcome ifNot) {
+        if (c.gone) {
+            end(c, ifNot);
+            return;
+        }
         int retriesTaken = c.attempts - 1;
         if (retriesTaken >= c.spec.retry().maxRetries()) {
             end(c, ifNot);
@@ -268,7 +331,9 @@ public final class Simulation implements StrategyContext {
     private void end(Client c, Outcome o) {
         c.state = State.ENDED;
         clients.remove(c.request.id());
-        recorder.ended(c.request, o, c.queuedNanos, loop.now());
+        if (!c.gone) {
+            recorder.ended(c.request, o, c.queuedNanos, loop.now());
+        }
     }
 
     @Override

@@ -20,20 +20,28 @@ final class Tables {
                 continue;
             }
             long seed = c.reports().get(0).json().path("seed").asLong();
-            sb.append(String.format(Locale.ROOT, "%n== %s (seed %d, %s%s, %d replica%s) ==%n", c.scenario().name(), seed,
-                    human(c.scenario().duration()), shortForm ? ", short form" : "", c.scenario().replicas(),
-                    c.scenario().replicas() == 1 ? "" : "s"));
+            long model = c.reports().get(0).json().path("provider_model").asLong();
+            sb.append(String.format(Locale.ROOT, "%n== %s (seed %d, %s%s, %d replica%s%s) ==%n", c.scenario().name(),
+                    seed, human(c.scenario().duration()), shortForm ? ", short form" : "", c.scenario().replicas(),
+                    c.scenario().replicas() == 1 ? "" : "s", model == 0 ? "" : ", provider model m" + model));
+            if (model != 0) {
+                c.reports().get(0).json().path("providers").properties()
+                        .forEach(e -> sb.append("  ").append(e.getKey()).append(": ").append(e.getValue().asText())
+                                .append('\n'));
+            }
             List<String[]> rows = new ArrayList<>();
-            rows.add(new String[] {"strategy", "429 rate", "util", "goodput tok", "jain", "share err", "lost",
-                "goals"});
+            rows.add(new String[] {"strategy", "429 rate", "util", "goodput tok", "jain", "share err", "timeouts",
+                "lost", "goals"});
             for (RunReport r : c.reports()) {
                 List<String> misses = c.misses(r);
                 String goals = !r.strategy().equals("sluice") ? (misses.isEmpty() ? "-" : "MISS: "
                         + String.join("; ", misses)) : misses.isEmpty() ? "all met" : "MISS: " + String.join("; ", misses);
-                rows.add(new String[] {r.strategy(), pct(r.provider429Rate(), 2), pct(r.utilization(), 1),
+                rows.add(new String[] {r.strategy(), pct(r.provider429Rate(), 2),
+                    Double.isNaN(r.utilization()) ? "-" : pct(r.utilization(), 1),
                     String.format(Locale.ROOT, "%,d", r.goodputTokens()),
                     String.format(Locale.ROOT, "%.3f", r.jainIndex()),
-                    String.format(Locale.ROOT, "%.3f", r.weightedShareError()), Long.toString(r.lost()), goals});
+                    String.format(Locale.ROOT, "%.3f", r.weightedShareError()), Long.toString(r.timeouts()),
+                    Long.toString(r.lost()), goals});
             }
             sb.append(table(rows));
             Set<TrafficClass> present = EnumSet.noneOf(TrafficClass.class);
@@ -55,7 +63,7 @@ final class Tables {
         return sb.toString();
     }
 
-    private static String table(List<String[]> rows) {
+    static String table(List<String[]> rows) {
         int cols = rows.get(0).length;
         int[] w = new int[cols];
         for (String[] r : rows) {
@@ -87,7 +95,7 @@ final class Tables {
         return right ? fill + s : s + fill;
     }
 
-    private static String pct(double v, int decimals) {
+    static String pct(double v, int decimals) {
         return String.format(Locale.ROOT, "%." + decimals + "f%%", v * 100);
     }
 
@@ -96,7 +104,7 @@ final class Tables {
                 : String.format(Locale.ROOT, "%.0f ms", ms);
     }
 
-    private static String human(java.time.Duration d) {
+    static String human(java.time.Duration d) {
         long s = d.toSeconds();
         return s % 3600 == 0 ? s / 3600 + "h" : s % 60 == 0 ? s / 60 + "m" : s + "s";
     }

@@ -10,11 +10,13 @@ import org.junit.jupiter.api.Test;
 /** The same scenario and seed give the same report, byte for byte; another seed gives another. */
 class DeterminismTest {
 
-    private static String json(String scenario, String seed) {
+    private static String json(String scenario, String seed, String... more) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        int rc = SimCommand.run(new String[] {"--scenario", scenario, "--strategy", "all", "--seed", seed, "--format",
-            "json", "--short", "--scenarios", "../scenarios"}, new PrintStream(out, true, StandardCharsets.UTF_8),
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("--scenario", scenario, "--strategy",
+                "all", "--seed", seed, "--format", "json", "--short", "--scenarios", "../scenarios"));
+        args.addAll(java.util.List.of(more));
+        int rc = SimCommand.run(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8));
         assertThat(err.toString(StandardCharsets.UTF_8)).isEmpty();
         assertThat(rc).isZero();
@@ -33,6 +35,14 @@ class DeterminismTest {
     void sameSeedGivesByteIdenticalJsonWithReplicasAndFaults() {
         assertThat(json("three-replicas", "5")).isEqualTo(json("three-replicas", "5"));
         assertThat(json("two-providers", "5")).isEqualTo(json("two-providers", "5"));
+    }
+
+    @Test
+    void aDrawnProviderModelIsAsDeterministicAsTheReference() {
+        String drawn = json("noisy-neighbour", "42", "--model", "3");
+        assertThat(drawn).isEqualTo(json("noisy-neighbour", "42", "--model", "3"));
+        assertThat(drawn).contains("\"provider_model\" : 3").isNotEqualTo(json("noisy-neighbour", "42"));
+        assertThat(json("provider-faults", "9", "--model", "2")).isEqualTo(json("provider-faults", "9", "--model", "2"));
     }
 
     @Test

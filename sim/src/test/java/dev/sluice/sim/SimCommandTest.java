@@ -73,6 +73,28 @@ class SimCommandTest {
     }
 
     @Test
+    void aDrawnModelIsNamedInTheTableAndTheJson() throws Exception {
+        assertThat(run("--scenario", "limit-cut", "--strategy", "none,sluice", "--model", "4", "--format", "json",
+                "--short", "--scenarios", "../scenarios")).isZero();
+        JsonNode runs = new ObjectMapper().readTree(out.toString(StandardCharsets.UTF_8)).path("runs");
+        assertThat(runs).hasSize(2);
+        JsonNode sluice = runs.get(1);
+        assertThat(sluice.path("provider_model").asInt()).isEqualTo(4);
+        assertThat(sluice.path("providers").path("azure-east").asText()).startsWith("m4 [");
+        assertThat(sluice.has("timeouts") && sluice.has("interactive_fits")).isTrue();
+        JsonNode goals = sluice.path("goals");
+        assertThat(goals).hasSize(GoalCheck.GOALS.size());
+        assertThat(goals.get(0).has("applies") && goals.get(0).has("met") && goals.get(0).has("bound")).isTrue();
+    }
+
+    @Test
+    void sweepRefusesAModelOfItsOwn() {
+        assertThat(run("--sweep", "2", "--model", "1", "--scenarios", "../scenarios")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--sweep draws its own members");
+        assertThat(run("--sweep", "0")).isEqualTo(2);
+    }
+
+    @Test
     void badArgumentsExitWithUsage() {
         assertThat(run("--strategy", "sluice")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--scenario is required", "usage:");

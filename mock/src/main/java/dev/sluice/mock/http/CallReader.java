@@ -26,7 +26,8 @@ final class CallReader {
         boolean stream = e == Endpoint.STREAM_GENERATE || body.path("stream").asBoolean(false);
         boolean includeUsage = body.path("stream_options").path("include_usage").asBoolean(false);
         boolean sse = "sse".equals(params.get("alt"));
-        long prompt = promptTokens(e, body);
+        // The provider's own count: the mock's reference count through the behaviour's formula.
+        long prompt = config.behaviour().counting().prompt(promptTokens(e, body));
         long cacheRead = Math.min(prompt, headerLong(headers, MockProviderServer.HEADER_CACHE_READ_TOKENS, 0));
         long maxTokens = maxTokens(e, body, config.defaultMaxTokens());
         long reserve = maxTokens;

@@ -1,5 +1,10 @@
 package dev.sluice.mock.http;
 
+import dev.sluice.mock.limits.ProviderFamily;
+import dev.sluice.mock.limits.RetryAfterMeaning;
+import dev.sluice.mock.limits.WindowKind;
+import java.util.EnumSet;
+
 /** Which provider's wire format a {@link MockProviderServer} speaks. */
 public enum Flavour {
     /**
@@ -22,4 +27,26 @@ public enum Flavour {
      * rate-limit headers, {@code RetryInfo} in the 429 body.
      */
     GEMINI
+
+    ;
+
+    /**
+     * What the provider documents (shared/provider-semantics.md), so that no drawn member of the
+     * {@link ProviderFamily} contradicts it: Anthropic enforces token buckets and sends
+     * {@code retry-after} on every rate-limit 429 (one without it is the spend cap); Azure sends
+     * {@code retry-after-ms} on 429s; Gemini sends no rate-limit headers, with or without
+     * {@code RetryInfo} (Vertex), and resets on window boundaries; OpenAI documents quantised windows
+     * and no Retry-After at all.
+     */
+    public ProviderFamily.Facts facts() {
+        return switch (this) {
+            case OPENAI -> ProviderFamily.Facts.ANY;
+            case AZURE_OPENAI -> new ProviderFamily.Facts(EnumSet.allOf(WindowKind.class),
+                    EnumSet.of(RetryAfterMeaning.NEXT_WINDOW, RetryAfterMeaning.FULL_REFILL), true);
+            case ANTHROPIC -> new ProviderFamily.Facts(EnumSet.of(WindowKind.TOKEN_BUCKET),
+                    EnumSet.of(RetryAfterMeaning.NEXT_WINDOW, RetryAfterMeaning.FULL_REFILL), true);
+            case GEMINI -> new ProviderFamily.Facts(EnumSet.of(WindowKind.FIXED, WindowKind.SLIDING),
+                    EnumSet.allOf(RetryAfterMeaning.class), false);
+        };
+    }
 }

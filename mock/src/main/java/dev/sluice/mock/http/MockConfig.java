@@ -1,6 +1,9 @@
 package dev.sluice.mock.http;
 
+import dev.sluice.mock.limits.HeaderReport;
+import dev.sluice.mock.limits.ProviderBehaviour;
 import dev.sluice.mock.limits.ProviderLimits;
+import dev.sluice.mock.limits.RetryAfterMeaning;
 import java.time.ZoneId;
 import java.util.Objects;
 import java.util.Set;
@@ -13,6 +16,7 @@ import java.util.Set;
  * @param host the address to bind; loopback by default
  * @param port the port to bind; 0 for any free port
  * @param limits the provider limits enforced
+ * @param behaviour how they are enforced and reported ({@link ProviderBehaviour#REFERENCE} by default)
  * @param faults the faults injected
  * @param latency how long answers take
  * @param retryAfter the wait hints on 429s and overloads
@@ -32,6 +36,7 @@ public record MockConfig(
         String host,
         int port,
         ProviderLimits limits,
+        ProviderBehaviour behaviour,
         FaultConfig faults,
         LatencyConfig latency,
         RetryAfterConfig retryAfter,
@@ -59,6 +64,7 @@ public record MockConfig(
             throw new IllegalArgumentException("port: " + port + " (expected: 0 to 65535)");
         }
         Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(behaviour, "behaviour");
         Objects.requireNonNull(faults, "faults");
         Objects.requireNonNull(latency, "latency");
         Objects.requireNonNull(retryAfter, "retryAfter");
@@ -93,6 +99,7 @@ public record MockConfig(
                 .host(host)
                 .port(port)
                 .limits(limits)
+                .keepBehaviour(behaviour)
                 .faults(faults)
                 .latency(latency)
                 .retryAfter(retryAfter)
@@ -113,6 +120,7 @@ public record MockConfig(
         private String host = DEFAULT_HOST;
         private int port;
         private ProviderLimits limits = ProviderLimits.UNLIMITED;
+        private ProviderBehaviour behaviour = ProviderBehaviour.REFERENCE;
         private FaultConfig faults = FaultConfig.NONE;
         private LatencyConfig latency = LatencyConfig.INSTANT;
         private RetryAfterConfig retryAfter;
@@ -144,6 +152,31 @@ public record MockConfig(
 
         public Builder limits(ProviderLimits value) {
             this.limits = value;
+            return this;
+        }
+
+        /**
+         * How the limits are enforced and reported. Also sets what the behaviour decides on the wire
+         * (later calls may override): no rate-limit headers when it sends none; no
+         * {@code Retry-After} or {@code retry-after-ms} when it announces no wait, and for Gemini the
+         * Vertex body without {@code RetryInfo}.
+         */
+        public Builder behaviour(ProviderBehaviour value) {
+            this.behaviour = Objects.requireNonNull(value, "behaviour");
+            if (value.headers() == HeaderReport.ABSENT) {
+                this.headerMode = HeaderMode.NONE;
+            }
+            if (value.retryAfter() == RetryAfterMeaning.ABSENT) {
+                this.retryAfter = RetryAfterConfig.of(RetryAfterForm.ABSENT, false);
+                if (flavour == Flavour.GEMINI) {
+                    this.rateLimitBody = RateLimitBody.ALTERNATE;
+                }
+            }
+            return this;
+        }
+
+        private Builder keepBehaviour(ProviderBehaviour value) {
+            this.behaviour = value;
             return this;
         }
 
@@ -209,7 +242,7 @@ public record MockConfig(
         }
 
         public MockConfig build() {
-            return new MockConfig(flavour, host, port, limits, faults, latency, retryAfter, headerMode, ietfHeaders,
+            return new MockConfig(flavour, host, port, limits, behaviour, faults, latency, retryAfter, headerMode, ietfHeaders,
                     ietfSplitLines, rateLimitBody, requiredKeys, seed, meanOutputTokens, outputSpread, defaultMaxTokens,
                     dailyResetZone);
         }

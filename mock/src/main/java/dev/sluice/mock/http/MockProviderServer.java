@@ -30,7 +30,9 @@ import java.util.TreeMap;
 
 /**
  * A loopback HTTP server that answers like one LLM provider: its endpoints, bodies, usage, streams,
- * rate-limit headers and 429s, enforcing {@link ProviderLimits} with a {@link ProviderLimitModel}.
+ * rate-limit headers and 429s, enforcing {@link ProviderLimits} with a {@link ProviderLimitModel} that
+ * behaves as {@link MockConfig#behaviour()}: the reference model by default, or any member of the
+ * provider family ({@code ProviderFamily.member}), exactly as the simulator's providers do.
  *
  * <p>Start one per flavour: {@code MockProviderServer.start(vertx, MockConfig.defaults(Flavour.OPENAI))}
  * binds 127.0.0.1 on a free port. SDK base URLs: OpenAI {@code baseUrl() + "/v1"}; Azure endpoint
@@ -79,7 +81,8 @@ public final class MockProviderServer {
         this.vertx = vertx;
         this.config = config;
         this.clock = clock;
-        this.model = new ProviderLimitModel(config.limits(), dayOriginNanos(clock, config));
+        this.model = new ProviderLimitModel(config.limits(), config.behaviour(), dayOriginNanos(clock, config),
+                clock.nanos());
         this.faults = config.faults();
         seedRandoms();
     }
@@ -326,12 +329,12 @@ public final class MockProviderServer {
         synchronized (lock) {
             long now = clock.nanos();
             if (faults.quotaExhausted()) {
-                snapshot = model.snapshot(now);
+                snapshot = model.reportedSnapshot(now);
                 admission = null;
             } else {
                 admission = model.tryAdmit(call.tenant(), call.uncachedPromptTokens(), call.cacheReadTokens(),
                         call.reserve(), now);
-                snapshot = model.snapshot(now);
+                snapshot = model.reportedSnapshot(now);
             }
             generated = sampleOutput();
         }

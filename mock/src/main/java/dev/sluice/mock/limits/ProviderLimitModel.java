@@ -15,11 +15,16 @@ import java.util.Optional;
  *
  * <p>Rules, as providers apply them:
  * <ul>
- *   <li>Requests: every arrival counts in its sub-window and day, admitted or not.
+ *   <li>Requests: every arrival counts in its day, and in its window where the limiter says so (the
+ *       reference's sub-windows and fixed short windows count refusals; a minute, a sliding window
+ *       or a bucket does not).
  *   <li>Input tokens are charged on arrival; cache reads only when the limits say so.
  *   <li>Output tokens are reserved from {@code max_tokens} and corrected at completion, or counted
  *       only at completion ({@link OutputAccounting}).
- *   <li>Token buckets hold one minute's worth and refill continuously.
+ *   <li>How each rate limit is enforced, what a 429's wait means, how fresh the reported state is,
+ *       warm-ups and unannounced changes come from the {@link ProviderBehaviour}; the
+ *       {@link ProviderBehaviour#REFERENCE reference} counts requests in fixed sub-windows and holds
+ *       token limits as buckets of one minute that refill continuously.
  *   <li>A request rejected by several limits is reported against the one with the longest wait.
  * </ul>
  *
@@ -31,51 +36,159 @@ public final class ProviderLimitModel {
     public static final long CONCURRENCY_RETRY_MILLIS = 1_000;
 
     private final long dayOriginNanos;
+    private final long startNanos;
+    private final ProviderBehaviour behaviour;
     private ProviderLimits limits;
     private long lastNanos;
+    private long firstUseNanos = Long.MIN_VALUE;
+    private double factor = Double.NaN;
     private long nextTicketId = 1;
 
-    private RequestWindows windows;
+    /** The rate limiters, by {@link ProviderBehaviour#RATE_LIMITS}; absent where unlimited. */
+    private final Map<LimitKind, Limiter> rates = new EnumMap<>(LimitKind.class);
     private DailyCounter daily;
     private AccelerationTracker acceleration;
-    private TokenBucket input;
-    private TokenBucket output;
-    private TokenBucket total;
     private int inFlight;
+    private LimitSnapshot reported;
+    private long reportedAt;
 
     private final Map<Long, Ticket> open = new HashMap<>();
     private final Map<String, Counters> tenants = new LinkedHashMap<>();
 
-    /** A model whose days start at {@code nowNanos == 0}. */
+    /** A reference model whose days start at {@code nowNanos == 0}. */
     public ProviderLimitModel(ProviderLimits limits) {
         this(limits, 0L);
     }
 
     /**
+     * A reference model.
+     *
      * @param limits the limits to enforce
      * @param dayOriginNanos a time, in the same nanos as every {@code nowNanos}, at which a day starts
      *     (the daily limit resets every 24 h from it)
      */
     public ProviderLimitModel(ProviderLimits limits, long dayOriginNanos) {
+        this(limits, ProviderBehaviour.REFERENCE, dayOriginNanos, 0L);
+    }
+
+    /**
+     * @param limits the limits to enforce, as configured
+     * @param behaviour how they are enforced and reported
+     * @param dayOriginNanos a time at which a day starts
+     * @param startNanos the time the provider starts, from which unannounced changes are timed
+     */
+    public ProviderLimitModel(ProviderLimits limits, ProviderBehaviour behaviour, long dayOriginNanos,
+            long startNanos) {
         this.limits = Objects.requireNonNull(limits, "limits");
+        this.behaviour = Objects.requireNonNull(behaviour, "behaviour");
         this.dayOriginNanos = dayOriginNanos;
+        this.startNanos = startNanos;
         this.lastNanos = Long.MIN_VALUE;
-        rebuild(limits, lastNanos);
+        rebuild(Long.MIN_VALUE);
     }
 
     /** {@code nowNanos} may be {@code Long.MIN_VALUE}: buckets then start at their first use. */
-    private void rebuild(ProviderLimits l, long nowNanos) {
-        windows = ProviderLimits.isLimited(l.rpm()) ? new RequestWindows(l.rpm(), l.requestWindow().toNanos()) : null;
-        daily = ProviderLimits.isLimited(l.rpd()) ? new DailyCounter(l.rpd(), dayOriginNanos) : null;
-        acceleration = l.acceleration().enabled() ? new AccelerationTracker(l.acceleration()) : null;
-        input = ProviderLimits.isLimited(l.inputTpm()) ? new TokenBucket(l.inputTpm(), nowNanos) : null;
-        output = ProviderLimits.isLimited(l.outputTpm()) ? new TokenBucket(l.outputTpm(), nowNanos) : null;
-        total = ProviderLimits.isLimited(l.tpm()) ? new TokenBucket(l.tpm(), nowNanos) : null;
+    private void rebuild(long nowNanos) {
+        factor = behaviour.rateFactor(nowNanos == Long.MIN_VALUE ? 0 : nowNanos - startNanos, -1);
+        rates.clear();
+        for (LimitKind kind : ProviderBehaviour.RATE_LIMITS) {
+            long limit = nominal(kind);
+            if (ProviderLimits.isLimited(limit)) {
+                rates.put(kind, create(kind, effective(limit), nowNanos));
+            }
+        }
+        daily = ProviderLimits.isLimited(limits.rpd()) ? new DailyCounter(limits.rpd(), dayOriginNanos) : null;
+        acceleration = limits.acceleration().enabled() ? new AccelerationTracker(limits.acceleration()) : null;
+        reported = null;
     }
 
-    /** The limits in force. */
+    private long nominal(LimitKind kind) {
+        return switch (kind) {
+            case REQUESTS -> limits.rpm();
+            case INPUT_TOKENS -> limits.inputTpm();
+            case OUTPUT_TOKENS -> limits.outputTpm();
+            case TOKENS -> limits.tpm();
+            default -> throw new IllegalArgumentException("not a rate limit: " + kind);
+        };
+    }
+
+    private long effective(long nominal) {
+        return factor == 1.0 ? nominal : Math.max(1, Math.round(nominal * factor));
+    }
+
+    private Limiter create(LimitKind kind, long limit, long nowNanos) {
+        Enforcement e = behaviour.enforcement().get(kind);
+        if (e != null) {
+            return e.limiter(limit);
+        }
+        return kind == LimitKind.REQUESTS ? new RequestWindows(limit, limits.requestWindow().toNanos())
+                : new TokenBucket(limit, nowNanos);
+    }
+
+    private Limiter resized(LimitKind kind, Limiter old, long limit, long nowNanos) {
+        if (old == null) {
+            return create(kind, limit, nowNanos);
+        }
+        if (old instanceof RequestWindows w) {
+            return w.withLimits(limit, limits.requestWindow().toNanos());
+        }
+        return old.withLimit(limit, nowNanos);
+    }
+
+    /** The limits as configured (or last set): what warm-ups and unannounced changes scale. */
     public ProviderLimits limits() {
         return limits;
+    }
+
+    /** How this provider enforces and reports its limits. */
+    public ProviderBehaviour behaviour() {
+        return behaviour;
+    }
+
+    /**
+     * The share of the configured rate limits in force at {@code nowNanos} (warm-up and unannounced
+     * changes), as far as the requests seen so far decide it; 1 for the reference model.
+     */
+    public double rateFactor(long nowNanos) {
+        return behaviour.rateFactor(nowNanos - startNanos,
+                firstUseNanos == Long.MIN_VALUE ? -1 : nowNanos - firstUseNanos);
+    }
+
+    /** The rate limits in force now: the configured ones scaled by {@link #rateFactor(long)}. */
+    public ProviderLimits limitsInForce() {
+        if (factor == 1.0) {
+            return limits;
+        }
+        ProviderLimits.Builder b = limits.toBuilder();
+        for (var e : rates.entrySet()) {
+            long v = e.getValue().limit();
+            switch (e.getKey()) {
+                case REQUESTS -> b.rpm(v);
+                case INPUT_TOKENS -> b.inputTpm(v);
+                case OUTPUT_TOKENS -> b.outputTpm(v);
+                default -> b.tpm(v);
+            }
+        }
+        return b.build();
+    }
+
+    /**
+     * What a limit lets through at the start beyond its per-minute rate: a full bucket's content
+     * (a minute's worth in the reference model), 0 for windows or an unlimited dimension.
+     */
+    public long initialHeadroom(LimitKind kind) {
+        Limiter l = rates.get(kind);
+        return l == null ? 0 : l.initialHeadroom();
+    }
+
+    /**
+     * What a limit holds in store at {@code nowNanos} beyond what refills from then on (a bucket's
+     * content; 0 for windows or an unlimited dimension). Changes nothing, so an observer may ask at
+     * any time without changing what the provider decides.
+     */
+    public long headroom(LimitKind kind, long nowNanos) {
+        Limiter l = rates.get(kind);
+        return l == null ? 0 : l.headroom(Math.max(nowNanos, lastNanos));
     }
 
     /** Requests admitted and not yet completed. */
@@ -86,10 +199,13 @@ public final class ProviderLimitModel {
     private long advance(long nowNanos) {
         long now = Math.max(nowNanos, lastNanos);
         lastNanos = now;
-        for (TokenBucket bucket : new TokenBucket[] {input, output, total}) {
-            if (bucket != null) {
-                bucket.refill(now);
-            }
+        double f = rateFactor(now);
+        if (f != factor) {
+            factor = f;
+            rates.replaceAll((kind, l) -> resized(kind, l, effective(nominal(kind)), now));
+        }
+        for (Limiter l : rates.values()) {
+            l.tick(now);
         }
         return now;
     }
@@ -98,7 +214,8 @@ public final class ProviderLimitModel {
      * A request arrives.
      *
      * @param tenant who sent it, for statistics only (the limits are shared)
-     * @param inputTokens prompt tokens not read from a cache (cache writes included)
+     * @param inputTokens prompt tokens not read from a cache (cache writes included), as the
+     *     provider counts them ({@link TokenCounting})
      * @param cacheReadTokens prompt tokens read from a cache
      * @param maxTokens the request's output cap
      * @param nowNanos the time of arrival
@@ -108,6 +225,9 @@ public final class ProviderLimitModel {
         requireNonNegative("inputTokens", inputTokens);
         requireNonNegative("cacheReadTokens", cacheReadTokens);
         requireNonNegative("maxTokens", maxTokens);
+        if (firstUseNanos == Long.MIN_VALUE) {
+            firstUseNanos = Math.max(nowNanos, lastNanos);
+        }
         long now = advance(nowNanos);
         Counters stats = tenants.computeIfAbsent(tenant, t -> new Counters());
 
@@ -120,13 +240,14 @@ public final class ProviderLimitModel {
         if (rejection.isEmpty()) {
             rejection = limited(now, inputCharge, outputReserve, totalCharge);
         }
-        if (windows != null) {
-            windows.record(now);
-        }
         if (daily != null) {
             daily.record(now);
         }
         if (rejection.isPresent()) {
+            Limiter requests = rates.get(LimitKind.REQUESTS);
+            if (requests != null) {
+                requests.refused(1, now);
+            }
             Admission verdict = rejection.get();
             if (verdict instanceof Admission.Limited l) {
                 stats.limited.merge(l.which(), 1L, Long::sum);
@@ -135,9 +256,10 @@ public final class ProviderLimitModel {
             }
             return verdict;
         }
-        charge(input, inputCharge);
-        charge(output, outputReserve);
-        charge(total, totalCharge);
+        charge(LimitKind.REQUESTS, 1, now);
+        charge(LimitKind.INPUT_TOKENS, inputCharge, now);
+        charge(LimitKind.OUTPUT_TOKENS, outputReserve, now);
+        charge(LimitKind.TOKENS, totalCharge, now);
         if (acceleration != null) {
             acceleration.record(now);
         }
@@ -150,21 +272,23 @@ public final class ProviderLimitModel {
         return new Admission.Accepted(ticket);
     }
 
-    private static void charge(TokenBucket bucket, long amount) {
-        if (bucket != null) {
-            bucket.charge(amount);
+    private void charge(LimitKind kind, long amount, long now) {
+        Limiter l = rates.get(kind);
+        if (l != null) {
+            l.charge(amount, now);
         }
     }
 
+    /** Too large for good: more than the configured per-minute limit (not the one a warm-up or cut leaves). */
     private Optional<Admission.TooLarge> tooLarge(long inputCharge, long outputReserve, long totalCharge) {
-        if (input != null && inputCharge > input.capacity()) {
-            return Optional.of(new Admission.TooLarge(LimitKind.INPUT_TOKENS, input.capacity(), inputCharge));
+        if (ProviderLimits.isLimited(limits.inputTpm()) && inputCharge > limits.inputTpm()) {
+            return Optional.of(new Admission.TooLarge(LimitKind.INPUT_TOKENS, limits.inputTpm(), inputCharge));
         }
-        if (output != null && outputReserve > output.capacity()) {
-            return Optional.of(new Admission.TooLarge(LimitKind.OUTPUT_TOKENS, output.capacity(), outputReserve));
+        if (ProviderLimits.isLimited(limits.outputTpm()) && outputReserve > limits.outputTpm()) {
+            return Optional.of(new Admission.TooLarge(LimitKind.OUTPUT_TOKENS, limits.outputTpm(), outputReserve));
         }
-        if (total != null && totalCharge > total.capacity()) {
-            return Optional.of(new Admission.TooLarge(LimitKind.TOKENS, total.capacity(), totalCharge));
+        if (ProviderLimits.isLimited(limits.tpm()) && totalCharge > limits.tpm()) {
+            return Optional.of(new Admission.TooLarge(LimitKind.TOKENS, limits.tpm(), totalCharge));
         }
         return Optional.empty();
     }
@@ -180,30 +304,30 @@ public final class ProviderLimitModel {
             worst = worse(worst, new Admission.Limited(LimitKind.REQUESTS_PER_DAY,
                     millis(daily.nanosUntilDayEnds(now)), g.limit(), g.remaining(), 1));
         }
-        if (windows != null && windows.full(now)) {
-            Gauge g = windows.windowGauge(now);
-            worst = worse(worst, new Admission.Limited(LimitKind.REQUESTS,
-                    millis(windows.nanosUntilWindowEnds(now)), g.limit(), g.remaining(), 1));
-        }
+        worst = worse(worst, verdict(LimitKind.REQUESTS, 1, now));
         if (acceleration != null && acceleration.wouldExceed(now)) {
             long allowance = acceleration.recentAllowance(now);
             worst = worse(worst, new Admission.Limited(LimitKind.ACCELERATION,
                     millis(acceleration.nanosUntilRecentSlotFrees(now)), allowance,
                     Math.max(0, allowance - acceleration.recentCount(now)), 1));
         }
-        worst = worse(worst, bucketVerdict(LimitKind.INPUT_TOKENS, input, inputCharge));
+        worst = worse(worst, verdict(LimitKind.INPUT_TOKENS, inputCharge, now));
         // Without a reservation only an exhausted output bucket holds a request back.
-        worst = worse(worst, bucketVerdict(LimitKind.OUTPUT_TOKENS, output, outputReserve));
-        worst = worse(worst, bucketVerdict(LimitKind.TOKENS, total, totalCharge));
+        worst = worse(worst, verdict(LimitKind.OUTPUT_TOKENS, outputReserve, now));
+        worst = worse(worst, verdict(LimitKind.TOKENS, totalCharge, now));
         return Optional.ofNullable(worst);
     }
 
-    private static Admission.Limited bucketVerdict(LimitKind kind, TokenBucket bucket, long amount) {
-        if (bucket == null || bucket.fits(amount)) {
+    /** The refusal of one rate limit, with the wait the provider's {@link RetryAfterMeaning} announces. */
+    private Admission.Limited verdict(LimitKind kind, long amount, long now) {
+        Limiter l = rates.get(kind);
+        if (l == null || l.fits(amount, now)) {
             return null;
         }
-        return new Admission.Limited(kind, millis(bucket.nanosUntilFits(amount)), bucket.capacity(),
-                bucket.remaining(), amount);
+        long wait = behaviour.retryAfter() == RetryAfterMeaning.FULL_REFILL ? l.nanosUntilFull(now)
+                : l.nanosUntilFits(amount, now);
+        Gauge g = l.gauge(now);
+        return new Admission.Limited(kind, millis(wait), g.limit(), g.remaining(), amount);
     }
 
     private static Admission.Limited worse(Admission.Limited current, Admission.Limited candidate) {
@@ -235,8 +359,9 @@ public final class ProviderLimitModel {
             return false;
         }
         long correction = outputTokens - ticket.outputReserved();
-        charge(output, correction);
-        charge(total, correction);
+        long now = lastNanos;
+        charge(LimitKind.OUTPUT_TOKENS, correction, now);
+        charge(LimitKind.TOKENS, correction, now);
         inFlight--;
         Counters stats = tenants.computeIfAbsent(ticket.tenant(), t -> new Counters());
         stats.completed++;
@@ -244,14 +369,16 @@ public final class ProviderLimitModel {
         return true;
     }
 
-    /** Every configured limit's state, as rate-limit headers report it. */
+    /** Every configured limit's state at {@code nowNanos}, as the provider sees it. */
     public LimitSnapshot snapshot(long nowNanos) {
         long now = advance(nowNanos);
         Map<LimitKind, Gauge> gauges = new EnumMap<>(LimitKind.class);
         Optional<Gauge> perMinute = Optional.empty();
-        if (windows != null) {
-            gauges.put(LimitKind.REQUESTS, windows.windowGauge(now));
-            perMinute = Optional.of(windows.minuteGauge(now));
+        for (var e : rates.entrySet()) {
+            gauges.put(e.getKey(), e.getValue().gauge(now));
+            if (e.getKey() == LimitKind.REQUESTS) {
+                perMinute = Optional.of(e.getValue().minuteGauge(now));
+            }
         }
         if (daily != null) {
             gauges.put(LimitKind.REQUESTS_PER_DAY, daily.gauge(now));
@@ -260,16 +387,24 @@ public final class ProviderLimitModel {
             gauges.put(LimitKind.CONCURRENCY,
                     new Gauge(limits.maxConcurrency(), Math.max(0, limits.maxConcurrency() - inFlight), 0));
         }
-        if (input != null) {
-            gauges.put(LimitKind.INPUT_TOKENS, input.gauge());
-        }
-        if (output != null) {
-            gauges.put(LimitKind.OUTPUT_TOKENS, output.gauge());
-        }
-        if (total != null) {
-            gauges.put(LimitKind.TOKENS, total.gauge());
-        }
         return new LimitSnapshot(gauges, perMinute, inFlight);
+    }
+
+    /**
+     * The state rate-limit headers report at {@code nowNanos}: the current one, or with
+     * {@link HeaderReport#STALE} the one taken when the last report was refreshed, at most
+     * {@link ProviderBehaviour#headerStaleness()} ago.
+     */
+    public LimitSnapshot reportedSnapshot(long nowNanos) {
+        if (behaviour.headers() != HeaderReport.STALE) {
+            return snapshot(nowNanos);
+        }
+        long now = Math.max(nowNanos, lastNanos);
+        if (reported == null || now - reportedAt >= behaviour.headerStaleness().toNanos()) {
+            reported = snapshot(now);
+            reportedAt = now;
+        }
+        return reported;
     }
 
     /**
@@ -281,12 +416,14 @@ public final class ProviderLimitModel {
         long now = advance(nowNanos);
         ProviderLimits old = this.limits;
         this.limits = newLimits;
-        if (!ProviderLimits.isLimited(newLimits.rpm())) {
-            windows = null;
-        } else {
-            long window = newLimits.requestWindow().toNanos();
-            windows = windows == null ? new RequestWindows(newLimits.rpm(), window)
-                    : windows.withLimits(newLimits.rpm(), window);
+        for (LimitKind kind : ProviderBehaviour.RATE_LIMITS) {
+            long limit = nominal(kind);
+            Limiter l = rates.get(kind);
+            if (!ProviderLimits.isLimited(limit)) {
+                rates.remove(kind);
+            } else {
+                rates.put(kind, resized(kind, l, effective(limit), now));
+            }
         }
         if (!ProviderLimits.isLimited(newLimits.rpd())) {
             daily = null;
@@ -298,20 +435,7 @@ public final class ProviderLimitModel {
         if (!newLimits.acceleration().equals(old.acceleration())) {
             acceleration = newLimits.acceleration().enabled() ? new AccelerationTracker(newLimits.acceleration()) : null;
         }
-        input = resize(input, newLimits.inputTpm(), now);
-        output = resize(output, newLimits.outputTpm(), now);
-        total = resize(total, newLimits.tpm(), now);
-    }
-
-    private static TokenBucket resize(TokenBucket bucket, long limit, long now) {
-        if (!ProviderLimits.isLimited(limit)) {
-            return null;
-        }
-        if (bucket == null) {
-            return new TokenBucket(limit, now);
-        }
-        bucket.resize(limit, now);
-        return bucket;
+        reported = null;
     }
 
     /** Forgets all usage, open tickets and statistics; the limits stay. */
@@ -319,7 +443,8 @@ public final class ProviderLimitModel {
         open.clear();
         tenants.clear();
         inFlight = 0;
-        rebuild(limits, lastNanos);
+        firstUseNanos = Long.MIN_VALUE;
+        rebuild(lastNanos);
     }
 
     /** Statistics per tenant, in order of first appearance. */

@@ -3,14 +3,16 @@ package dev.sluice.mock.limits;
 import java.util.ArrayDeque;
 
 /**
- * Requests counted in fixed sub-windows aligned on multiples of the window length, plus the
- * trailing minute of those windows for the per-minute view headers report.
+ * Requests as the reference model counts them: in fixed sub-windows aligned on multiples of the
+ * window length, plus the trailing minute of those windows for the per-minute view headers report.
+ * Every arrival is counted, admitted or not.
  */
-final class RequestWindows {
+final class RequestWindows implements Limiter {
 
     private record Slot(long index, long count) {}
 
     private final long rpm;
+    private final long configuredWindowNanos;
     private final long windowNanos;
     private final long allowance;
     /** Past windows still inside the trailing minute; the current window is kept apart. */
@@ -25,6 +27,7 @@ final class RequestWindows {
      */
     RequestWindows(long rpm, long configuredWindowNanos) {
         this.rpm = rpm;
+        this.configuredWindowNanos = configuredWindowNanos;
         this.allowance = allowance(rpm, configuredWindowNanos);
         this.windowNanos = windowFor(rpm, allowance);
     }
@@ -85,14 +88,56 @@ final class RequestWindows {
         return index * windowNanos;
     }
 
-    boolean full(long nowNanos) {
-        advance(nowNanos);
-        return currentCount >= allowance;
+    @Override
+    public long limit() {
+        return rpm;
     }
 
-    void record(long nowNanos) {
+    @Override
+    public Limiter withLimit(long newLimit, long nowNanos) {
+        return withLimits(newLimit, configuredWindowNanos);
+    }
+
+    @Override
+    public boolean fits(long amount, long nowNanos) {
         advance(nowNanos);
-        currentCount++;
+        return currentCount < allowance;
+    }
+
+    @Override
+    public void charge(long amount, long nowNanos) {
+        if (amount > 0) {
+            advance(nowNanos);
+            currentCount += amount;
+        }
+    }
+
+    /** Every arrival counts in its sub-window, admitted or not. */
+    @Override
+    public void refused(long amount, long nowNanos) {
+        charge(amount, nowNanos);
+    }
+
+    @Override
+    public long nanosUntilFits(long amount, long nowNanos) {
+        return nanosUntilWindowEnds(nowNanos);
+    }
+
+    /** A fixed window is unused again once it ends. */
+    @Override
+    public long nanosUntilFull(long nowNanos) {
+        return nanosUntilWindowEnds(nowNanos);
+    }
+
+    @Override
+    public long initialHeadroom() {
+        return 0;
+    }
+
+    /** Windows store nothing beyond their rate. */
+    @Override
+    public long headroom(long nowNanos) {
+        return 0;
     }
 
     long nanosUntilWindowEnds(long nowNanos) {
@@ -100,14 +145,16 @@ final class RequestWindows {
         return startOf(currentIndex + 1) - nowNanos;
     }
 
-    Gauge windowGauge(long nowNanos) {
+    @Override
+    public Gauge gauge(long nowNanos) {
         advance(nowNanos);
         long reset = currentCount == 0 ? 0 : nanosUntilWindowEnds(nowNanos);
         return new Gauge(allowance, Math.max(0, allowance - currentCount), reset);
     }
 
     /** Requests in windows that started within the last minute, against {@code rpm}. */
-    Gauge minuteGauge(long nowNanos) {
+    @Override
+    public Gauge minuteGauge(long nowNanos) {
         advance(nowNanos);
         long count = currentCount;
         long newestStart = currentCount > 0 ? startOf(currentIndex) : Long.MIN_VALUE;

@@ -1,11 +1,11 @@
 package dev.sluice.mock.limits;
 
 /**
- * A per-minute token limit: holds one minute's worth and refills continuously at {@code capacity}
- * per minute. What it tracks is the amount used; completions that report more than was reserved
- * push it past the capacity, a debt that refills like anything else.
+ * A per-minute token limit as the reference model enforces it: holds one minute's worth and refills
+ * continuously at {@code capacity} per minute. What it tracks is the amount used; completions that
+ * report more than was reserved push it past the capacity, a debt that refills like anything else.
  */
-final class TokenBucket {
+final class TokenBucket implements Limiter {
 
     static final long MINUTE_NANOS = 60_000_000_000L;
 
@@ -22,17 +22,24 @@ final class TokenBucket {
         this.lastNanos = nowNanos;
     }
 
-    long capacity() {
+    @Override
+    public long limit() {
         return capacity;
     }
 
-    /** Changes the size; what was used stays used. */
-    void resize(long newCapacity, long nowNanos) {
+    @Override
+    public Limiter withLimit(long newLimit, long nowNanos) {
         refill(nowNanos);
-        this.capacity = newCapacity;
+        this.capacity = newLimit;
+        return this;
     }
 
-    void refill(long nowNanos) {
+    @Override
+    public void tick(long nowNanos) {
+        refill(nowNanos);
+    }
+
+    private void refill(long nowNanos) {
         if (lastNanos == Long.MIN_VALUE) {
             lastNanos = nowNanos;
             return;
@@ -49,17 +56,21 @@ final class TokenBucket {
     }
 
     /** Whole tokens left, never negative. */
-    long remaining() {
+    private long remaining() {
         return Math.max(0, (long) Math.floor(capacity - used + EPSILON));
     }
 
     /** Whether {@code amount} fits now; a zero amount still needs one token left. */
-    boolean fits(long amount) {
+    @Override
+    public boolean fits(long amount, long nowNanos) {
+        refill(nowNanos);
         return used + Math.max(amount, 1) <= capacity + EPSILON;
     }
 
     /** Time until {@code amount} fits, if nothing else is charged meanwhile. */
-    long nanosUntilFits(long amount) {
+    @Override
+    public long nanosUntilFits(long amount, long nowNanos) {
+        refill(nowNanos);
         double excess = used + Math.max(amount, 1) - capacity;
         if (excess <= EPSILON) {
             return 0;
@@ -68,7 +79,9 @@ final class TokenBucket {
     }
 
     /** Time until nothing is used. */
-    long nanosUntilFull() {
+    @Override
+    public long nanosUntilFull(long nowNanos) {
+        refill(nowNanos);
         if (used <= EPSILON) {
             return 0;
         }
@@ -76,11 +89,34 @@ final class TokenBucket {
     }
 
     /** Charges (positive) or refunds (negative); a refund never makes the bucket more than full. */
-    void charge(long amount) {
+    @Override
+    public void charge(long amount, long nowNanos) {
+        refill(nowNanos);
         used = Math.max(0, used + amount);
     }
 
-    Gauge gauge() {
-        return new Gauge(capacity, remaining(), nanosUntilFull());
+    @Override
+    public Gauge gauge(long nowNanos) {
+        return new Gauge(capacity, remaining(), nanosUntilFull(nowNanos));
+    }
+
+    /** The bucket holds a minute: its own state is the minute's. */
+    @Override
+    public Gauge minuteGauge(long nowNanos) {
+        return gauge(nowNanos);
+    }
+
+    @Override
+    public long initialHeadroom() {
+        return capacity;
+    }
+
+    @Override
+    public long headroom(long nowNanos) {
+        double u = used;
+        if (lastNanos != Long.MIN_VALUE && nowNanos > lastNanos) {
+            u = Math.max(0, u - (double) (nowNanos - lastNanos) * capacity / MINUTE_NANOS);
+        }
+        return Math.max(0, (long) Math.floor(capacity - u + EPSILON));
     }
 }

@@ -12,6 +12,8 @@ final class GroupStats {
     long localRejections;
     long provider429s;
     long providerErrors;
+    long timedOutQueued;
+    long timedOutGenerating;
     final Quantiles queueWait = new Quantiles();
     final Quantiles latency = new Quantiles();
 

@@ -11,5 +11,10 @@ public enum Outcome {
     /** A 5xx, 529 or broken connection was the last answer. */
     PROVIDER_ERROR,
     /** The request can never fit a limit. */
-    TOO_LARGE
+    TOO_LARGE,
+    /**
+     * The client's deadline passed while the request was still queued in the gateway or still
+     * generating at the provider: the client gave up (whatever came later).
+     */
+    TIMED_OUT
 }

@@ -19,26 +19,26 @@ public final class ReportBuilder {
     /**
      * @param providers totals per deployment, in configuration order
      * @param weights tenant weights
+     * @param providerChangesLimits whether a provider cut its own limits in this run
      * @param header fields put first in the JSON object (scenario, strategy, seed ...)
      */
     public static RunReport build(String scenario, String strategy, RunRecorder rec,
             Map<String, ProviderUsage.Totals> providers, Map<String, Double> weights, long lost,
-            Map<String, Object> header) {
+            boolean providerChangesLimits, Map<String, Object> header) {
         ObjectNode o = MAPPER.createObjectNode();
         header.forEach((k, v) -> o.set(k, MAPPER.valueToTree(v)));
         double rate429 = rec.dispatched == 0 ? 0 : (double) rec.provider429s / rec.dispatched;
         ObjectNode deployments = MAPPER.createObjectNode();
-        double utilSum = 0;
         double jainMin = 1;
         double shareMax = 0;
-        double saturatedMin = 1;
+        double saturatedMin = Double.NaN;
+        boolean interactiveFits = true;
         List<String> saturated = new ArrayList<>();
         for (var e : providers.entrySet()) {
             String dep = e.getKey();
             ProviderUsage.Totals t = e.getValue();
-            double[] capacity = {t.rpmCapacity(), t.inputCapacity(), t.outputCapacity(), t.totalCapacity()};
-            double[] accepted = {t.acceptedRequests(), t.acceptedInput(), t.acceptedOutput(),
-                t.acceptedInput() + t.acceptedOutput()};
+            double[] capacity = t.capacity();
+            double[] accepted = t.accepted();
             Map<String, double[]> off = rec.offered.getOrDefault(dep, Map.of());
             Map<String, double[]> srv = rec.served.getOrDefault(dep, Map.of());
             double[] offeredTotal = new double[4];
@@ -47,6 +47,7 @@ public final class ReportBuilder {
                     offeredTotal[i] += a[i];
                 }
             });
+            double[] interactive = rec.interactiveOffered.getOrDefault(dep, new double[4]);
             int binding = -1;
             double bindingRatio = -1;
             ObjectNode byLimit = MAPPER.createObjectNode();
@@ -61,22 +62,29 @@ public final class ReportBuilder {
                 d.put("accepted", round(accepted[i]));
                 d.put("demand_ratio", round(ratio));
                 d.put("utilization", round(accepted[i] / capacity[i]));
+                d.put("interactive_demand_ratio", round(interactive[i] / capacity[i]));
                 byLimit.set(RunRecorder.RATES[i], d);
+                interactiveFits &= interactive[i] <= capacity[i];
                 if (ratio > bindingRatio) {
                     bindingRatio = ratio;
                     binding = i;
                 }
             }
             ObjectNode dn = MAPPER.createObjectNode();
-            double util = binding < 0 ? 0 : accepted[binding] / capacity[binding];
-            utilSum += util;
             dn.put("binding_limit", binding < 0 ? "none" : RunRecorder.RATES[binding]);
             dn.put("demand_ratio", round(Math.max(0, bindingRatio)));
-            dn.put("utilization", round(util));
-            if (bindingRatio > 1) {
+            Saturation sat = binding < 0 ? new Saturation(0, 0, 0)
+                    : saturation(t, rec.offeredBins.getOrDefault(dep, List.of()), binding);
+            dn.put("saturated_minutes", round(sat.nanos() / 60e9));
+            if (sat.nanos() > 0) {
+                double util = sat.accepted() / sat.capacity();
+                dn.put("utilization", round(util));
                 saturated.add(dep);
-                saturatedMin = Math.min(saturatedMin, util);
+                saturatedMin = Double.isNaN(saturatedMin) ? util : Math.min(saturatedMin, util);
+            } else {
+                dn.putNull("utilization");
             }
+            dn.put("utilization_whole_run", round(binding < 0 ? 0 : accepted[binding] / capacity[binding]));
             int dim = binding < 0 ? 0 : binding;
             List<String> names = new ArrayList<>(off.keySet());
             double[] demand = new double[names.size()];
@@ -118,9 +126,17 @@ public final class ReportBuilder {
             dn.set("provider_rejections_by_limit", why);
             deployments.set(dep, dn);
         }
-        double utilization = providers.isEmpty() ? 0 : utilSum / providers.size();
         o.put("provider_429_rate", round(rate429));
-        o.put("utilization", round(utilization));
+        if (Double.isNaN(saturatedMin)) {
+            o.putNull("utilization");
+        } else {
+            o.put("utilization", round(saturatedMin));
+        }
+        o.put("timeouts", rec.timedOutQueued + rec.timedOutGenerating);
+        o.put("timeouts_queued", rec.timedOutQueued);
+        o.put("timeouts_generating", rec.timedOutGenerating);
+        o.put("interactive_fits", interactiveFits);
+        o.put("provider_changes_limits", providerChangesLimits);
         o.put("goodput_tokens", rec.goodputTokens);
         o.put("jain_index", round(jainMin));
         o.put("weighted_share_error", round(shareMax));
@@ -156,8 +172,53 @@ public final class ReportBuilder {
         } else {
             o.putNull("estimate_error");
         }
-        return new RunReport(scenario, strategy, rate429, utilization, saturated, saturatedMin, rec.goodputTokens,
-                jainMin, shareMax, lost, summaries, o);
+        return new RunReport(scenario, strategy, rate429, saturatedMin, saturated, rec.goodputTokens, jainMin,
+                shareMax, lost, rec.timedOutQueued + rec.timedOutGenerating, interactiveFits, providerChangesLimits,
+                summaries, o);
+    }
+
+    private record Saturation(long nanos, double capacity, double accepted) {}
+
+    /**
+     * The saturated minutes of one deployment, on its binding limit, from an ideal server that
+     * takes the demand offered (by arrival time, in the provider's own count) in order and serves
+     * as much as the limits in force allow: each minute the refill plus what its store (a bucket's
+     * content, full at the start, refilled by what goes unused) holds. A minute is saturated when
+     * the ideal server ends it with demand still waiting. The capacity of the saturated minutes is
+     * the refill of the limits in force in them, plus, at the start of each run of saturated
+     * minutes, what the provider's own limiter held in store then (so a strategy that spent less
+     * before has more to spend, and nothing it could have used is left out).
+     */
+    private static Saturation saturation(ProviderUsage.Totals t, List<double[]> offered, int binding) {
+        double[][] cap = t.capacityBins();
+        double[] demand = new double[cap.length];
+        for (int m = 0; m < offered.size() && cap.length > 0; m++) {
+            int b = (int) Math.min(cap.length - 1, (long) m * ProviderUsage.BIN_NANOS / t.binNanos());
+            demand[b] += offered.get(m)[binding];
+        }
+        double storeMax = t.store()[binding];
+        double store = storeMax;
+        double waiting = 0;
+        long nanos = 0;
+        double capacity = 0;
+        double accepted = 0;
+        boolean previous = false;
+        for (int b = 0; b < cap.length; b++) {
+            double available = cap[b][binding] + store;
+            double want = waiting + demand[b];
+            double served = Math.min(want, available);
+            waiting = want - served;
+            store = Math.min(storeMax, available - served);
+            // Saturated: demand left over, beyond a rounding's worth.
+            boolean saturated = cap[b][binding] > 0 && waiting > 1e-6 * Math.max(1, cap[b][binding]);
+            if (saturated) {
+                nanos += t.binNanos();
+                capacity += cap[b][binding] + (previous ? 0 : t.heldBins()[b][binding]);
+                accepted += t.acceptedBins()[b][binding];
+            }
+            previous = saturated;
+        }
+        return new Saturation(nanos, capacity, accepted);
     }
 
     private static long count(RunRecorder rec, Outcome o) {
@@ -177,6 +238,9 @@ public final class ReportBuilder {
         n.put("failed_provider_429", g.count(Outcome.PROVIDER_RATE_LIMITED));
         n.put("failed_provider_error", g.count(Outcome.PROVIDER_ERROR));
         n.put("too_large", g.count(Outcome.TOO_LARGE));
+        n.put("timed_out", g.count(Outcome.TIMED_OUT));
+        n.put("timed_out_queued", g.timedOutQueued);
+        n.put("timed_out_generating", g.timedOutGenerating);
         n.put("attempts", g.attempts);
         n.put("local_rejections", g.localRejections);
         n.put("provider_429s", g.provider429s);

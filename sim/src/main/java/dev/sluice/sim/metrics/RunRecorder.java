@@ -23,6 +23,12 @@ public final class RunRecorder {
     /** deployment -> tenant -> amounts per {@link #RATES}. */
     final Map<String, Map<String, double[]>> offered = new TreeMap<>();
     final Map<String, Map<String, double[]>> served = new TreeMap<>();
+    /** deployment -> per minute of arrival, offered amounts per {@link #RATES}. */
+    final Map<String, java.util.List<double[]>> offeredBins = new TreeMap<>();
+    /** deployment -> what the short-budget classes (interactive, critical) offered, per {@link #RATES}. */
+    final Map<String, double[]> interactiveOffered = new TreeMap<>();
+    long timedOutQueued;
+    long timedOutGenerating;
 
     final Map<String, Long> rejectionCodes = new TreeMap<>();
     long requests;
@@ -43,15 +49,41 @@ public final class RunRecorder {
     public void arrived(SimRequest r) {
         requests++;
         add(offered, r);
+        double[] bin = dev.sluice.sim.provider.ProviderUsage.bin(
+                offeredBins.computeIfAbsent(r.deployment(), d -> new java.util.ArrayList<>()),
+                (int) (r.arrivedAtNanos() / dev.sluice.sim.provider.ProviderUsage.BIN_NANOS));
+        addTo(bin, r);
+        if (r.trafficClass() == TrafficClass.INTERACTIVE || r.trafficClass() == TrafficClass.CRITICAL) {
+            addTo(interactiveOffered.computeIfAbsent(r.deployment(), d -> new double[RATES.length]), r);
+        }
     }
 
-    private static void add(Map<String, Map<String, double[]>> m, SimRequest r) {
-        double[] a = m.computeIfAbsent(r.deployment(), d -> new TreeMap<>())
-                .computeIfAbsent(r.tenant(), t -> new double[RATES.length]);
+    private static void addTo(double[] a, SimRequest r) {
         a[0] += 1;
         a[1] += r.inputCharged();
         a[2] += r.outputTokens();
         a[3] += r.inputCharged() + r.outputTokens();
+    }
+
+    /**
+     * The client's deadline passed with the request still queued in the gateway ({@code queued}) or
+     * generating at the provider; the client gives up (record its end as {@link Outcome#TIMED_OUT}).
+     */
+    public void timedOut(SimRequest r, boolean queued) {
+        if (queued) {
+            timedOutQueued++;
+            group(r).timedOutQueued++;
+            tenant(r).timedOutQueued++;
+        } else {
+            timedOutGenerating++;
+            group(r).timedOutGenerating++;
+            tenant(r).timedOutGenerating++;
+        }
+    }
+
+    private static void add(Map<String, Map<String, double[]>> m, SimRequest r) {
+        addTo(m.computeIfAbsent(r.deployment(), d -> new TreeMap<>())
+                .computeIfAbsent(r.tenant(), t -> new double[RATES.length]), r);
     }
 
     public void dispatched(Attempt a) {
@@ -106,7 +138,7 @@ public final class RunRecorder {
         }
     }
 
-    /** Requests that arrived and have not ended. */
+    /** Requests that arrived and whose client has not seen them end. */
     public long open() {
         return requests - ended;
     }

@@ -3,6 +3,8 @@ package dev.sluice.sim.provider;
 import dev.sluice.limits.Limits;
 import dev.sluice.mock.limits.Admission;
 import dev.sluice.mock.limits.LimitSnapshot;
+import dev.sluice.mock.limits.ProviderBehaviour;
+import dev.sluice.mock.limits.ProviderFamily;
 import dev.sluice.mock.limits.ProviderLimitModel;
 import dev.sluice.mock.limits.ProviderLimits;
 import dev.sluice.sim.engine.EventLoop;
@@ -19,9 +21,10 @@ import java.util.function.Consumer;
 
 /**
  * The provider behind one deployment, in virtual time. Limits are enforced by the mock provider's
- * {@link ProviderLimitModel} (the same code the HTTP mock runs), so the simulator and the mock agree
- * on what a provider refuses. Around it: a latency model (log-normal time to first token, then a
- * steady token rate), a background error rate, scripted fault bursts and limit cuts.
+ * {@link ProviderLimitModel} (the same code the HTTP mock runs) with one member of the provider
+ * family ({@link ProviderBehaviour}), so the simulator and the mock agree on what a provider refuses
+ * and says. Around it: a latency model (log-normal time to first token, then a steady token rate),
+ * a background error rate, scripted fault bursts and limit cuts.
  */
 public final class SimProvider {
 
@@ -34,25 +37,38 @@ public final class SimProvider {
     private final SplittableRandom latencyRandom;
     private final SplittableRandom faultRandom;
     private final List<ScriptedEvent.FaultBurst> bursts = new ArrayList<>();
+    /** Faults left to a burst that has a count. */
+    private final java.util.Map<ScriptedEvent.FaultBurst, Integer> faultsLeft = new java.util.HashMap<>();
     private final ProviderUsage usage;
     private final Wire wire;
 
     /**
+     * @param behaviour how this provider enforces and reports its limits (the scenario's pins applied)
      * @param accountingUntilNanos admissions before this time count towards utilisation
      */
-    public SimProvider(String deployment, String kind, ProviderSpec spec, Limits configured, EventLoop loop,
-            RandomStreams random, long accountingUntilNanos) {
+    public SimProvider(String deployment, String kind, ProviderSpec spec, Limits configured,
+            ProviderBehaviour behaviour, EventLoop loop, RandomStreams random, long accountingUntilNanos) {
         this.deployment = deployment;
         this.kind = kind;
         this.spec = spec;
         this.configured = configured;
         this.loop = loop;
         ProviderLimits limits = spec.providerLimits(configured, 1.0);
-        this.model = new ProviderLimitModel(limits, 0L);
+        this.model = new ProviderLimitModel(limits, behaviour, 0L, 0L);
         this.latencyRandom = random.stream("provider/" + deployment + "/latency");
         this.faultRandom = random.stream("provider/" + deployment + "/faults");
-        this.usage = new ProviderUsage(limits, accountingUntilNanos);
-        this.wire = new Wire(kind);
+        this.usage = new ProviderUsage(model, accountingUntilNanos);
+        this.wire = new Wire(kind, behaviour);
+    }
+
+    /** What the provider of a deployment kind documents, which no drawn member may contradict. */
+    public static ProviderFamily.Facts facts(String kind) {
+        return Wire.flavour(kind).facts();
+    }
+
+    /** How this provider enforces and reports its limits. */
+    public ProviderBehaviour behaviour() {
+        return model.behaviour();
     }
 
     public String deployment() {
@@ -83,26 +99,30 @@ public final class SimProvider {
 
     public void faultBurst(ScriptedEvent.FaultBurst burst) {
         bursts.add(burst);
-        loop.after(burst.duration().toNanos(), () -> bursts.remove(burst));
+        burst.count().ifPresent(n -> faultsLeft.put(burst, n));
+        loop.after(burst.duration().toNanos(), () -> {
+            bursts.remove(burst);
+            faultsLeft.remove(burst);
+        });
     }
 
     /** Sends an attempt; {@code onReply} runs in virtual time when the answer is complete. */
     public void call(ProviderCall call, Consumer<ProviderReply> onReply) {
         long now = loop.now();
         long errorLatency = spec.latency().errorLatency().toNanos();
+        usage.arrived(now);
         Admission a = model.tryAdmit(call.tenant(), call.promptTokens() - call.cacheReadTokens(),
                 call.cacheReadTokens(), call.maxTokens(), now);
-        usage.arrived(now);
         switch (a) {
             case Admission.Limited l -> {
-                Wire.Read w = wire.rejection(model.limits(), l, model.snapshot(now), loop.clock().epochMillis());
+                Wire.Read w = wire.rejection(model.limits(), l, model.reportedSnapshot(now), loop.clock().epochMillis());
                 ProviderReply r = new ProviderReply(ProviderReply.Outcome.RATE_LIMITED, 0, 0, 0, w.sdkHintMillis(),
                         w.retryAfterHeader(), w.signal());
                 usage.rejected(now, l.which().name().toLowerCase(java.util.Locale.ROOT));
                 loop.after(errorLatency, () -> onReply.accept(r));
             }
             case Admission.TooLarge t -> {
-                Wire.Read w = wire.rejection(model.limits(), t, model.snapshot(now), loop.clock().epochMillis());
+                Wire.Read w = wire.rejection(model.limits(), t, model.reportedSnapshot(now), loop.clock().epochMillis());
                 ProviderReply r = new ProviderReply(ProviderReply.Outcome.TOO_LARGE, 0, 0, 0, w.sdkHintMillis(),
                         w.retryAfterHeader(), w.signal());
                 usage.rejected(now, "too_large");
@@ -116,11 +136,13 @@ public final class SimProvider {
         long spike = 0;
         double errorRate = spec.errorRate();
         List<FaultKind> kinds = spec.errors();
+        ScriptedEvent.FaultBurst from = null;
         for (ScriptedEvent.FaultBurst b : bursts) {
             spike = Math.max(spike, b.latencySpike().toNanos());
-            if (b.errorRate() > errorRate) {
+            if (b.errorRate() > errorRate && faultsLeft.getOrDefault(b, 1) > 0) {
                 errorRate = b.errorRate();
                 kinds = b.errors();
+                from = b;
             }
         }
         // Both draws happen for every admitted call, so one stream's sequence does not depend on outcomes.
@@ -134,6 +156,10 @@ public final class SimProvider {
                 : call.promptTokens() - call.cacheReadTokens();
         if (faultDraw < errorRate && !kinds.isEmpty()) {
             FaultKind k = kinds.get(kindDraw);
+            if (from != null) {
+                faultsLeft.computeIfPresent(from, (b, n) -> n - 1);
+            }
+            java.util.Optional<java.time.Duration> hint = from == null ? java.util.Optional.empty() : from.retryAfter();
             long at;
             long produced;
             ProviderReply r;
@@ -145,9 +171,15 @@ public final class SimProvider {
             } else {
                 produced = 0;
                 at = spec.latency().errorLatency().toNanos() + spike;
-                r = new ProviderReply(k == FaultKind.OVERLOADED ? ProviderReply.Outcome.OVERLOADED
-                        : ProviderReply.Outcome.SERVER_ERROR, 0, 0, 0, OptionalLong.empty(), Optional.empty(),
-                        wire.status(k == FaultKind.OVERLOADED ? (kind.equals("anthropic") ? 529 : 503) : 500));
+                int status = k == FaultKind.OVERLOADED ? (kind.equals("anthropic") ? 529 : 503) : 500;
+                ProviderReply.Outcome o = k == FaultKind.OVERLOADED ? ProviderReply.Outcome.OVERLOADED
+                        : ProviderReply.Outcome.SERVER_ERROR;
+                if (hint.isPresent()) {
+                    Wire.Read w = wire.status(status, hint.get(), loop.clock().epochMillis());
+                    r = new ProviderReply(o, 0, 0, 0, w.sdkHintMillis(), w.retryAfterHeader(), w.signal());
+                } else {
+                    r = new ProviderReply(o, 0, 0, 0, OptionalLong.empty(), Optional.empty(), wire.status(status));
+                }
             }
             usage.admitted(now, uncachedInput, produced, false);
             loop.after(at, () -> {
@@ -160,7 +192,7 @@ public final class SimProvider {
         loop.after(ttft + streamNanos, () -> {
             long t = loop.now();
             model.complete(acc.ticket(), call.outputTokens(), t);
-            LimitSnapshot snap = model.snapshot(t);
+            LimitSnapshot snap = model.reportedSnapshot(t);
             onReply.accept(new ProviderReply(ProviderReply.Outcome.SUCCESS, input, call.cacheReadTokens(),
                     call.outputTokens(), OptionalLong.empty(), Optional.empty(),
                     wire.success(model.limits(), snap, loop.clock().epochMillis()).signal()));

@@ -26,8 +26,9 @@ final class Wire {
     private final MockConfig config;
     private final SignalNormaliser normaliser;
 
-    Wire(String kind) {
-        this.config = MockConfig.defaults(flavour(kind));
+    /** The wire of a provider of {@code kind} behaving as {@code behaviour} (headers, wait hints). */
+    Wire(String kind, dev.sluice.mock.limits.ProviderBehaviour behaviour) {
+        this.config = MockConfig.builder(flavour(kind)).behaviour(behaviour).build();
         this.normaliser = new SignalNormaliser(providerKind(kind));
     }
 
@@ -49,6 +50,14 @@ final class Wire {
 
     ProviderSignal status(int httpStatus) {
         return normaliser.normalise(httpStatus, Headers.empty(), "", 0);
+    }
+
+    /** An error status carrying {@code retry-after} in whole seconds, as some 5xx and 529s do. */
+    Read status(int httpStatus, java.time.Duration retryAfter, long epochMillis) {
+        String seconds = Long.toString(Math.ceilDiv(retryAfter.toMillis(), 1000L));
+        Map<String, List<String>> h = Map.of("retry-after", List.of(seconds));
+        return new Read(normaliser.normalise(httpStatus, Headers.of(h), "", epochMillis),
+                OptionalLong.of(Long.parseLong(seconds) * 1000), Optional.of(seconds));
     }
 
     ProviderSignal connectionFailed() {
@@ -82,6 +91,7 @@ final class Wire {
         return OptionalLong.empty();
     }
 
+    /** The mock flavour that speaks a deployment kind's dialect. */
     static Flavour flavour(String kind) {
         return switch (kind) {
             case "azure-openai" -> Flavour.AZURE_OPENAI;

@@ -16,7 +16,10 @@ import java.util.Objects;
  * @param deadlineNanos absolute deadline, {@link Long#MAX_VALUE} for none
  * @param promptTokens true prompt size, cache reads included
  * @param cacheReadTokens part of the prompt read from the provider's cache
- * @param inputCharged what the provider charges against input limits
+ * @param providerPromptTokens the prompt as the provider counts it (its own formula, see
+ *     {@code TokenCounting}); what it reports in usage
+ * @param providerCacheReadTokens the cache-read part as the provider counts it
+ * @param inputCharged what the provider charges against input limits, in its own count
  * @param maxTokens its output cap
  * @param outputTokens what the model produces
  * @param streaming whether it streams
@@ -25,7 +28,8 @@ import java.util.Objects;
  *     token plus the stream's mean output at the provider's token rate)
  */
 public record SimRequest(long id, String workload, RequestPath path, TrafficClass trafficClass, long arrivedAtNanos,
-        long deadlineNanos, long promptTokens, long cacheReadTokens, long inputCharged, long maxTokens,
+        long deadlineNanos, long promptTokens, long cacheReadTokens, long providerPromptTokens,
+        long providerCacheReadTokens, long inputCharged, long maxTokens,
         long outputTokens, boolean streaming, long countedPromptTokens, long minExecutionNanos) {
 
     public static final long NO_DEADLINE = Long.MAX_VALUE;

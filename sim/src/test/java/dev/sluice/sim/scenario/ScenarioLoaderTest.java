@@ -94,4 +94,61 @@ class ScenarioLoaderTest {
         assertThatThrownBy(() -> ScenarioLoader.parse(BASE.replace("ci_duration: 1m", "ci_duration: 20m") + WORKLOAD,
                 "x")).hasMessageStartingWith("ci_duration: PT20M (expected: > 0 and <= duration PT10M)");
     }
+
+    @Test
+    void providerPinsFixAxesOverWhateverMemberIsDrawn() {
+        Scenario s = ScenarioLoader.parse(BASE + WORKLOAD + """
+                providers:
+                  d:
+                    windows: { input_tpm: { window: 1s }, rpm: { kind: sliding, window: 2s, burst: 1.5 } }
+                    token_count: { factor: 1.1, per_request: 20 }
+                    retry_after: full_refill
+                    headers: stale
+                    header_staleness: 3s
+                    warm_up: { initial: 0.25, doubling: 45s }
+                """, "x");
+        var b = s.providers().get("d").behaviour(dev.sluice.mock.limits.ProviderBehaviour.REFERENCE);
+        var input = b.enforcement().get(dev.sluice.mock.limits.LimitKind.INPUT_TOKENS);
+        assertThat(input.kind()).as("a token limit's own kind in the reference model")
+                .isEqualTo(dev.sluice.mock.limits.WindowKind.TOKEN_BUCKET);
+        assertThat(input.window()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(input.burst()).isEqualTo(1.0);
+        var rpm = b.enforcement().get(dev.sluice.mock.limits.LimitKind.REQUESTS);
+        assertThat(rpm.kind()).isEqualTo(dev.sluice.mock.limits.WindowKind.SLIDING);
+        assertThat(rpm.burst()).isEqualTo(1.5);
+        assertThat(b.counting().prompt(1_000)).isEqualTo(1_120);
+        assertThat(b.retryAfter()).isEqualTo(dev.sluice.mock.limits.RetryAfterMeaning.FULL_REFILL);
+        assertThat(b.headerStaleness()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(b.warmUp()).isPresent();
+        var drawn = dev.sluice.mock.limits.ProviderFamily.member(1, 2, "d", Duration.ofMinutes(10),
+                dev.sluice.mock.limits.ProviderFamily.Facts.ANY);
+        var pinned = s.providers().get("d").behaviour(drawn);
+        assertThat(pinned.enforcement().get(dev.sluice.mock.limits.LimitKind.INPUT_TOKENS).kind())
+                .as("the window is pinned, the kind still drawn")
+                .isEqualTo(drawn.enforcement().get(dev.sluice.mock.limits.LimitKind.INPUT_TOKENS).kind());
+    }
+
+    @Test
+    void goalsTakeBoundsOrOffAndNameUnknownKeys() {
+        Scenario s = ScenarioLoader.parse(BASE + WORKLOAD + """
+                goals:
+                  provider_429_rate: 0.01
+                  jain: off
+                  timeouts: off
+                """, "x");
+        assertThat(s.goals().maxProvider429Rate()).contains(0.01);
+        assertThat(s.goals().minJainIndex()).isEmpty();
+        assertThat(s.goals().noTimeouts()).isFalse();
+        assertThat(s.goals().interactiveSuccess()).contains(0.99);
+        assertThatThrownBy(() -> ScenarioLoader.parse(BASE + WORKLOAD + "goals: { max_provider_429_rate: 0.01 }\n",
+                "x")).isInstanceOf(ConfigException.class).hasMessageContaining("goals.max_provider_429_rate");
+    }
+
+    @Test
+    void pinnedWindowsOutsideTheirRangeAreRefusedWithTheirPath() {
+        assertThatThrownBy(() -> ScenarioLoader.parse(BASE + WORKLOAD + """
+                providers:
+                  d: { windows: { tpm: { burst: 20 } } }
+                """, "x")).isInstanceOf(ConfigException.class).hasMessageContaining("providers.d.windows.tpm.burst");
+    }
 }
