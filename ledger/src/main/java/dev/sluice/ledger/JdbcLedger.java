@@ -31,9 +31,16 @@ final class JdbcLedger implements Ledger {
     private final int batchSize;
     private final Optional<LedgerQueries> queries;
     private final Thread shutdownHook;
+    private final Duration closeTimeout;
     private volatile boolean closed;
 
     JdbcLedger(LedgerSettings settings, BatchWriter out, Clock clock, Optional<LedgerQueries> queries, String where) {
+        this(settings, out, clock, queries, where, CLOSE_TIMEOUT);
+    }
+
+    JdbcLedger(LedgerSettings settings, BatchWriter out, Clock clock, Optional<LedgerQueries> queries, String where,
+            Duration closeTimeout) {
+        this.closeTimeout = closeTimeout;
         this.buffer = new EventBuffer(settings.bufferSize());
         this.out = out;
         this.batchSize = settings.batchSize();
@@ -132,10 +139,10 @@ final class JdbcLedger implements Ledger {
             }
             closed = true;
         }
-        writer.stop(System.nanoTime() + CLOSE_TIMEOUT.toNanos());
+        writer.stop(System.nanoTime() + closeTimeout.toNanos());
         LockSupport.unpark(thread);
         try {
-            thread.join(CLOSE_TIMEOUT.plusSeconds(5).toMillis());
+            thread.join(closeTimeout.plusSeconds(5).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

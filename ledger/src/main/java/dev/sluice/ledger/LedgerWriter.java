@@ -142,14 +142,14 @@ final class LedgerWriter implements Runnable {
                     gaveUp = true;
                     counters.unrecorded.addAndGet(batch.size());
                     LOG.error("ledger: {} requests not recorded at stop, {} still failing: {}", batch.size(), where,
-                            e.toString());
+                            describe(e));
                     return;
                 }
                 long now = System.nanoTime();
                 if (now - lastLogNanos >= LOG_EVERY_NANOS) {
                     lastLogNanos = now;
                     LOG.warn("ledger: writing to {} failed, trying again ({} failures so far, {} requests waiting): {}",
-                            where, counters.failedWrites.get(), buffer.size() + batch.size(), e.toString());
+                            where, counters.failedWrites.get(), buffer.size() + batch.size(), describe(e));
                 }
                 LockSupport.parkNanos(this, Math.min(backoff, Math.max(1, stopDeadlineNanos - now)));
                 backoff = Math.min(MAX_BACKOFF_NANOS, backoff * 2);
@@ -179,7 +179,7 @@ final class LedgerWriter implements Runnable {
         } catch (Exception e) {
             counters.failedWrites.incrementAndGet();
             nextRetentionNanos = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
-            LOG.warn("ledger: retention on {} failed, trying again in a minute: {}", where, e.toString());
+            LOG.warn("ledger: retention on {} failed, trying again in a minute: {}", where, describe(e));
         }
     }
 
@@ -188,11 +188,24 @@ final class LedgerWriter implements Runnable {
         long total = counters.unrecorded.get();
         long now = System.nanoTime();
         if (total > unrecordedLogged && now - lastLogNanos >= LOG_EVERY_NANOS) {
-            LOG.warn("ledger: {} requests not recorded since the last report ({} in all): the buffer of {} was full "
-                    + "or the ledger closed; they were served", total - unrecordedLogged, total, buffer.capacity());
+            LOG.warn("ledger: {} requests not recorded since the last report, {} in all (they were served; buffer "
+                    + "of {} events)", total - unrecordedLogged, total, buffer.capacity());
             unrecordedLogged = total;
             lastLogNanos = now;
         }
+    }
+
+    /**
+     * The cause in a line: a batch's failure is the database's own message (PostgreSQL's
+     * BatchUpdateException otherwise quotes the whole statement with its values).
+     */
+    static String describe(Exception e) {
+        Throwable t = e;
+        if (e instanceof java.sql.BatchUpdateException b && b.getNextException() != null) {
+            t = b.getNextException();
+        }
+        String s = t.getClass().getSimpleName() + ": " + t.getMessage();
+        return s.length() > 300 ? s.substring(0, 300) + "..." : s;
     }
 
     private long lag(List<RequestEvent> batch) {

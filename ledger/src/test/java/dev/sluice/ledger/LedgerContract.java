@@ -318,6 +318,41 @@ abstract class LedgerContract {
         assertThat(count("attempts")).isEqualTo(2);
     }
 
+    @Test
+    void retentionDeletesOldRowsInBoundedStepsAndKeepsRollupsLonger() throws SQLException {
+        List<RequestEvent> events = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            events.add(Events.request(String.format("%032x", 100 + i), Traffic.NOW.minus(Duration.ofDays(40)))
+                    .caller("acme-corp", "acme", "acme/search", "a1").estimate(100, 50, 0).usage(100, 50, 0)
+                    .attempt(dev.sluice.runtime.event.AttemptResult.ANSWERED).estimate(100, 50, 0).usage(100, 50, 0)
+                    .done().build());
+        }
+        events.add(Traffic.e1());
+        long now = Traffic.NOW.toEpochMilli();
+        try (dev.sluice.ledger.db.LedgerStore store = new dev.sluice.ledger.db.LedgerStore(Database.of(settings()),
+                "w1")) {
+            store.migrate();
+            store.write(events);
+            // At most 2 rows per table and step: 2 requests, 2 attempts, and the old hour's rollup rows
+            // (1 usage, 1 attempt, 2 of the estimate ratios: input and output).
+            assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isEqualTo(8);
+            assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isEqualTo(4);
+            assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isEqualTo(2);
+            assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isZero();
+            assertThat(count("requests")).isEqualTo(1);
+            assertThat(count("attempts")).isEqualTo(1);
+            // The daily rollups still hold the old requests: 60 days read whole days, 5 + 1 requests.
+            LedgerQueries q = LedgerQueries.of(Database.of(settings()), CLOCK);
+            Window sixtyDays = Window.last(Duration.ofDays(60), Traffic.NOW);
+            assertThat(q.usage(sixtyDays, Grouping.TENANT).total().requests()).isEqualTo(6);
+            assertThat(q.usage(sixtyDays, Grouping.TENANT).covered().from())
+                    .isEqualTo(Instant.parse("2026-01-01T00:00:00Z"));
+            // With rollups kept 35 days, the old day goes too: its usage, attempt and two ratio rows.
+            assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(35), 100)).isEqualTo(4);
+            assertThat(q.usage(sixtyDays, Grouping.TENANT).total().requests()).isEqualTo(1);
+        }
+    }
+
     static org.assertj.core.groups.Tuple pair(String g, long n) {
         return org.assertj.core.groups.Tuple.tuple(g, n);
     }

@@ -92,6 +92,8 @@ public final class LedgerStore implements AutoCloseable {
             }
             rollups.write(c, db.dialect());
             c.commit();
+            // Back to auto-commit: SQLite's driver would otherwise begin the next (write-locking) transaction at once.
+            c.setAutoCommit(true);
             return new WriteResult(inserted, sorted.size() - inserted, attempts);
         } catch (SQLException | RuntimeException e) {
             reset();
