@@ -50,6 +50,11 @@ public final class LedgerQueries {
      * @throws LedgerException when there is no ledger there, or its schema is another version
      */
     public static LedgerQueries open(LedgerSettings settings) {
+        return open(settings, Clock.systemUTC());
+    }
+
+    /** As {@link #open(LedgerSettings)}, taking now from {@code clock}. */
+    public static LedgerQueries open(LedgerSettings settings, Clock clock) {
         if (settings.kind() == LedgerSettings.Kind.OFF) {
             throw new LedgerException("ledger: off in this configuration (ledger.kind), nothing to read");
         }
@@ -67,7 +72,7 @@ public final class LedgerQueries {
         } catch (SQLException e) {
             throw new LedgerException("ledger: cannot read " + db.describe() + ": " + e.getMessage(), e);
         }
-        return new LedgerQueries(db, Clock.systemUTC());
+        return new LedgerQueries(db, clock);
     }
 
     /** Usage in {@code window}, one row per group, the most requests first (then by name). */
