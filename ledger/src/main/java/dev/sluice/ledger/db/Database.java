@@ -82,6 +82,8 @@ public final class Database {
         c.setSynchronous(SQLiteConfig.SynchronousMode.NORMAL);
         c.setBusyTimeout(10_000);
         c.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+        // 64 MiB of pages: the primary keys are random (trace ids), so inserts touch pages all over the index.
+        c.setCacheSize(-65_536);
         return c.createConnection("jdbc:sqlite:" + file);
     }
 

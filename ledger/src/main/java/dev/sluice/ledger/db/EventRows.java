@@ -36,6 +36,11 @@ final class EventRows {
     private EventRows() {}
 
     static void bindRequest(PreparedStatement s, RequestEvent e, String writer) throws SQLException {
+        bindRequest(s, e, writer, new java.util.HashMap<>());
+    }
+
+    static void bindRequest(PreparedStatement s, RequestEvent e, String writer, Map<Map<String, String>, String> json)
+            throws SQLException {
         Optional<Caller> caller = e.caller();
         Optional<Decider> decider = e.decider();
         int i = 1;
@@ -52,7 +57,7 @@ final class EventRows {
         text(s, i++, e.deployment());
         text(s, i++, e.provider());
         text(s, i++, e.providerModel());
-        s.setString(i++, json(e.providerScope()));
+        s.setString(i++, json(e.providerScope(), json));
         s.setInt(i++, e.streaming() ? 1 : 0);
         s.setLong(i++, e.estimate().input());
         s.setLong(i++, e.estimate().output());
@@ -80,7 +85,8 @@ final class EventRows {
         s.setString(i, writer);
     }
 
-    static void bindAttempt(PreparedStatement s, RequestEvent r, AttemptEvent a) throws SQLException {
+    static void bindAttempt(PreparedStatement s, RequestEvent r, AttemptEvent a, Map<Map<String, String>, String> json)
+            throws SQLException {
         int i = 1;
         s.setString(i++, r.traceId());
         s.setString(i++, r.spanId());
@@ -89,7 +95,7 @@ final class EventRows {
         s.setString(i++, a.deployment());
         s.setString(i++, a.provider());
         s.setString(i++, a.providerModel());
-        s.setString(i++, json(a.providerScope()));
+        s.setString(i++, json(a.providerScope(), json));
         s.setString(i++, a.result().wireName());
         s.setInt(i++, a.status());
         s.setString(i++, a.reason());
@@ -107,6 +113,22 @@ final class EventRows {
         s.setLong(i++, a.latencyNanos());
         number(s, i++, a.timeToFirstTokenNanos());
         number(s, i, a.retryDelayMillis());
+    }
+
+    /**
+     * The scope labels as JSON, through {@code cache}: a gateway has a few scopes (one per
+     * deployment), met again in every row. Cleared when it grows past a few hundred.
+     */
+    static String json(Map<String, String> scope, Map<Map<String, String>, String> cache) {
+        String j = cache.get(scope);
+        if (j == null) {
+            if (cache.size() > 256) {
+                cache.clear();
+            }
+            j = json(scope);
+            cache.put(scope, j);
+        }
+        return j;
     }
 
     /** The scope labels as a JSON object, keys in order, so equal scopes are equal text. */

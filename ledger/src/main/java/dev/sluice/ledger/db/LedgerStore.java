@@ -29,6 +29,7 @@ public final class LedgerStore implements AutoCloseable {
     private final Database db;
     private final String writer;
     private Connection connection;
+    private final java.util.Map<java.util.Map<String, String>, String> scopeJson = new java.util.HashMap<>();
 
     /**
      * @param writer this process's name in the rollup keys (its own rows, never another replica's)
@@ -60,7 +61,7 @@ public final class LedgerStore implements AutoCloseable {
             int[] counts;
             try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
                 for (RequestEvent e : sorted) {
-                    EventRows.bindRequest(s, e, writer);
+                    EventRows.bindRequest(s, e, writer, scopeJson);
                     s.addBatch();
                 }
                 counts = s.executeBatch();
@@ -81,7 +82,7 @@ public final class LedgerStore implements AutoCloseable {
                     inserted++;
                     rollups.add(e);
                     for (AttemptEvent a : e.attemptEvents()) {
-                        EventRows.bindAttempt(s, e, a);
+                        EventRows.bindAttempt(s, e, a, scopeJson);
                         s.addBatch();
                         attempts++;
                     }

@@ -31,7 +31,8 @@ final class Rollups {
     static final String PROVIDER_REJECTED = "admitted_then_provider_rejected";
 
     /** One rollup table: its key columns, then measures summed, kept as the maximum, or summed as reals. */
-    record Table(String name, List<String> keys, List<String> sums, List<String> maxes, List<String> realSums) {
+    record Table(int index, String name, List<String> keys, List<String> sums, List<String> maxes,
+            List<String> realSums) {
 
         String upsert(Dialect d) {
             List<String> cols = new ArrayList<>(keys);
@@ -54,7 +55,7 @@ final class Rollups {
         }
     }
 
-    static final Table USAGE = new Table("usage_rollup",
+    static final Table USAGE = new Table(0, "usage_rollup",
             List.of("grain", "period_start", "org", "tenant", "team", "api_key", "profile", "deployment", "provider",
                     "traffic_class", "writer"),
             List.of("requests", "answered", "refused_locally", "provider_rejected", "client_gone", "failed", "queued",
@@ -64,7 +65,7 @@ final class Rollups {
                     "borrowed_output"),
             List.of(), List.of());
 
-    static final Table ATTEMPTS = new Table("attempt_rollup",
+    static final Table ATTEMPTS = new Table(1, "attempt_rollup",
             List.of("grain", "period_start", "deployment", "provider", "provider_model", "profile", "writer"),
             List.of("attempts", "answered", "throttled", "refused", "failed", "client_gone", "never_sent", "settled",
                     "released", "held", "estimated_input", "estimated_output", "estimated_cache_read",
@@ -73,11 +74,11 @@ final class Rollups {
                     "overage_input", "overage_output", "latency_ns"),
             List.of(), List.of());
 
-    static final Table RATIOS = new Table("estimate_ratio_rollup",
+    static final Table RATIOS = new Table(2, "estimate_ratio_rollup",
             List.of("grain", "period_start", "profile", "deployment", "dimension", "bucket", "writer"),
             List.of("samples", "estimated", "actual"), List.of(), List.of("ratio_sum"));
 
-    static final Table RETRY_AFTER = new Table("retry_after_rollup",
+    static final Table RETRY_AFTER = new Table(3, "retry_after_rollup",
             List.of("grain", "period_start", "source", "provider", "deployment", "limiter", "bucket", "writer"),
             List.of("samples", "total_ms"), List.of("max_ms"), List.of());
 
@@ -88,10 +89,14 @@ final class Rollups {
     /** Sums of one batch, per table and key, to be added to the stored rows. */
     static final class Batch {
         private final String writer;
-        private final Map<Table, Map<List<Object>, Sum>> sums = new HashMap<>();
+        // One map per table, by the table's place in ALL (a Table record hashes all its column names).
+        private final List<Map<List<Object>, Sum>> sums = new ArrayList<>();
 
         Batch(String writer) {
             this.writer = writer;
+            for (int i = 0; i < ALL.size(); i++) {
+                sums.add(new HashMap<>());
+            }
         }
 
         /** Adds one request (and its attempts) that was newly recorded. */
@@ -178,8 +183,8 @@ final class Rollups {
         }
 
         private void add(Table t, List<Object> key, long[] longs, double[] reals) {
-            Sum s = sums.computeIfAbsent(t, x -> new HashMap<>()).computeIfAbsent(key,
-                    k -> new Sum(new long[longs.length], new double[reals.length]));
+            Sum s = sums.get(t.index()).computeIfAbsent(key, k -> new Sum(new long[longs.length],
+                    new double[reals.length]));
             int sumCount = t.sums().size();
             for (int i = 0; i < longs.length; i++) {
                 s.longs[i] = i < sumCount ? s.longs[i] + longs[i] : Math.max(s.longs[i], longs[i]);
@@ -192,8 +197,8 @@ final class Rollups {
         /** Adds every sum to its stored row, table by table, keys in sorted order. */
         void write(Connection c, Dialect d) throws SQLException {
             for (Table t : ALL) {
-                Map<List<Object>, Sum> rows = sums.get(t);
-                if (rows == null || rows.isEmpty()) {
+                Map<List<Object>, Sum> rows = sums.get(t.index());
+                if (rows.isEmpty()) {
                     continue;
                 }
                 List<Map.Entry<List<Object>, Sum>> sorted = new ArrayList<>(rows.entrySet());

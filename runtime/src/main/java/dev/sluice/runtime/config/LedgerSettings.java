@@ -46,7 +46,11 @@ public record LedgerSettings(Kind kind, Path path, Optional<String> url, String 
     public static final Duration DEFAULT_FLUSH_INTERVAL = Duration.ofMillis(250);
     /** About six seconds of 5,000 requests per second, a few tens of MB at most. */
     public static final int DEFAULT_BUFFER_SIZE = 32_768;
-    public static final int DEFAULT_BATCH_SIZE = 1_000;
+    /**
+     * A flush interval's worth at 20,000 requests a second. Larger batches cost less per row: a
+     * batch's rollup rows are written once however many of its requests they sum.
+     */
+    public static final int DEFAULT_BATCH_SIZE = 5_000;
     public static final Duration DEFAULT_RETENTION = Duration.ofDays(30);
     /** A year and a month: last year's same month stays comparable. */
     public static final Duration DEFAULT_ROLLUP_RETENTION = Duration.ofDays(400);

@@ -32,7 +32,7 @@ class LedgerSettingsTest {
         assertThat(l.path()).isEqualTo(Path.of("sluice-data/ledger.db"));
         assertThat(l.flushInterval()).isEqualTo(Duration.ofMillis(250));
         assertThat(l.bufferSize()).isEqualTo(32_768);
-        assertThat(l.batchSize()).isEqualTo(1_000);
+        assertThat(l.batchSize()).isEqualTo(5_000);
         assertThat(l.retention()).isEqualTo(Duration.ofDays(30));
         assertThat(l.rollupRetention()).isEqualTo(Duration.ofDays(400));
     }
