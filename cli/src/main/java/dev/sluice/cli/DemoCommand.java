@@ -83,7 +83,7 @@ final class DemoCommand {
         Gateway g = gateway;
         long timer = vertx.setPeriodic(1000, id -> {
             long elapsed = (System.nanoTime() - startNanos) / 1_000_000_000L;
-            out.println(traffic.summary(elapsed, g.ledger().inFlight()) + modes(g));
+            out.println(traffic.summary(elapsed, g.counters().inFlight()) + modes(g));
             if (seconds > 0 && elapsed >= seconds) {
                 done.countDown();
             }
@@ -94,11 +94,13 @@ final class DemoCommand {
         vertx.cancelTimer(timer);
         traffic.stop();
         long drainUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (traffic.inFlight() > 0 && System.nanoTime() < drainUntil) {
+        // The clients have their answers a moment before the gateway has finished its bookkeeping for them.
+        while ((traffic.inFlight() > 0 || g.counters().inFlight() > 0 || g.counters().reservationsOpen() > 0)
+                && System.nanoTime() < drainUntil) {
             Thread.sleep(20);
         }
-        out.println("Final: " + traffic.summary((System.nanoTime() - startNanos) / 1_000_000_000L, g.ledger().inFlight()));
-        out.println("Gateway ledger: " + g.ledger());
+        out.println("Final: " + traffic.summary((System.nanoTime() - startNanos) / 1_000_000_000L, g.counters().inFlight()));
+        out.println("Gateway ledger: " + g.counters());
         traffic.close();
         await(gateway.stop());
         await(Future.all(openai.close(), anthropic.close(), gemini.close()));

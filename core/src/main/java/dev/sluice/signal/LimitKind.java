@@ -17,5 +17,19 @@ public enum LimitKind {
     /** Money: credit, billing or spend caps; only a human can lift it. */
     SPEND_QUOTA,
     /** The response named a limit but not what it counts. */
-    UNKNOWN
+    UNKNOWN;
+
+    /** The limiter name in errors, events and metrics: {@code input_tpm}, or {@code none} when unknown. */
+    public String limiterName() {
+        return switch (this) {
+            case REQUESTS -> "rpm";
+            case INPUT_TOKENS -> "input_tpm";
+            case OUTPUT_TOKENS -> "output_tpm";
+            case TOKENS -> "tpm";
+            case CONCURRENCY -> "concurrency";
+            case DAILY_QUOTA -> "daily_tokens";
+            case SPEND_QUOTA -> "spend";
+            case UNKNOWN -> "none";
+        };
+    }
 }

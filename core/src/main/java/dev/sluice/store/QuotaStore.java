@@ -61,4 +61,12 @@ public interface QuotaStore extends AutoCloseable {
 
     @Override
     default void close() {}
+
+    /**
+     * Whether a call may wait on the network (a shared store): then a caller on an event loop
+     * hands store calls to a worker thread. An in-memory store answers in microseconds.
+     */
+    default boolean waitsOnNetwork() {
+        return false;
+    }
 }

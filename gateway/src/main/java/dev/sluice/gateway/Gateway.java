@@ -1,11 +1,15 @@
 package dev.sluice.gateway;
 
+import dev.sluice.adapt.AdaptiveControllers;
 import dev.sluice.estimate.EstimatorConfig;
 import dev.sluice.estimate.TokenEstimator;
-import dev.sluice.runtime.config.SluiceConfig;
-import dev.sluice.runtime.config.StoreSettings;
 import dev.sluice.gateway.proxy.GatewayCore;
 import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.runtime.SluiceRuntime;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.config.StoreSettings;
+import dev.sluice.runtime.event.RequestEventSink;
+import dev.sluice.runtime.request.RequestCounters;
 import dev.sluice.store.InMemoryQuotaStore;
 import dev.sluice.store.QuotaStore;
 import dev.sluice.time.NanoClock;
@@ -19,20 +23,18 @@ import java.util.Optional;
 
 /**
  * The Sluice HTTP gateway: OpenAI-, Anthropic- and Gemini-compatible endpoints in front of the
- * quota governor. Start one with {@code Gateway.builder(config).start()}; it listens on
- * {@link #port()} until {@link #stop()}.
+ * runtime's request lifecycle. Start one with {@code Gateway.builder(config).start()}; it listens
+ * on {@link #port()} until {@link #stop()}.
  */
 public final class Gateway {
 
     private final Vertx vertx;
     private final boolean ownsVertx;
     private final SluiceConfig config;
-    private final QuotaGovernor governor;
-    private final TokenEstimator estimator;
-    private final RequestLedger ledger;
+    private final SluiceRuntime runtime;
     private final GatewayCore core;
     private final WakeupDriver wakeups;
-    private final AdaptiveWiring adaptive;
+    private final long adaptiveTimer;
     private final List<String> deployments = new ArrayList<>();
     private int port;
 
@@ -40,30 +42,18 @@ public final class Gateway {
         this.vertx = vertx;
         this.ownsVertx = b.vertx == null;
         this.config = b.config;
-        this.governor = new QuotaGovernor(config.governorConfig(), store, b.clock);
-        this.estimator = new TokenEstimator(b.estimatorConfig, b.clock);
-        this.ledger = new RequestLedger();
-        boolean storeBlocks = config.store().kind() == dev.sluice.runtime.config.StoreSettings.Kind.REDIS;
-        this.adaptive = b.adaptive ? AdaptiveWiring.attach(config, governor, vertx, b.seed, storeBlocks) : null;
-        ProviderFeedback feedback = adaptive == null ? b.feedback : both(adaptive, b.feedback);
-        this.core = new GatewayCore(vertx, config, governor, estimator, feedback, ledger, b.clock);
-        this.wakeups = new WakeupDriver(vertx, governor, b.clock, storeBlocks);
-        governor.onWakeup(wakeups::request);
-    }
-
-    private static ProviderFeedback both(ProviderFeedback first, ProviderFeedback second) {
-        return new ProviderFeedback() {
-            @Override
-            public void onResponse(String deployment, dev.sluice.signal.ProviderSignal signal) {
-                onResponse(deployment, signal, 0);
-            }
-
-            @Override
-            public void onResponse(String deployment, dev.sluice.signal.ProviderSignal signal, long latencyNanos) {
-                first.onResponse(deployment, signal, latencyNanos);
-                second.onResponse(deployment, signal, latencyNanos);
-            }
-        };
+        this.runtime = SluiceRuntime.builder(config, store).clock(b.clock).estimatorConfig(b.estimatorConfig)
+                .adaptive(b.adaptive).seed(b.seed).events(b.events)
+                // Store calls that wait on the network run on Vert.x's workers, unordered: never on an event loop.
+                .workers(work -> vertx.executeBlocking(() -> {
+                    work.run();
+                    return null;
+                }, false))
+                .build();
+        this.core = new GatewayCore(vertx, runtime);
+        this.wakeups = new WakeupDriver(vertx, runtime);
+        runtime.governor().onWakeup(wakeups::request);
+        this.adaptiveTimer = vertx.setPeriodic(AdaptiveControllers.TICK_INTERVAL.toMillis(), id -> runtime.tick());
     }
 
     /** A builder for a gateway serving {@code config}. */
@@ -85,18 +75,23 @@ public final class Gateway {
         return config;
     }
 
+    /** What decides about requests: governor, estimator, adaptive control, routing, events. */
+    public SluiceRuntime runtime() {
+        return runtime;
+    }
+
     /** The governor: for snapshots, adaptive control ({@link QuotaGovernor#guard}, {@link QuotaGovernor#control}) and tests. */
     public QuotaGovernor governor() {
-        return governor;
+        return runtime.governor();
     }
 
     public TokenEstimator estimator() {
-        return estimator;
+        return runtime.estimator();
     }
 
     /** Counts of requests, answers and reservations. */
-    public RequestLedger ledger() {
-        return ledger;
+    public RequestCounters counters() {
+        return runtime.counters();
     }
 
     public Vertx vertx() {
@@ -104,23 +99,21 @@ public final class Gateway {
     }
 
     /** The adaptive controllers (modes, multipliers, ramp stages per deployment), when adaptive control is on. */
-    public java.util.Optional<dev.sluice.adapt.AdaptiveControllers> adaptive() {
-        return java.util.Optional.ofNullable(adaptive).map(AdaptiveWiring::controllers);
+    public Optional<AdaptiveControllers> adaptive() {
+        return runtime.adaptive();
     }
 
     /** Stops listening, then closes what the gateway created (its Vert.x instance, if it made one). */
     public Future<Void> stop() {
         core.ready(false);
         wakeups.close();
-        if (adaptive != null) {
-            adaptive.close();
-        }
+        vertx.cancelTimer(adaptiveTimer);
         Future<Void> all = Future.succeededFuture();
         for (String id : deployments) {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
         }
         return all.compose(v -> {
-            governor.store().close();
+            runtime.close();
             return ownsVertx ? vertx.close() : Future.succeededFuture();
         });
     }
@@ -146,7 +139,7 @@ public final class Gateway {
         private final SluiceConfig config;
         private Vertx vertx;
         private NanoClock clock = NanoClock.system();
-        private ProviderFeedback feedback = ProviderFeedback.none();
+        private RequestEventSink events = RequestEventSink.none();
         private QuotaStore store;
         private EstimatorConfig estimatorConfig = EstimatorConfig.defaults();
         private int instances = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
@@ -168,9 +161,9 @@ public final class Gateway {
             return this;
         }
 
-        /** Where provider signals go (the adaptive controller). */
-        public Builder feedback(ProviderFeedback f) {
-            this.feedback = Objects.requireNonNull(f, "feedback");
+        /** Where request and attempt events go (the usage ledger, metrics, the access log). */
+        public Builder events(RequestEventSink e) {
+            this.events = Objects.requireNonNull(e, "events");
             return this;
         }
 
@@ -187,7 +180,7 @@ public final class Gateway {
 
         /**
          * Whether deployments with {@code adaptive.enabled} get an adaptive controller (default: yes).
-         * Off leaves every deployment at its configured limits; signals still reach {@link #feedback}.
+         * Off leaves every deployment at its configured limits.
          */
         public Builder adaptive(boolean on) {
             this.adaptive = on;
@@ -229,11 +222,13 @@ public final class Gateway {
             // Loading a tokenizer's vocabulary takes seconds: do it on a worker before serving, never on an event loop.
             Future<Void> warm = v.executeBlocking(() -> {
                 for (var p : config.profiles().values()) {
-                    g.estimator.countTokens(p.tokenizer(), "warm up");
+                    g.runtime.estimator().countTokens(p.tokenizer(), "warm up");
                 }
                 return null;
             });
             return warm.compose(x -> g.listen(instances)).recover(e -> {
+                g.vertx.cancelTimer(g.adaptiveTimer);
+                g.wakeups.close();
                 Future<Void> cleanup = vertx == null ? v.close() : Future.succeededFuture();
                 return cleanup.transform(x -> Future.failedFuture(e));
             });

@@ -1,6 +1,7 @@
 package dev.sluice.gateway;
 
 import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.time.NanoClock;
 import io.vertx.core.Vertx;
 
@@ -8,23 +9,23 @@ import io.vertx.core.Vertx;
  * Drives the governor's timed work (queued requests whose capacity comes back, leases that expire)
  * from one Vert.x timer, re-armed whenever the governor announces an earlier wake-up. The timer
  * runs on an event loop; the governor never blocks, so neither does this, unless the quota store
- * waits on the network: then the governor's work runs on a worker thread.
+ * waits on the network: then the runtime runs the governor's work on a worker thread.
  */
 final class WakeupDriver {
 
     private final Vertx vertx;
+    private final SluiceRuntime runtime;
     private final QuotaGovernor governor;
     private final NanoClock clock;
-    private final boolean storeBlocks;
     private long scheduledAt = Long.MAX_VALUE;
     private long timerId = -1;
     private boolean closed;
 
-    WakeupDriver(Vertx vertx, QuotaGovernor governor, NanoClock clock, boolean storeBlocks) {
+    WakeupDriver(Vertx vertx, SluiceRuntime runtime) {
         this.vertx = vertx;
-        this.governor = governor;
-        this.clock = clock;
-        this.storeBlocks = storeBlocks;
+        this.runtime = runtime;
+        this.governor = runtime.governor();
+        this.clock = runtime.clock();
     }
 
     /** The governor wants {@link QuotaGovernor#onTimer()} at {@code atNanos} on its clock. */
@@ -48,15 +49,7 @@ final class WakeupDriver {
             timerId = -1;
             scheduledAt = Long.MAX_VALUE;
         }
-        if (storeBlocks) {
-            vertx.executeBlocking(() -> {
-                governor.onTimer();
-                return null;
-            }, false).onComplete(done -> request(governor.nextWakeupNanos()));
-            return;
-        }
-        governor.onTimer();
-        request(governor.nextWakeupNanos());
+        runtime.onTimer(() -> request(governor.nextWakeupNanos()));
     }
 
     synchronized void close() {

@@ -4,24 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Provider signals reach adaptive control, which then protects the deployment before the provider has to. */
 class AdaptiveEndToEndTest {
 
-    static GatewayFixture f;
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture(true);
 
-    @BeforeAll
-    static void start() throws Exception {
-        f = new GatewayFixture(true);
-    }
 
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
 
     static String chat(String profile) {
         return "{\"model\":\"" + profile + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":5}";

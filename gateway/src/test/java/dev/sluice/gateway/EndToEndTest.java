@@ -12,33 +12,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Real HTTP through the gateway to mock providers: each route family, plain and streaming. */
 class EndToEndTest {
 
-    static GatewayFixture f;
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture();
     static final ObjectMapper JSON = new ObjectMapper();
-
-    @BeforeAll
-    static void start() throws Exception {
-        f = new GatewayFixture();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
-
-    @AfterEach
-    void everyRequestAnsweredOnceAndEveryReservationEnded() throws Exception {
-        f.awaitBalanced();
-        assertThat(f.gateway.ledger().duplicateAnswers()).isZero();
-        assertThat(f.gateway.governor().store().openLeases()).isZero();
-    }
 
     static final String CHAT = """
             {"model":"%s","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Hello there"}],
@@ -165,13 +147,13 @@ class EndToEndTest {
         assertThat(stream.body()).startsWith("data: ").contains("usageMetadata");
         // The answer is written before its reservation is settled: wait for the settlement.
         f.awaitBalanced();
-        long settled = f.gateway.ledger().reservationsSettled();
+        long settled = f.gateway.counters().reservationsSettled();
         HttpResponse<String> array = f.post("/v1beta/models/gemini:streamGenerateContent", null, GEMINI,
                 "x-goog-api-key", GatewayFixture.KEY);
         assertThat(array.statusCode()).as(array.body()).isEqualTo(200);
         assertThat(array.body()).startsWith("[").contains("usageMetadata");
         f.awaitBalanced();
-        assertThat(f.gateway.ledger().reservationsSettled()).isEqualTo(settled + 1);
+        assertThat(f.gateway.counters().reservationsSettled()).isEqualTo(settled + 1);
         HttpResponse<String> count = f.post("/v1beta/models/gemini:countTokens", null, GEMINI, "x-goog-api-key",
                 GatewayFixture.KEY);
         assertThat(json(count).path("totalTokens").asLong()).isPositive();

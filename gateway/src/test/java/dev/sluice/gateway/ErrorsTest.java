@@ -9,32 +9,15 @@ import java.io.OutputStream;
 import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Local rejections, provider rejections, bad input and broken upstreams, each answered exactly once. */
 class ErrorsTest {
 
-    static GatewayFixture f;
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture();
     static final ObjectMapper JSON = new ObjectMapper();
-
-    @BeforeAll
-    static void start() throws Exception {
-        f = new GatewayFixture();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
-
-    @AfterEach
-    void everyRequestAnsweredOnceAndEveryReservationEnded() throws Exception {
-        f.awaitBalanced();
-        assertThat(f.gateway.governor().store().openLeases()).isZero();
-    }
 
     static String chat(String profile, String extra) {
         return "{\"model\":\"" + profile + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}],\"max_tokens\":20"
@@ -90,7 +73,7 @@ class ErrorsTest {
         assertThat(ge.path("status").asText()).isEqualTo("RESOURCE_EXHAUSTED");
         assertThat(ge.path("details").findValuesAsText("@type")).contains("type.googleapis.com/google.rpc.RetryInfo");
         assertThat(ge.path("reason").asText()).isEqualTo("key_rpm_exhausted");
-        assertThat(f.gateway.ledger().localRejections()).isGreaterThanOrEqualTo(3);
+        assertThat(f.gateway.counters().localRejections()).isGreaterThanOrEqualTo(3);
     }
 
     @Test
@@ -143,7 +126,7 @@ class ErrorsTest {
         assertThat(e.path("gateway_decision").asText()).isEqualTo("admitted_then_provider_rejected");
         assertThat(e.path("scope").asText()).isEqualTo("deployment:limited");
         assertThat(r.headers().firstValue("retry-after-ms")).isPresent();
-        assertThat(f.gateway.ledger().providerRejections()).isGreaterThanOrEqualTo(1);
+        assertThat(f.gateway.counters().providerRejections()).isGreaterThanOrEqualTo(1);
     }
 
     @Test
@@ -212,12 +195,12 @@ class ErrorsTest {
 
     @Test
     void aRequestLineTooLongIs414InTheErrorShape() throws Exception {
-        long answered = f.gateway.ledger().answered();
+        long answered = f.gateway.counters().answered();
         String answer = rawExchange("GET /v1/" + "m".repeat(10_000) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
         // The head was never read, so Netty answers in the oldest version it speaks.
         assertThat(answer).startsWith("HTTP/1.0 414").contains("\"code\":\"request_line_too_long\"");
         f.awaitBalanced();
-        assertThat(f.gateway.ledger().answered()).as("counted like any answer").isGreaterThan(answered);
+        assertThat(f.gateway.counters().answered()).as("counted like any answer").isGreaterThan(answered);
     }
 
     @Test
@@ -279,10 +262,10 @@ class ErrorsTest {
 
     @Test
     void refusedUpstreamIs502AndReleasesTheReservation() throws Exception {
-        long released = f.gateway.ledger().reservationsReleased();
+        long released = f.gateway.counters().reservationsReleased();
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY, chat("closed", ""));
         assertThat(r.statusCode()).isEqualTo(502);
-        assertThat(f.gateway.ledger().reservationsReleased()).isEqualTo(released + 1);
+        assertThat(f.gateway.counters().reservationsReleased()).isEqualTo(released + 1);
     }
 
     @Test
@@ -318,7 +301,7 @@ class ErrorsTest {
     void clientThatDisconnectsMidStreamCancelsTheUpstream() throws Exception {
         FakeUpstream up = f.fakes.get(FakeUpstream.Mode.ENDLESS_STREAM);
         int closedBefore = up.closed.get();
-        long settled = f.gateway.ledger().reservationsSettled();
+        long settled = f.gateway.counters().reservationsSettled();
         try (Socket s = new Socket("127.0.0.1", f.gateway.port())) {
             OutputStream out = s.getOutputStream();
             out.write(rawRequest(chat("fake-endless-stream", ",\"stream\":true")).getBytes(StandardCharsets.UTF_8));
@@ -330,6 +313,6 @@ class ErrorsTest {
         }
         f.awaitCondition(() -> up.closed.get() > closedBefore, () -> "upstream was not cancelled");
         f.awaitBalanced();
-        assertThat(f.gateway.ledger().reservationsSettled()).isEqualTo(settled + 1);
+        assertThat(f.gateway.counters().reservationsSettled()).isEqualTo(settled + 1);
     }
 }

@@ -7,6 +7,10 @@ import dev.sluice.mock.http.MockConfig;
 import dev.sluice.mock.http.MockProviderServer;
 import dev.sluice.mock.limits.ProviderLimits;
 import io.vertx.core.Future;
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 import io.vertx.core.Vertx;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,9 +22,12 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One gateway in front of four mock providers (one per flavour), a rate-limited mock, and
- * misbehaving fake upstreams; shared by the end-to-end tests of a class.
+ * misbehaving fake upstreams; shared by the end-to-end tests of a class as a JUnit extension:
+ * {@code @RegisterExtension static final GatewayFixture f = new GatewayFixture();}. It starts
+ * before the class's first test, checks after every test that each request was answered once and
+ * every reservation ended, and stops after the last.
  */
-final class GatewayFixture {
+final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
 
     static final String KEY = "sk-test-main";
     static final String KEY_TIGHT = "sk-test-tight";
@@ -30,24 +37,31 @@ final class GatewayFixture {
     static final String KEY_QUEUED = "sk-test-queued";
 
     final Vertx vertx = Vertx.vertx();
-    final MockProviderServer openai;
-    final MockProviderServer azure;
-    final MockProviderServer anthropic;
-    final MockProviderServer gemini;
-    final MockProviderServer limited;
-    final MockProviderServer flaky;
+    MockProviderServer openai;
+    MockProviderServer azure;
+    MockProviderServer anthropic;
+    MockProviderServer gemini;
+    MockProviderServer limited;
+    MockProviderServer flaky;
     final Map<FakeUpstream.Mode, FakeUpstream> fakes = new java.util.EnumMap<>(FakeUpstream.Mode.class);
-    final int closedPort;
-    final Gateway gateway;
+    int closedPort;
+    Gateway gateway;
     final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(5)).build();
 
-    GatewayFixture() throws Exception {
+    private final boolean adaptive;
+
+    GatewayFixture() {
         this(true);
     }
 
     /** @param adaptive whether adaptive control reacts to provider signals (off to test other mechanisms alone) */
-    GatewayFixture(boolean adaptive) throws Exception {
+    GatewayFixture(boolean adaptive) {
+        this.adaptive = adaptive;
+    }
+
+    @Override
+    public void beforeAll(ExtensionContext context) throws Exception {
         openai = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.OPENAI)));
         azure = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.AZURE_OPENAI)));
         anthropic = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.ANTHROPIC)));
@@ -151,7 +165,7 @@ final class GatewayFixture {
 
     /** Waits (bounded) until every request was answered once and every reservation ended. */
     void awaitBalanced() throws Exception {
-        awaitCondition(() -> gateway.ledger().balanced(), () -> "ledger not balanced: " + gateway.ledger());
+        awaitCondition(() -> gateway.counters().balanced(), () -> "ledger not balanced: " + gateway.counters());
     }
 
     /** Polls {@code done} on a Vert.x timer (no sleeping test thread) for at most ten seconds. */
@@ -185,7 +199,16 @@ final class GatewayFixture {
         return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
     }
 
-    void close() throws Exception {
+    @Override
+    public void afterEach(ExtensionContext context) throws Exception {
+        awaitBalanced();
+        if (gateway.governor().store().openLeases() != 0) {
+            throw new AssertionError("leases left open: " + gateway.governor().store().openLeases());
+        }
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) throws Exception {
         await(gateway.stop());
         await(vertx.close());
     }

@@ -6,32 +6,15 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Waiting in the class queue on the event loop, and the gateway's own bounded retries of provider 429s. */
 class QueueAndRetryTest {
 
-    static GatewayFixture f;
-
-    @BeforeAll
-    static void start() throws Exception {
-        // Adaptive control would cool the flaky deployment down after its first 429; here only retries are under test.
-        f = new GatewayFixture(false);
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
-
-    @AfterEach
-    void balanced() throws Exception {
-        f.awaitBalanced();
-        assertThat(f.gateway.governor().store().openLeases()).isZero();
-    }
+    // Adaptive control would cool the flaky deployment down after its first 429; here only retries are under test.
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture(false);
 
     static String chat(String profile) {
         return "{\"model\":\"" + profile + "\",\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],\"max_tokens\":5}";
@@ -40,6 +23,8 @@ class QueueAndRetryTest {
     @Test
     void batchRequestsBeyondTheBurstWaitTheirTurnInsteadOfFailing() throws Exception {
         // rpm 600 with a burst of 1: one request now, then one every 100 ms.
+        // A thread per request, so that all four are in flight at once (the common pool has one thread on two cores).
+        java.util.concurrent.ExecutorService clients = java.util.concurrent.Executors.newFixedThreadPool(4);
         List<CompletableFuture<HttpResponse<String>>> sent = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
             sent.add(CompletableFuture.supplyAsync(() -> {
@@ -48,8 +33,9 @@ class QueueAndRetryTest {
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
-            }));
+            }, clients));
         }
+        clients.shutdown();
         int queued = 0;
         for (CompletableFuture<HttpResponse<String>> c : sent) {
             HttpResponse<String> r = c.get();
@@ -63,13 +49,13 @@ class QueueAndRetryTest {
 
     @Test
     void providerRejectionsAreRetriedWithinTheTenPercentBudget() throws Exception {
-        long before = f.gateway.ledger().gatewayRetries();
+        long before = f.gateway.counters().gatewayRetries();
         int sent = 0;
-        while (f.gateway.ledger().gatewayRetries() == before && sent < 40) {
+        while (f.gateway.counters().gatewayRetries() == before && sent < 40) {
             f.post("/v1/chat/completions", GatewayFixture.KEY_BATCH, chat("flaky"));
             sent++;
         }
-        long retries = f.gateway.ledger().gatewayRetries() - before;
+        long retries = f.gateway.counters().gatewayRetries() - before;
         assertThat(retries).isEqualTo(1);
         // The first retry is possible only after ten first attempts have paid for it.
         assertThat(sent).isGreaterThanOrEqualTo(10);

@@ -72,8 +72,8 @@ class RedisStoreEndToEndTest {
                 assertThat(r.body()).contains(stream ? "data: [DONE]" : "\"content\":\"hi\"");
             }
             // Settlement follows the answer's write (on a worker here), so the client may read the answer first.
-            GatewayFixture.awaitCondition(vertx, () -> g.ledger().balanced() && g.ledger().reservationsSettled() == 4,
-                    () -> "not all four settled: " + g.ledger());
+            GatewayFixture.awaitCondition(vertx, () -> g.counters().balanced() && g.counters().reservationsSettled() == 4,
+                    () -> "not all four settled: " + g.counters());
         } finally {
             GatewayFixture.await(g.stop());
             store.close();

@@ -15,30 +15,14 @@ import com.openai.models.chat.completions.ChatCompletion;
 import com.openai.models.chat.completions.ChatCompletionChunk;
 import com.openai.models.chat.completions.ChatCompletionCreateParams;
 import java.util.List;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The official OpenAI and Anthropic Java SDKs, pointed at Sluice by base URL and key only. */
 class SdkEndToEndTest {
 
-    static GatewayFixture f;
-
-    @BeforeAll
-    static void start() throws Exception {
-        f = new GatewayFixture();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        f.close();
-    }
-
-    @AfterEach
-    void balanced() throws Exception {
-        f.awaitBalanced();
-    }
+    @RegisterExtension
+    static final GatewayFixture f = new GatewayFixture();
 
     static OpenAIClient openAi(String key) {
         return OpenAIOkHttpClient.builder().baseUrl(f.base() + "/v1").apiKey(key).maxRetries(0).build();

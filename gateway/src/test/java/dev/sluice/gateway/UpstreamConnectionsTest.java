@@ -66,7 +66,7 @@ class UpstreamConnectionsTest {
             assertThat(connections).hasSize(providerCloses ? 5 : 1);
             assertThat(hosts).hasSize(5).containsOnly("127.0.0.1:" + provider.actualPort());
             // Settlement follows the answer's write, so the client may read the answer first.
-            GatewayFixture.awaitCondition(vertx, () -> g.ledger().balanced(), () -> "not balanced: " + g.ledger());
+            GatewayFixture.awaitCondition(vertx, () -> g.counters().balanced(), () -> "not balanced: " + g.counters());
         } finally {
             GatewayFixture.await(g.stop());
             GatewayFixture.await(vertx.close());

@@ -17,10 +17,19 @@ public enum Operation {
 
     private final ApiFamily family;
     private final String suffix;
+    private final String eventName;
 
     Operation(ApiFamily family, String suffix) {
         this.family = family;
         this.suffix = suffix;
+        String n = name().toLowerCase(java.util.Locale.ROOT);
+        int cut = n.indexOf('_');
+        this.eventName = cut < 0 ? n : n.substring(0, cut) + "." + n.substring(cut + 1);
+    }
+
+    /** Its name in request events and the ledger: {@code openai.chat}, {@code anthropic.count_tokens}. */
+    public String eventName() {
+        return eventName;
     }
 
     /** Which SDK family calls it, and so which error shape it answers with. */

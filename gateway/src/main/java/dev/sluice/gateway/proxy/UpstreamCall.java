@@ -17,7 +17,9 @@ import dev.sluice.gateway.translate.UsageExtractor;
 import dev.sluice.gateway.upstream.ResponseListener;
 import dev.sluice.gateway.upstream.UpstreamCallHandle;
 import dev.sluice.governor.GatewayDecision;
-import dev.sluice.governor.Usage;
+import dev.sluice.runtime.request.AfterAttempt;
+import dev.sluice.runtime.request.Attempt;
+import dev.sluice.runtime.request.AttemptOutcome;
 import dev.sluice.signal.LimitKind;
 import dev.sluice.signal.ProviderSignal;
 import dev.sluice.signal.SignalNormaliser;
@@ -36,18 +38,21 @@ import java.util.Optional;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The upstream half of an {@link Exchange}: sends the planned request with the deployment's
- * credentials, relays the answer (streams with back-pressure), reads usage, settles, and feeds
- * every answer to adaptive control. Retries a provider 429 itself only within the request's
- * deadline, its class's wait budget and the deployment's retry budget.
+ * The upstream half of an {@link Exchange}: sends each attempt with the deployment's credentials,
+ * relays the answer (streams with back-pressure), reads its usage and signal, and ends the
+ * attempt with what happened ({@link Attempt#finish}); the lifecycle decides what follows,
+ * including whether to send again.
  */
 final class UpstreamCall {
 
     /** The most of a JSON-array stream kept to read its usage at the end; beyond it the estimate stands. */
     static final int MAX_KEPT_STREAM_BYTES = 8 * 1024 * 1024;
 
-    /** When a 429 gives no hint, a gateway retry waits this long. */
-    static final long DEFAULT_RETRY_MILLIS = 250;
+    /** The retry hint given to a client for a provider 429 that came with none. */
+    static final long UNHINTED_PROVIDER_RETRY_MILLIS = 1_000;
+
+    /** An answer that reported no usage: charged the estimated input, as the prompt was sent. */
+    private static final ObservedUsage NO_USAGE = new ObservedUsage(0, 0, 0, 0, false);
 
     /** No events; shared, so it is never written or appended to. */
     private static final Buffer EMPTY = Buffer.buffer(0);
@@ -56,14 +61,17 @@ final class UpstreamCall {
     private static final List<String> PASSED_HEADERS = List.of("x-request-id", "request-id", "openai-processing-ms");
 
     private final Exchange x;
+    private final ClientRequest r;
     private final GatewayCore core;
     private final GatewayCore.Upstream upstream;
-    /** The attempt in flight; null before the first. */
+    /** The lifecycle's attempt being sent, or waiting to be sent again. */
+    private Attempt attempt;
+    /** The call of the attempt in flight; null before the first. */
     private UpstreamCallHandle call;
     private long retryTimer = -1;
     private long stallTimer = -1;
-    private int attempts;
-    private long sentAtNanos;
+    /** A stream's signal, read from its head. */
+    private ProviderSignal streamSignal;
     private final byte[] body;
     private StreamUsageTracker tracker;
     /** Gemini streams without {@code alt=sse} are one JSON array: kept (bounded) to read its last usage. */
@@ -74,44 +82,43 @@ final class UpstreamCall {
     /** Whether {@link #held} is a buffer of ours (appendable) rather than one handed to us. */
     private boolean heldOwned;
 
-    UpstreamCall(Exchange x) {
+    UpstreamCall(Exchange x, Attempt attempt) {
         this.x = x;
+        this.r = x.request;
         this.core = x.core;
-        this.upstream = core.upstream(x.deployment.id());
+        this.attempt = attempt;
+        this.upstream = core.upstream(attempt.deployment().id());
         this.body = x.plan.bytes();
     }
 
     void dispatch() {
         retryTimer = -1;
-        sentAtNanos = core.clock.nanos();
-        if (attempts++ == 0) {
-            upstream.retries().firstAttempt();
-        }
+        attempt.sending();
         FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, x.plan.pathAndQuery(),
                 Unpooled.wrappedBuffer(body));
         HttpHeaders h = req.headers();
         h.set("content-type", "application/json");
         h.set("accept", x.plan.streaming() ? "text/event-stream" : "application/json");
         h.set("accept-encoding", "identity");
-        h.set("traceparent", TraceIds.upstreamTraceparent(x.traceId));
+        h.set("traceparent", TraceIds.upstreamTraceparent(r.traceId));
         h.setInt("content-length", body.length);
-        UpstreamPlan.credentials(h, x.deployment, x.req.headers());
-        call = x.client.send(upstream.origin(), req, new Answer());
+        UpstreamPlan.credentials(h, attempt.deployment(), r.req.headers());
+        call = r.client.send(upstream.origin(), req, new Answer());
     }
 
-    /** The client went away: stop the upstream call and settle with what was produced. */
+    /** The client went away: stop the upstream call; the attempt is charged what was produced. */
     void clientGone() {
         if (retryTimer >= 0) {
+            // Waiting to send again: the lifecycle ends the waiting attempt itself.
             core.vertx.cancelTimer(retryTimer);
-            x.settle(new Usage(0, 0));
-        } else if (tracker != null) {
-            settleStream();
-        } else if (call == null || !call.sent()) {
-            x.release(); // still connecting: nothing reached the provider
-        } else {
-            x.settle(new Usage(x.estimate.inputTokens(), 0));
+            retryTimer = -1;
+            return;
         }
-        x.finish();
+        if (tracker != null) {
+            attempt.finish(new AttemptOutcome.ClientGone(true, Optional.of(streamUsage())));
+        } else {
+            attempt.finish(new AttemptOutcome.ClientGone(call != null && call.sent(), Optional.empty()));
+        }
         if (call != null) {
             call.cancel();
         }
@@ -119,18 +126,15 @@ final class UpstreamCall {
 
     private void onFailure(Throwable t) {
         boolean timeout = isTimeout(t);
-        core.feedback.onResponse(x.deployment.id(), timeout ? SignalNormaliser.timeout() : SignalNormaliser.connectionFailed(),
-                core.clock.nanos() - sentAtNanos);
-        if (!call.sent() || t instanceof ConnectException) {
-            x.release(); // it never reached the provider
-        } else {
-            x.settle(new Usage(x.estimate.inputTokens(), 0));
-        }
+        ProviderSignal s = timeout ? SignalNormaliser.timeout() : SignalNormaliser.connectionFailed();
+        // A call that never left (or whose connection was refused) reached no provider.
+        attempt.finish(!call.sent() || t instanceof ConnectException ? new AttemptOutcome.NeverSent(s)
+                : new AttemptOutcome.Failed(s, Optional.empty()));
         if (timeout) {
-            x.fail(504, "upstream_timeout", "The provider did not answer within "
+            r.fail(504, "upstream_timeout", "The provider did not answer within "
                     + core.config.server().upstreamTimeout().toMillis() + " ms.", Optional.empty());
         } else {
-            x.fail(502, "upstream_unavailable", "The provider could not be reached or broke the connection.",
+            r.fail(502, "upstream_unavailable", "The provider could not be reached or broke the connection.",
                     Optional.empty());
         }
     }
@@ -146,6 +150,11 @@ final class UpstreamCall {
         return false;
     }
 
+    /** Whether the request is answered or its client gone: nothing more may be written. */
+    private boolean done() {
+        return r.state == ClientRequest.State.DONE;
+    }
+
     /**
      * The provider's answer to one attempt. An error status or a whole answer is gathered and
      * handled at its end; a stream is relayed as it comes.
@@ -153,7 +162,6 @@ final class UpstreamCall {
     private final class Answer implements ResponseListener {
         private int status;
         private HttpHeaders headers;
-        private long headNanos;
         private boolean relaying;
         /** The body of a whole answer or an error, as it arrives. */
         private Buffer gathered;
@@ -161,25 +169,28 @@ final class UpstreamCall {
 
         @Override
         public void onHead(int status, HttpHeaders headers) {
-            if (x.state == Exchange.State.DONE) {
+            if (done()) {
                 call.cancel();
                 return;
             }
             this.status = status;
             this.headers = headers;
-            this.headNanos = core.clock.nanos();
             if (status < 300 && x.plan.streaming()) {
                 relaying = true;
-                signal(headers, status, "");
+                streamSignal = normalise(headers, status, "");
+                attempt.streamHead(streamSignal);
                 relay(headers, status);
+            } else {
+                attempt.responseHead();
             }
         }
 
         @Override
         public void onContent(Buffer chunk) {
-            if (x.state == Exchange.State.DONE) {
+            if (done()) {
                 return;
             }
+            attempt.firstContent();
             if (relaying) {
                 relayed(chunk);
             } else if (gathered == null) {
@@ -195,19 +206,15 @@ final class UpstreamCall {
 
         @Override
         public void onEnd() {
+            if (done()) {
+                return; // the client left: the attempt was ended then
+            }
             if (relaying) {
                 relayEnded();
             } else if (status >= 300) {
-                if (x.state != Exchange.State.DONE) {
-                    onError(headers, status, gatheredBytes());
-                }
-            } else if (x.state == Exchange.State.DONE) {
-                signal(headers, status, "", headNanos);
+                onError(headers, status, gatheredBytes());
             } else {
-                // A whole answer's signal is taken after the client has it: the adaptive controller can wait,
-                // the client should not. Its latency is still the provider's, up to the response head.
                 onWholeBody(headers, status, gatheredBytes());
-                signal(headers, status, "", headNanos);
             }
         }
 
@@ -217,106 +224,84 @@ final class UpstreamCall {
 
         @Override
         public void onFailure(Throwable cause) {
-            if (relaying) {
-                relayBroken(cause);
+            if (done()) {
                 return;
             }
-            if (headers != null && status < 300) {
-                signal(headers, status, "", headNanos);
-            }
-            if (x.state != Exchange.State.DONE) {
+            if (relaying) {
+                relayBroken(cause);
+            } else {
                 UpstreamCall.this.onFailure(cause);
             }
         }
     }
 
-    private ProviderSignal signal(HttpHeaders headers, int status, String body) {
-        return signal(headers, status, body, core.clock.nanos());
+    /** The provider's answer, normalised; adaptive control hears of it when the attempt ends. */
+    private ProviderSignal normalise(HttpHeaders headers, int status, String body) {
+        return upstream.normaliser().normalise(status, new SignalHeaders(headers), body, core.clock.epochMillis());
     }
 
-    /** Normalises the response and feeds it to the adaptive controller; {@code atNanos} ends its latency. */
-    private ProviderSignal signal(HttpHeaders headers, int status, String body, long atNanos) {
-        ProviderSignal s = upstream.normaliser().normalise(status, new SignalHeaders(headers), body, core.clock.epochMillis());
-        core.feedback.onResponse(x.deployment.id(), s, atNanos - sentAtNanos);
-        return s;
-    }
-
-    private void onError(HttpHeaders r, int status, byte[] bytes) {
-        ProviderSignal s = signal(r, status, new String(bytes, StandardCharsets.UTF_8));
-        if (status == 429) {
-            long delay = Math.max(1, s.retryAfterMillis().orElse(DEFAULT_RETRY_MILLIS));
-            long classBudget = core.config.classes().get(x.trafficClass).maxQueueWait().toMillis();
-            long deadlineLeft = x.deadlineNanos == Long.MAX_VALUE ? Long.MAX_VALUE
-                    : (x.deadlineNanos - core.clock.nanos()) / 1_000_000;
-            if (s.retryable() && delay <= classBudget && delay < deadlineLeft && upstream.retries().tryRetry()) {
-                core.ledger.recordGatewayRetry();
-                retryTimer = core.vertx.setTimer(delay, id -> {
-                    if (x.state != Exchange.State.DONE) {
-                        dispatch();
-                    }
-                });
-                return;
-            }
-            core.ledger.recordProviderRejection();
-            x.settle(new Usage(0, 0));
-            x.reject(providerRejection(s));
+    private void onError(HttpHeaders h, int status, byte[] bytes) {
+        ProviderSignal s = normalise(h, status, new String(bytes, StandardCharsets.UTF_8));
+        AttemptOutcome outcome = status == 429 ? new AttemptOutcome.Throttled(s)
+                : status >= 500 || status == 408 ? new AttemptOutcome.Failed(s, Optional.empty())
+                : new AttemptOutcome.Refused(s);
+        if (attempt.finish(outcome) instanceof AfterAttempt.Retry retry) {
+            attempt = retry.next();
+            retryTimer = core.vertx.setTimer(retry.delayMillis(), id -> {
+                if (!done()) {
+                    dispatch();
+                }
+            });
             return;
         }
-        x.settle(new Usage(0, 0));
-        passHeaders(r);
-        copy(r, "retry-after");
+        if (status == 429) {
+            r.reject(providerRejection(s));
+            return;
+        }
+        passHeaders(h);
+        copy(h, "retry-after");
         if (x.plan.translation() == UpstreamPlan.Translation.NATIVE) {
-            String type = r.get("content-type");
-            x.answer(status, type != null ? type : "application/json", Buffer.buffer(bytes));
+            String type = h.get("content-type");
+            r.answer(status, type != null ? type : "application/json", Buffer.buffer(bytes));
         } else {
-            x.answer(status, "application/json",
+            r.answer(status, "application/json",
                     Buffer.buffer(ProxyJson.bytes(ProviderErrors.toOpenAi(x.plan.format(), bytes, status))));
         }
     }
 
     private RejectionView providerRejection(ProviderSignal s) {
-        long retry = s.retryAfterMillis().orElse(DEFAULT_RETRY_MILLIS * 4);
-        String limiter = s.limitHit().map(UpstreamCall::limiterName).orElse("none");
+        long retry = s.retryAfterMillis().orElse(UNHINTED_PROVIDER_RETRY_MILLIS);
+        String limiter = s.limitHit().map(LimitKind::limiterName).orElse("none");
         String message = "The provider rejected the request after Sluice admitted it (" + s.reason() + ")"
                 + (s.retryable() ? "; retry after the delay given." : "; retrying will not help until its quota is raised.");
+        var d = attempt.deployment();
         return new RejectionView(GatewayDecision.ADMITTED_THEN_PROVIDER_REJECTED, "provider_" + s.reason(), message,
-                limiter, "deployment:" + x.deployment.id(), x.deployment.kind().wireName(), x.profile.id(),
-                x.profile.model(), retry, s.retryable(), x.key.tenant(), x.key.id(), x.trafficClass.wireName(),
-                x.estimate.inputTokens(), x.estimate.outputTokens(), x.traceId);
+                limiter, "deployment:" + d.id(), d.kind().wireName(), x.profile.id(),
+                x.profile.model(), retry, s.retryable(), r.key.tenant(), r.key.id(), x.trafficClass.wireName(),
+                x.estimate.inputTokens(), x.estimate.outputTokens(), r.traceId);
     }
 
-    private static String limiterName(LimitKind k) {
-        return switch (k) {
-            case REQUESTS -> "rpm";
-            case INPUT_TOKENS -> "input_tpm";
-            case OUTPUT_TOKENS -> "output_tpm";
-            case TOKENS -> "tpm";
-            case CONCURRENCY -> "concurrency";
-            case DAILY_QUOTA -> "daily_tokens";
-            case SPEND_QUOTA -> "spend";
-            case UNKNOWN -> "none";
-        };
-    }
-
-    private void onWholeBody(HttpHeaders r, int status, byte[] bytes) {
+    private void onWholeBody(HttpHeaders h, int status, byte[] bytes) {
+        // A whole answer's signal is taken after the client has it: the adaptive controller can wait, the client
+        // should not. Its latency is still the provider's, up to the response head.
         if (x.plan.translation() == UpstreamPlan.Translation.NATIVE) {
             // Passed through as it came: only its usage is read, without building the answer's tree.
             Optional<ObservedUsage> usage;
             try {
                 usage = UsageExtractor.scan(x.plan.format(), bytes);
             } catch (UpstreamFormatException e) {
-                notJson();
+                unreadable(h, status, Optional.empty(), "The provider answered with a body that is not JSON.");
                 return;
             }
             // Answer first: settling and learning need not keep the client waiting.
-            passHeaders(r);
-            x.answer(status, "application/json", wrapped(bytes));
-            settle(usage);
+            passHeaders(h);
+            r.answer(status, "application/json", wrapped(bytes));
+            answered(h, status, usage);
             return;
         }
         Optional<JsonNode> json = ProxyJson.parse(bytes);
         if (json.isEmpty()) {
-            notJson();
+            unreadable(h, status, Optional.empty(), "The provider answered with a body that is not JSON.");
             return;
         }
         Optional<ObservedUsage> usage = UsageExtractor.extract(x.plan.format(), json.get());
@@ -328,32 +313,35 @@ final class UpstreamCall {
                 case FROM_GEMINI -> ProxyJson.bytes(GeminiResponses.toChat(json.get(), meta()));
             };
         } catch (UpstreamFormatException e) {
-            x.settle(usage.map(this::toUsage).orElse(new Usage(x.estimate.inputTokens(), 0)));
-            x.fail(502, "upstream_invalid_response", "The provider's answer could not be read: " + e.getMessage(),
-                    Optional.empty());
+            unreadable(h, status, usage, "The provider's answer could not be read: " + e.getMessage());
             return;
         }
-        passHeaders(r);
-        x.answer(status, "application/json", wrapped(out));
-        settle(usage);
+        passHeaders(h);
+        r.answer(status, "application/json", wrapped(out));
+        answered(h, status, usage);
     }
 
-    private void notJson() {
-        x.settle(new Usage(x.estimate.inputTokens(), 0));
-        x.fail(502, "upstream_invalid_response", "The provider answered with a body that is not JSON.",
-                Optional.empty());
+    /** Ends the attempt with a success; a count is made up of nothing when the answer reported no usage. */
+    private void answered(HttpHeaders h, int status, Optional<ObservedUsage> usage) {
+        attempt.finish(new AttemptOutcome.Answered(normalise(h, status, ""), usage.orElse(NO_USAGE)));
     }
 
-    private void relay(HttpHeaders r, int status) {
-        var resp = x.resp;
+    /** A success status whose body cannot be read: a failed attempt, 502 to the client. */
+    private void unreadable(HttpHeaders h, int status, Optional<ObservedUsage> usage, String message) {
+        attempt.finish(new AttemptOutcome.Failed(normalise(h, status, ""), usage));
+        r.fail(502, "upstream_invalid_response", message, Optional.empty());
+    }
+
+    private void relay(HttpHeaders h, int status) {
+        var resp = r.resp;
         converter = switch (x.plan.translation()) {
-            case NATIVE -> x.route.operation() == Operation.OPENAI_CHAT || x.route.operation() == Operation.OPENAI_COMPLETIONS
+            case NATIVE -> r.route.operation() == Operation.OPENAI_CHAT || r.route.operation() == Operation.OPENAI_COMPLETIONS
                     ? ChatStreams.fromOpenAi(x.plan.clientWantsUsage()) : null;
             case FROM_ANTHROPIC -> ChatStreams.fromAnthropic(meta(), x.plan.clientWantsUsage());
             case FROM_GEMINI -> ChatStreams.fromGemini(meta(), x.plan.clientWantsUsage());
         };
         tracker = converter != null ? converter.usage() : StreamUsageTracker.of(x.plan.format());
-        String type = r.get("content-type");
+        String type = h.get("content-type");
         if (x.plan.format() == dev.sluice.gateway.translate.WireFormat.GEMINI && type != null
                 && type.startsWith("application/json")) {
             jsonArrayStream = Buffer.buffer();
@@ -362,9 +350,10 @@ final class UpstreamCall {
         resp.putHeader("content-type", x.plan.translation() != UpstreamPlan.Translation.NATIVE || type == null
                 ? "text/event-stream" : type);
         resp.putHeader("cache-control", "no-cache");
-        passHeaders(r);
-        x.quotaHeaders();
+        passHeaders(h);
+        r.quotaHeaders();
         resp.setChunked(true);
+        r.streamStarted(status);
     }
 
     /** The next piece of a relayed stream. */
@@ -388,26 +377,22 @@ final class UpstreamCall {
     }
 
     private void relayEnded() {
-        if (x.state == Exchange.State.DONE) {
-            return;
-        }
         Buffer last = converter != null ? wrapped(converter.finish()) : EMPTY;
-        x.finish();
         endWith(takeHeld(last));
-        settleStream();
+        attempt.finish(new AttemptOutcome.Answered(streamSignal, streamUsage()));
+        r.streamEnded();
     }
 
     private void relayBroken(Throwable t) {
-        if (x.state == Exchange.State.DONE) {
-            return;
-        }
-        settleStream();
-        x.finish();
+        ProviderSignal s = isTimeout(t) ? SignalNormaliser.timeout() : SignalNormaliser.connectionFailed();
+        attempt.finish(new AttemptOutcome.Failed(s, Optional.of(streamUsage())));
         if (converter != null) {
             endWith(takeHeld(wrapped(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
+            r.streamEnded();
         } else {
             // A native stream cannot carry an error event its SDK would understand: break the connection.
-            x.resp.reset();
+            r.streamEnded();
+            r.resp.reset();
         }
     }
 
@@ -423,7 +408,7 @@ final class UpstreamCall {
         }
         if (held == null) {
             held = out;
-            x.context.runOnContext(v -> writeHeld());
+            r.context.runOnContext(v -> writeHeld());
         } else {
             if (!heldOwned) {
                 held = Buffer.buffer(held.length() + out.length() + 64).appendBuffer(held);
@@ -447,10 +432,10 @@ final class UpstreamCall {
 
     /** Writes what one upstream read delivered, pausing the upstream while the client is behind. */
     private void writeHeld() {
-        if (held == null || x.state == Exchange.State.DONE) {
+        if (held == null || done()) {
             return; // the stream ended (and wrote what was held) or broke meanwhile
         }
-        var resp = x.resp;
+        var resp = r.resp;
         resp.write(takeHeld(EMPTY));
         if (resp.writeQueueFull() && stallTimer < 0) {
             call.pause();
@@ -458,9 +443,11 @@ final class UpstreamCall {
             // when it has not read for as long as we would wait for a silent provider.
             stallTimer = core.vertx.setTimer(core.config.server().upstreamTimeout().toMillis(), id -> {
                 stallTimer = -1;
-                if (x.state != Exchange.State.DONE) {
-                    settleStream();
-                    x.finish();
+                if (!done()) {
+                    // Ended as a client that left: it has read nothing for the whole upstream timeout.
+                    attempt.finish(new AttemptOutcome.ClientGone(true, Optional.of(streamUsage())));
+                    r.state = ClientRequest.State.DONE;
+                    r.lifecycle.clientGone();
                     call.cancel();
                     resp.reset();
                 }
@@ -483,57 +470,37 @@ final class UpstreamCall {
     /** Ends the stream, sending {@code last} with the final chunk; an empty buffer is never written on its own. */
     private void endWith(Buffer last) {
         if (last.length() > 0) {
-            x.resp.end(last);
+            r.resp.end(last);
         } else {
-            x.resp.end();
+            r.resp.end();
         }
     }
 
-    private void settleStream() {
+    /** What a stream produced so far: its last whole usage (a Gemini JSON array's), or what its tracker counted. */
+    private ObservedUsage streamUsage() {
         if (jsonArrayStream != null) {
             Optional<ObservedUsage> whole = UsageExtractor.extract(x.plan.format(), jsonArrayStream.getBytes());
             if (whole.isPresent()) {
-                settle(whole);
-                return;
+                return whole.get();
             }
         }
-        settle(Optional.of(tracker.usage()));
-    }
-
-    private void settle(Optional<ObservedUsage> observed) {
-        if (observed.isEmpty()) {
-            x.settle(new Usage(x.estimate.inputTokens(), 0));
-            return;
-        }
-        ObservedUsage u = observed.get();
-        x.settle(toUsage(u));
-        if (u.reportedByProvider()) {
-            core.estimator.learn(x.profile.estimatorProfile(), x.estimateRoute, x.estimate, u.toActualTokens());
-        }
-    }
-
-    private Usage toUsage(ObservedUsage u) {
-        long in = u.inputTokens() + (x.profile.cacheReadCountsAgainstInputLimit() ? u.cacheReadTokens() : 0);
-        if (!u.reportedByProvider() && in == 0) {
-            in = x.estimate.inputTokens(); // the prompt was sent, so the provider counted it
-        }
-        return new Usage(in, u.outputTokens());
+        return tracker.usage();
     }
 
     private CompletionMeta meta() {
-        return new CompletionMeta("chatcmpl-" + x.traceId.substring(0, 24), x.profile.id(), core.clock.epochMillis() / 1000);
+        return new CompletionMeta("chatcmpl-" + r.traceId.substring(0, 24), x.profile.id(), core.clock.epochMillis() / 1000);
     }
 
-    private void passHeaders(HttpHeaders r) {
+    private void passHeaders(HttpHeaders h) {
         for (String name : PASSED_HEADERS) {
-            copy(r, name);
+            copy(h, name);
         }
     }
 
-    private void copy(HttpHeaders r, String name) {
-        String v = r.get(name);
+    private void copy(HttpHeaders h, String name) {
+        String v = h.get(name);
         if (v != null) {
-            x.resp.putHeader(name, v);
+            r.resp.putHeader(name, v);
         }
     }
 }

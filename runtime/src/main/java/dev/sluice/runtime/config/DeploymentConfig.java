@@ -1,6 +1,9 @@
 package dev.sluice.runtime.config;
 
+import dev.sluice.adapt.AdaptiveConfig;
+import dev.sluice.adapt.MultiplierConfig;
 import dev.sluice.limits.Limits;
+import dev.sluice.ramp.RampConfig;
 import java.net.URI;
 import java.util.Map;
 import java.util.Objects;
@@ -43,6 +46,17 @@ public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Opti
         Objects.requireNonNull(adaptive, "adaptive");
         Objects.requireNonNull(ramp, "ramp");
         Objects.requireNonNull(failurePolicy, "failurePolicy");
+    }
+
+    /**
+     * The adaptive controller's tuning: multiplier decrease, increase and floor from
+     * {@code adaptive}; ramp on or off and its stages from {@code ramp}; the rest at its defaults.
+     */
+    public AdaptiveConfig adaptiveConfig() {
+        AdaptiveConfig base = AdaptiveConfig.defaults();
+        return base.withMultiplier(new MultiplierConfig(adaptive.decreaseFactor(), adaptive.increaseStep(),
+                        adaptive.floor(), base.multiplier().perDimension()))
+                .withRamp(RampConfig.defaults().withEnabled(ramp.enabled()).withStages(ramp.stages()));
     }
 
     /** Whether a credential is configured but its environment variable is not set. */

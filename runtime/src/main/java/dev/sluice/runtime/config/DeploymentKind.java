@@ -1,5 +1,6 @@
 package dev.sluice.runtime.config;
 
+import dev.sluice.signal.ProviderKind;
 import java.util.Locale;
 import java.util.Optional;
 
@@ -14,6 +15,17 @@ public enum DeploymentKind {
     /** The name in configuration: {@code azure-openai}. */
     public String wireName() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    /** How the signal normaliser reads this dialect's answers. */
+    public ProviderKind providerKind() {
+        return switch (this) {
+            case OPENAI -> ProviderKind.OPENAI;
+            case AZURE_OPENAI -> ProviderKind.AZURE_OPENAI;
+            case ANTHROPIC -> ProviderKind.ANTHROPIC;
+            case GEMINI -> ProviderKind.GEMINI;
+            case OPENAI_COMPATIBLE -> ProviderKind.OPENAI_COMPATIBLE;
+        };
     }
 
     /** Whether it speaks the OpenAI request and response formats. */

@@ -10,6 +10,9 @@ import java.util.List;
  */
 public interface RequestEventSink {
 
+    /** Events that go nowhere; a lifecycle that sees it builds no event at all. */
+    RequestEventSink NONE = e -> {};
+
     /** An attempt ended. Its request's event follows later and carries it again. */
     default void onAttempt(AttemptEvent event) {}
 
@@ -18,7 +21,7 @@ public interface RequestEventSink {
 
     /** Events that go nowhere. */
     static RequestEventSink none() {
-        return e -> {};
+        return NONE;
     }
 
     /** Every event to each of {@code sinks}, in order; one that throws does not stop the others. */

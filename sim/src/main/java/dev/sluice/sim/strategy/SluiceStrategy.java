@@ -1,38 +1,44 @@
 package dev.sluice.sim.strategy;
 
-import dev.sluice.estimate.ActualTokens;
-import dev.sluice.estimate.EstimatorConfig;
+import dev.sluice.adapt.AdaptiveControllers;
 import dev.sluice.estimate.EstimatorProfile;
 import dev.sluice.estimate.PromptShape;
 import dev.sluice.estimate.TokenEstimate;
-import dev.sluice.estimate.TokenEstimator;
-import dev.sluice.gateway.proxy.RetryBudget;
+import dev.sluice.governor.Rejection;
+import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.ProfileConfig;
 import dev.sluice.runtime.config.SluiceConfig;
-import dev.sluice.governor.AdmissionRequest;
-import dev.sluice.governor.Decision;
-import dev.sluice.governor.Demand;
-import dev.sluice.governor.GovernorConfig;
-import dev.sluice.governor.QuotaGovernor;
-import dev.sluice.governor.Rejection;
-import dev.sluice.governor.Reservation;
-import dev.sluice.governor.Usage;
+import dev.sluice.runtime.event.Caller;
+import dev.sluice.runtime.request.Admission;
+import dev.sluice.runtime.request.AfterAttempt;
+import dev.sluice.runtime.request.AttemptOutcome;
+import dev.sluice.runtime.request.ObservedUsage;
+import dev.sluice.runtime.request.RequestLifecycle;
+import dev.sluice.runtime.request.RequestPlan;
+import dev.sluice.runtime.request.RequestThread;
 import dev.sluice.sim.provider.ProviderReply;
 import dev.sluice.store.BucketState;
 import dev.sluice.store.InMemoryQuotaStore;
 import dev.sluice.store.QuotaStore;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.TreeMap;
 
 /**
- * The real governor, driven exactly as the gateway drives it: admit; dispatch an admission at
- * once, wait for a queued decision's outcome (which completes during {@code onTimer} or a
- * settlement), return a rejection to the client; run {@code onTimer} when the governor's wake-up
- * hook asks; retry a provider 429 within the reservation when the gateway would (hint within the
- * class budget and deadline, at most one retry per ten first attempts); settle every admission as
- * the gateway does; feed every provider answer to the deployment's adaptive control. One governor per gateway replica, each with its own
- * in-memory store, or one store shared by all when the scenario's store is {@code redis}.
+ * Sluice itself: each replica is a {@link SluiceRuntime}, the same assembly the gateway builds,
+ * and every request goes through the same {@link RequestLifecycle}, driven over a virtual-time
+ * transport: admit; dispatch an admitted attempt, wait for a queued one, return a refusal; end
+ * every provider answer through {@code Attempt.finish}, which settles, feeds adaptive control,
+ * teaches the estimator and decides a gateway retry exactly as it does in the gateway. Only the
+ * transport is the simulator's: the provider's answer as a {@link ProviderReply}, time as the
+ * event loop's, and the governor's timer and the adaptive tick as virtual-time events. One runtime
+ * per gateway replica, each with its own in-memory store, or one store shared by all when the
+ * scenario's store is {@code redis}.
  */
 final class SluiceStrategy implements Strategy {
 
@@ -42,17 +48,13 @@ final class SluiceStrategy implements Strategy {
     /** One entry per distinct store (a shared store once), for lease accounting. */
     private final List<QuotaStore> stores = new ArrayList<>();
     private final List<QuotaStore> redisStores = new ArrayList<>();
+    private final Map<String, Long> adaptiveEvents = new TreeMap<>();
     private long routed;
     private long pastWakeups;
-    private long gatewayRetries;
-
-    /** What the gateway waits before retrying a provider 429 that gave no hint. */
-    static final long GATEWAY_RETRY_MILLIS = 250;
 
     SluiceStrategy(StrategyContext ctx) {
         this.ctx = ctx;
         this.config = ctx.scenario().config();
-        GovernorConfig gc = config.governorConfig();
         boolean redis = ctx.scenario().sharedStore() && ctx.redisUri().isPresent();
         QuotaStore shared = ctx.scenario().sharedStore() && !redis
                 ? new InMemoryQuotaStore(ctx.loop().clock(), config.dailyResetZone()) : null;
@@ -77,29 +79,16 @@ final class SluiceStrategy implements Strategy {
                 store = new InMemoryQuotaStore(ctx.loop().clock(), config.dailyResetZone());
                 stores.add(store);
             }
-            QuotaGovernor governor = new QuotaGovernor(gc, store, ctx.loop().clock());
-            AdaptiveWiring adaptive = new AdaptiveWiring(ctx.adaptive() ? config : withoutAdaptive(config), governor,
-                    ctx.loop(), ctx.random().stream("sluice/adaptive/" + i).nextLong());
-            replicas.add(new Replica(i, governor, adaptive));
+            // No workers: store calls run in place, in virtual time, even against Redis.
+            SluiceRuntime runtime = SluiceRuntime.builder(config, store).clock(ctx.loop().clock())
+                    .adaptive(ctx.adaptive()).seed(ctx.random().stream("sluice/adaptive/" + i).nextLong()).build();
+            replicas.add(new Replica(i, runtime));
         }
     }
 
     @Override
     public String name() {
         return "sluice";
-    }
-
-    /** The configuration with every deployment's adaptive control off: the governor alone. */
-    private static SluiceConfig withoutAdaptive(SluiceConfig c) {
-        java.util.Map<String, dev.sluice.runtime.config.DeploymentConfig> off = new java.util.LinkedHashMap<>();
-        for (var d : c.deployments().values()) {
-            var a = d.adaptive();
-            off.put(d.id(), new dev.sluice.runtime.config.DeploymentConfig(d.id(), d.kind(), d.baseUrl(), d.apiKeyEnv(),
-                    d.apiKey(), d.scope(), d.azureDeployment(), d.apiVersion(), d.limits(),
-                    new dev.sluice.runtime.config.AdaptiveSettings(false, a.decreaseFactor(), a.increaseStep(), a.floor()),
-                    d.ramp(), d.failurePolicy()));
-        }
-        return c.withDeployments(off);
     }
 
     @Override
@@ -115,20 +104,34 @@ final class SluiceStrategy implements Strategy {
     }
 
     @Override
-    public java.util.Map<String, Long> diagnostics() {
-        java.util.Map<String, Long> out = new java.util.TreeMap<>();
+    public Map<String, Long> diagnostics() {
+        Map<String, Long> out = new TreeMap<>();
         out.put("governor_past_wakeups", pastWakeups);
-        out.put("gateway_retries", gatewayRetries);
+        long retries = 0;
         for (Replica r : replicas) {
-            r.adaptive.diagnostics("replica" + r.index + "_", out);
+            retries += r.runtime.counters().gatewayRetries();
+        }
+        out.put("gateway_retries", retries);
+        adaptiveEvents.forEach((k, v) -> out.put("adaptive_events_" + k, v));
+        for (Replica r : replicas) {
+            r.runtime.adaptive().ifPresent(a -> {
+                for (var snap : a.snapshots()) {
+                    String prefix = "replica" + r.index + "_" + snap.deployment();
+                    double m = snap.multipliers().values().stream().mapToDouble(Double::doubleValue).min().orElse(1);
+                    out.put(prefix + "_final_multiplier_permille", Math.round(m * 1000));
+                    out.put(prefix + "_final_ramp_stage", (long) snap.rampStage());
+                    out.put(prefix + "_final_mode_" + snap.mode().name().toLowerCase(Locale.ROOT), 1L);
+                }
+            });
         }
         return out;
     }
 
     @Override
     public void checkInvariants() {
+        long open = 0;
         for (Replica r : replicas) {
-            for (BucketState b : r.governor.snapshot().buckets()) {
+            for (BucketState b : r.runtime.governor().snapshot().buckets()) {
                 for (BucketState.DimensionState d : b.dimensions()) {
                     if (!d.conserved()) {
                         throw new IllegalStateException("bucket " + b.key() + " " + d.dimension()
@@ -136,10 +139,7 @@ final class SluiceStrategy implements Strategy {
                     }
                 }
             }
-        }
-        long open = 0;
-        for (Replica r : replicas) {
-            open += r.holding;
+            open += r.runtime.counters().reservationsOpen();
         }
         long leases = 0;
         for (QuotaStore s : stores) {
@@ -152,21 +152,26 @@ final class SluiceStrategy implements Strategy {
 
     private final class Replica {
         final int index;
-        final QuotaGovernor governor;
-        final TokenEstimator estimator;
-        final AdaptiveWiring adaptive;
-        final java.util.Map<String, RetryBudget> retries = new java.util.HashMap<>();
-        /** Admitted and not yet settled: each holds one open lease. */
-        long holding;
+        final SluiceRuntime runtime;
+        /** Decisions completed inside the governor's timer or a settlement act as a fresh event at the same instant. */
+        final RequestThread thread;
         long scheduledAt = Long.MAX_VALUE;
         long timerToken;
 
-        Replica(int index, QuotaGovernor governor, AdaptiveWiring adaptive) {
+        Replica(int index, SluiceRuntime runtime) {
             this.index = index;
-            this.governor = governor;
-            this.adaptive = adaptive;
-            this.estimator = new TokenEstimator(EstimatorConfig.defaults(), ctx.loop().clock());
-            governor.onWakeup(this::wakeAt);
+            this.runtime = runtime;
+            this.thread = work -> ctx.loop().at(ctx.loop().now(), work);
+            runtime.governor().onWakeup(this::wakeAt);
+            runtime.adaptive().ifPresent(a -> a.addListener(e -> adaptiveEvents.merge(e.getClass().getSimpleName(), 1L,
+                    Long::sum)));
+            long interval = AdaptiveControllers.TICK_INTERVAL.toNanos();
+            Runnable[] tick = new Runnable[1];
+            tick[0] = () -> {
+                runtime.tick();
+                ctx.loop().after(interval, tick[0]);
+            };
+            ctx.loop().after(interval, tick[0]);
         }
 
         /**
@@ -194,100 +199,87 @@ final class SluiceStrategy implements Strategy {
                 return;
             }
             scheduledAt = Long.MAX_VALUE;
-            governor.onTimer();
-            wakeAt(governor.nextWakeupNanos());
+            runtime.onTimer(() -> wakeAt(runtime.governor().nextWakeupNanos()));
         }
 
         void submit(Attempt a) {
             SimRequest r = a.request();
             ProfileConfig profile = config.profiles().get(r.path().modelProfile());
-            EstimatorProfile ep = profile.estimatorProfile();
-            String route = r.trafficClass().wireName();
-            // The simulator has no prompt text: the tokenizer's count is modelled on the request
-            // (countedPromptTokens); the estimator supplies the output reservation it has learned.
-            TokenEstimate est = estimator.estimate(ep, route,
-                    PromptShape.ofMessages(List.of(), OptionalInt.of((int) Math.min(Integer.MAX_VALUE, r.maxTokens()))));
-            long input = inputCharge(r, profile);
-            long output = est.outputTokens();
-            a.estimate(input, output);
-            AdmissionRequest req = new AdmissionRequest("r" + r.id() + "#" + a.number(), r.path(),
-                    new Demand(input, output, r.streaming()), r.trafficClass(),
-                    r.hasDeadline() ? r.deadlineNanos() : AdmissionRequest.NO_DEADLINE);
-            Decision d = governor.admit(req);
-            switch (d) {
-                case Decision.Admitted ad -> {
-                    holding++;
-                    dispatch(a, ad, ep, route, est);
+            RequestPlan plan = new RequestPlan("r" + r.id() + "#" + a.number(), "openai.chat",
+                    new Caller(r.path().organisation(), r.path().tenant(), r.path().team(), r.path().apiKey()), profile,
+                    r.trafficClass(), r.hasDeadline() ? r.deadlineNanos() : SimRequest.NO_DEADLINE, quote(r, profile),
+                    r.streaming());
+            a.estimate(plan.estimate().inputTokens(), plan.estimate().outputTokens());
+            RequestLifecycle life = runtime.arrive(plan.traceId(), thread);
+            life.planned(plan);
+            life.admit(decided -> {
+                switch (decided) {
+                    case Admission.Admitted ad -> dispatch(a, life, ad.attempt());
+                    case Admission.Refused rj -> {
+                        ctx.reject(a, ctx.loop().now() - a.submittedAtNanos(), local(rj.rejection()));
+                        life.answered(429, Optional.of(rj.rejection().code()),
+                                OptionalLong.of(rj.rejection().retryAfterMillis()));
+                    }
+                    case Admission.StoreUnavailable u -> throw new IllegalStateException("quota store failed for " + a);
                 }
-                case Decision.Rejected rj -> ctx.reject(a, 0, local(rj.rejection()));
-                case Decision.Queued q -> q.outcome().whenComplete((f, err) -> {
-                    if (err != null) {
-                        throw new IllegalStateException("queued outcome failed for " + a, err);
-                    }
-                    if (f instanceof Decision.Admitted) {
-                        holding++;
-                    }
-                    // Completed inside onTimer or a settlement: act on it as a fresh event at the same instant.
-                    ctx.loop().at(ctx.loop().now(), () -> {
-                        switch (f) {
-                            case Decision.Admitted ad -> dispatch(a, ad, ep, route, est);
-                            case Decision.Rejected rj -> ctx.reject(a, ctx.loop().now() - a.submittedAtNanos(),
-                                    local(rj.rejection()));
-                        }
-                    });
-                });
-            }
+            });
         }
 
-        private long inputCharge(SimRequest r, ProfileConfig profile) {
+        /**
+         * The preflight quote. The simulator has no prompt text: the tokenizer's count is modelled on
+         * the request ({@code countedPromptTokens}), with the part expected from the cache taken off
+         * where the provider does not count it; the estimator supplies the output reservation it
+         * has learned.
+         */
+        private TokenEstimate quote(SimRequest r, ProfileConfig profile) {
+            EstimatorProfile ep = profile.estimatorProfile();
+            TokenEstimate learned = runtime.estimator().estimate(ep, RequestPlan.estimateKey(profile, r.trafficClass()),
+                    PromptShape.ofMessages(List.of(), OptionalInt.of((int) Math.min(Integer.MAX_VALUE, r.maxTokens()))));
             long counted = r.countedPromptTokens();
-            if (profile.cacheReadCountsAgainstInputLimit() || r.promptTokens() == 0) {
-                return counted;
-            }
-            return counted - Math.round((double) counted * r.cacheReadTokens() / r.promptTokens());
+            long cached = r.promptTokens() == 0 ? 0
+                    : Math.min(counted, Math.round((double) counted * r.cacheReadTokens() / r.promptTokens()));
+            long input = profile.cacheReadCountsAgainstInputLimit() ? counted : counted - cached;
+            return new TokenEstimate(input, learned.outputTokens(), cached, counted, counted, learned.method());
         }
 
-        private void dispatch(Attempt a, Decision.Admitted ad, EstimatorProfile ep, String route, TokenEstimate est) {
-            Reservation reservation = ad.reservation();
+        private void dispatch(Attempt a, RequestLifecycle life, dev.sluice.runtime.request.Attempt first) {
             SimRequest r = a.request();
             long queued = ctx.loop().now() - a.submittedAtNanos();
-            RetryBudget budget = retries.computeIfAbsent(r.deployment(), d -> RetryBudget.tenPercent());
-            budget.firstAttempt();
-            long[] sentAt = {ctx.loop().now()};
+            dev.sluice.runtime.request.Attempt[] current = {first};
+            first.sending();
             ctx.dispatch(a, queued, reply -> {
-                long now = ctx.loop().now();
-                adaptive.onSignal(r.deployment(), reply.signal(), now - sentAt[0]);
-                if (reply.outcome() == ProviderReply.Outcome.RATE_LIMITED) {
-                    // The gateway retries a provider 429 itself, holding the reservation, when the
-                    // hint fits the class budget and the deadline and its retry budget allows.
-                    long delayMillis = Math.max(1, reply.signal().retryAfterMillis().orElse(GATEWAY_RETRY_MILLIS));
-                    long classBudget = config.classes().get(r.trafficClass()).maxQueueWait().toMillis();
-                    long deadlineLeft = r.hasDeadline() ? (r.deadlineNanos() - now) / 1_000_000 : Long.MAX_VALUE;
-                    if (reply.signal().retryable() && delayMillis <= classBudget && delayMillis < deadlineLeft
-                            && budget.tryRetry()) {
-                        gatewayRetries++;
-                        sentAt[0] = now + delayMillis * 1_000_000;
-                        return java.util.OptionalLong.of(delayMillis * 1_000_000);
-                    }
+                AfterAttempt next = current[0].finish(outcome(reply));
+                if (next instanceof AfterAttempt.Retry retry) {
+                    // Sent again after the delay: stamped then, before the provider sees it.
+                    current[0] = retry.next();
+                    long delay = retry.delayMillis() * 1_000_000;
+                    ctx.loop().after(delay, current[0]::sending);
+                    return OptionalLong.of(delay);
                 }
-                // Settled as the gateway settles: usage on success, nothing for a refusal or an error
-                // status, the input and what streamed for a broken connection.
-                Usage usage = switch (reply.outcome()) {
-                    case SUCCESS -> new Usage(r.inputCharged(), reply.outputTokens());
-                    case RATE_LIMITED, TOO_LARGE, SERVER_ERROR, OVERLOADED -> new Usage(0, 0);
-                    case RESET -> new Usage(r.inputCharged(), reply.outputTokens());
-                };
-                holding--;
-                reservation.settle(usage);
-                if (reply.outcome() == ProviderReply.Outcome.SUCCESS) {
-                    estimator.learn(ep, route, est, new ActualTokens(est.promptTokens(), reply.outputTokens(), 0));
-                }
-                return java.util.OptionalLong.empty();
+                life.answered(status(reply), Optional.empty(), OptionalLong.empty());
+                return OptionalLong.empty();
             });
         }
 
         private LocalRejection local(Rejection r) {
             return new LocalRejection(r.decision().wireName(), r.code(), r.retryAfterMillis(), r.retryable());
         }
+    }
+
+    /** The provider's answer as the gateway's transport would report it. */
+    static AttemptOutcome outcome(ProviderReply reply) {
+        return switch (reply.outcome()) {
+            case SUCCESS -> new AttemptOutcome.Answered(reply.signal(), new ObservedUsage(
+                    reply.inputTokens() - reply.cacheReadTokens(), reply.outputTokens(), reply.cacheReadTokens(), 0, true));
+            case RATE_LIMITED, TOO_LARGE -> new AttemptOutcome.Throttled(reply.signal());
+            case SERVER_ERROR, OVERLOADED -> new AttemptOutcome.Failed(reply.signal(), Optional.empty());
+            // A broken stream: what arrived is counted, as the gateway counts a stream's chunks.
+            case RESET -> new AttemptOutcome.Failed(reply.signal(),
+                    Optional.of(new ObservedUsage(0, reply.outputTokens(), 0, 0, false)));
+        };
+    }
+
+    private static int status(ProviderReply reply) {
+        return reply.signal().httpStatus() > 0 ? reply.signal().httpStatus() : 502;
     }
 }

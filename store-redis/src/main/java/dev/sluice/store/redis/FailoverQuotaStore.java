@@ -30,6 +30,12 @@ import java.util.function.IntSupplier;
  */
 public final class FailoverQuotaStore implements QuotaStore {
 
+    /** Every call may reach Redis. */
+    @Override
+    public boolean waitsOnNetwork() {
+        return true;
+    }
+
     private final QuotaStore primary;
     private final FailoverConfig config;
     private final NanoClock clock;

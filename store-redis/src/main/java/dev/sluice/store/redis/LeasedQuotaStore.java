@@ -31,6 +31,12 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class LeasedQuotaStore implements QuotaStore {
 
+    /** Every call may reach Redis. */
+    @Override
+    public boolean waitsOnNetwork() {
+        return true;
+    }
+
     private final RedisQuotaStore remote;
     private final NanoClock clock;
     private final LeasedConfig config;

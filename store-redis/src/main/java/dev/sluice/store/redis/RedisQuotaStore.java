@@ -36,6 +36,12 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class RedisQuotaStore implements QuotaStore {
 
+    /** Every call may reach Redis. */
+    @Override
+    public boolean waitsOnNetwork() {
+        return true;
+    }
+
     /** Version of the key layout and value formats; stored in the namespace's meta key. */
     public static final int FORMAT_VERSION = 2;
 

@@ -1,4 +1,4 @@
-package dev.sluice.gateway.proxy;
+package dev.sluice.runtime.request;
 
 /**
  * Caps the gateway's own retries of provider 429s at a fraction of first attempts, per

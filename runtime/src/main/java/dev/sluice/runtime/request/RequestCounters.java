@@ -1,4 +1,4 @@
-package dev.sluice.gateway;
+package dev.sluice.runtime.request;
 
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * check the gateway's two promises: every request gets exactly one answer, and every reservation
  * ends (settled or released). Thread-safe; counting is a few atomic increments.
  */
-public final class RequestLedger {
+public final class RequestCounters {
 
     private final AtomicLong started = new AtomicLong();
     private final AtomicLong answered = new AtomicLong();
@@ -117,7 +117,7 @@ public final class RequestLedger {
 
     @Override
     public String toString() {
-        return "RequestLedger[started=" + started + " answered=" + answered + " duplicates=" + duplicateAnswers
+        return "RequestCounters[started=" + started + " answered=" + answered + " duplicates=" + duplicateAnswers
                 + " reservations opened=" + reservationsOpened + " settled=" + reservationsSettled + " released="
                 + reservationsReleased + " localRejections=" + localRejections + " providerRejections="
                 + providerRejections + " retries=" + gatewayRetries + "]";

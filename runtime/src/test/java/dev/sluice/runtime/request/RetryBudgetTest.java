@@ -1,4 +1,4 @@
-package dev.sluice.gateway.proxy;
+package dev.sluice.runtime.request;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

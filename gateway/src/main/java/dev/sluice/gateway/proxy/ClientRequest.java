@@ -1,0 +1,254 @@
+package dev.sluice.gateway.proxy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.gateway.auth.Credentials;
+import dev.sluice.gateway.http.ApiFamily;
+import dev.sluice.gateway.http.ErrorBodies;
+import dev.sluice.gateway.http.HeaderNames;
+import dev.sluice.gateway.http.MalformedRequest;
+import dev.sluice.gateway.http.Operation;
+import dev.sluice.gateway.http.RejectionView;
+import dev.sluice.gateway.http.Route;
+import dev.sluice.gateway.http.TraceIds;
+import dev.sluice.gateway.upstream.UpstreamClient;
+import dev.sluice.runtime.config.KeyConfig;
+import dev.sluice.runtime.event.Caller;
+import dev.sluice.runtime.request.RequestLifecycle;
+import io.vertx.core.Context;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpServerResponse;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+
+/**
+ * One client request on its event loop, before and around whatever serves it: reads the head,
+ * matches the endpoint, authenticates, reads the body within its limits, and owns the one answer
+ * ({@link #answer}). Health and readiness are answered by {@link Probes}; the catalogue by
+ * {@link Catalogue}; token counts by {@link TokenCount}; model calls by an {@link Exchange}. Its
+ * {@link RequestLifecycle} hears of the answer and of a client that leaves.
+ */
+final class ClientRequest {
+
+    /** Of a refused body, at most this much is read and dropped before the connection is closed instead. */
+    static final long DRAIN_LIMIT_BYTES = 16L << 20;
+
+    enum State { READING, ADMITTING, UPSTREAM, DONE }
+
+    final GatewayCore core;
+    final HttpServerRequest req;
+    final HttpServerResponse resp;
+    final UpstreamClient client;
+    final Context context;
+    final String traceId;
+    ApiFamily family = ApiFamily.OPENAI;
+    Route route;
+    KeyConfig key;
+    State state = State.READING;
+    RequestLifecycle lifecycle;
+    /** The model call in progress, once the body is read. */
+    private Exchange exchange;
+    private Buffer body;
+    private long refusedBytes;
+
+    ClientRequest(GatewayCore core, HttpServerRequest req, UpstreamClient client) {
+        this.core = core;
+        this.req = req;
+        this.resp = req.response();
+        this.client = client;
+        this.context = Vertx.currentContext();
+        this.traceId = TraceIds.fromTraceparent(req.getHeader("traceparent"));
+    }
+
+    void start() {
+        resp.putHeader(HeaderNames.TRACE_ID, traceId);
+        Optional<MalformedRequest> malformed = MalformedRequest.of(req.decoderResult());
+        Optional<Route> matched = malformed.isPresent() ? Optional.empty() : Route.match(req.method(), req.path());
+        if (matched.isPresent() && matched.get().operation().open()) {
+            // Probes are not requests of anybody's: answered in place, never recorded.
+            Probes.answer(core, resp, matched.get().operation());
+            return;
+        }
+        lifecycle = core.runtime.arrive(traceId, work -> context.runOnContext(v -> work.run()));
+        resp.closeHandler(v -> onClientGone());
+        req.exceptionHandler(e -> onClientGone());
+        if (malformed.isPresent()) {
+            // The head could not be read, so neither can what follows it: answer and close. The path, when the
+            // decoder got that far, still tells whose error shape to use.
+            family = Route.familyOf(req.path());
+            resp.putHeader("connection", "close");
+            fail(malformed.get().status(), malformed.get().code(), malformed.get().reason(), Optional.empty());
+            return;
+        }
+        if (matched.isEmpty()) {
+            family = Route.familyOf(req.path());
+            fail(404, "unknown_route", "Sluice serves no " + req.method() + " " + req.path() + ".", Optional.empty());
+            return;
+        }
+        route = matched.get();
+        Operation op = route.operation();
+        family = op.family();
+        lifecycle.operation(op.eventName());
+        key = Credentials.presented(req).flatMap(core.keys::resolve).orElse(null);
+        if (key == null) {
+            fail(401, "invalid_api_key", "Missing or unknown API key. Send it as 'Authorization: Bearer <key>', "
+                    + "'x-api-key' or 'x-goog-api-key'.", Optional.empty());
+            return;
+        }
+        lifecycle.identified(new Caller(key.org(), key.tenant(), key.team(), key.id()));
+        if (op == Operation.OPENAI_MODELS) {
+            Catalogue.models(this);
+            return;
+        }
+        readBody(raw -> {
+            if (op == Operation.ANTHROPIC_COUNT_TOKENS || op == Operation.GEMINI_COUNT_TOKENS) {
+                TokenCount.answer(this, raw);
+            } else {
+                exchange = new Exchange(this);
+                exchange.onBody(raw);
+            }
+        });
+    }
+
+    /** Reads the whole JSON body within the configured size, then hands it to {@code then}. */
+    private void readBody(Consumer<byte[]> then) {
+        String type = req.getHeader("content-type");
+        if (type != null && !type.toLowerCase(Locale.ROOT).startsWith("application/json")) {
+            fail(415, "unsupported_media_type", "Request bodies must be application/json, not " + type + ".",
+                    Optional.empty());
+            return;
+        }
+        long max = core.config.server().maxBodyBytes();
+        long declared = parseLong(req.getHeader("content-length"));
+        body = Buffer.buffer(declared > 0 && declared <= max ? (int) declared : 1024);
+        req.handler(chunk -> {
+            if (state != State.READING) {
+                refusedBytes += chunk.length();
+                if (refusedBytes > DRAIN_LIMIT_BYTES) {
+                    req.connection().close();
+                }
+                return;
+            }
+            if (body.length() + chunk.length() > max) {
+                tooLarge(max, chunk.length());
+                return;
+            }
+            body.appendBuffer(chunk);
+        });
+        req.endHandler(v -> {
+            if (state == State.READING) {
+                state = State.ADMITTING;
+                byte[] raw = body.getBytes();
+                body = null;
+                then.accept(raw);
+            }
+        });
+        if (declared > max) {
+            tooLarge(max, 0);
+        }
+    }
+
+    /**
+     * Refuses a body over the limit. The client may still be sending it: the rest is read and
+     * dropped, because closing a connection with unread data resets it, and a client that is
+     * still writing then never reads this answer. A body that goes on past
+     * {@link #DRAIN_LIMIT_BYTES} is cut off by closing the connection.
+     */
+    private void tooLarge(long max, long alreadyRead) {
+        refusedBytes = alreadyRead;
+        if (parseLong(req.getHeader("content-length")) > DRAIN_LIMIT_BYTES) {
+            resp.putHeader("connection", "close");
+        }
+        body = null;
+        fail(413, "request_too_large", "The request body is larger than the " + max + " bytes this gateway accepts.",
+                Optional.empty());
+    }
+
+    private void onClientGone() {
+        if (state == State.DONE) {
+            return;
+        }
+        State was = state;
+        state = State.DONE;
+        if (was == State.UPSTREAM && exchange != null) {
+            exchange.clientGone();
+        }
+        lifecycle.clientGone();
+    }
+
+    // --- answers --------------------------------------------------------------------------------
+
+    void fail(int status, String code, String message, Optional<String> param) {
+        send(status, "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.local(family, status, code,
+                message, param, traceId))), Optional.of(code), OptionalLong.empty());
+    }
+
+    /** Answers 429 with the normalised body and the retry headers. */
+    void reject(RejectionView v) {
+        ErrorBodies.retryHeaders(resp.headers(), v.retryAfterMillis(), v.retryable());
+        send(429, "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.rejection(family, v))),
+                Optional.of(v.code()), OptionalLong.of(v.retryAfterMillis()));
+    }
+
+    void answerJson(int status, ObjectNode json) {
+        answer(status, "application/json", Buffer.buffer(ProxyJson.bytes(json)));
+    }
+
+    /** A whole successful (or relayed) answer. */
+    void answer(int status, String contentType, Buffer out) {
+        send(status, contentType, out, Optional.empty(), OptionalLong.empty());
+    }
+
+    /** The one place a whole response is sent; the lifecycle hears of it once the bytes are written. */
+    private void send(int status, String contentType, Buffer out, Optional<String> code, OptionalLong retryAfter) {
+        if (state == State.DONE) {
+            lifecycle.answered(status, code, retryAfter); // counted as a duplicate
+            return;
+        }
+        state = State.DONE;
+        boolean close = "close".equals(resp.headers().get("connection"));
+        resp.setStatusCode(status);
+        resp.putHeader(HeaderNames.CONTENT_TYPE, contentType);
+        quotaHeaders();
+        if (close) {
+            resp.end(out).onComplete(v -> req.connection().close());
+        } else {
+            resp.end(out);
+        }
+        lifecycle.answered(status, code, retryAfter);
+    }
+
+    /** A stream's answer has started with {@code status}; it ends with {@link #streamEnded}. */
+    void streamStarted(int status) {
+        lifecycle.responseStarted(status);
+    }
+
+    /** A stream's last byte was written (or the stream was cut off): the request is answered. */
+    void streamEnded() {
+        if (state != State.DONE) {
+            state = State.DONE;
+            lifecycle.answered(resp.getStatusCode(), Optional.empty(), OptionalLong.empty());
+        }
+    }
+
+    /** The caller's own remaining quota; catalog and count endpoints never read throttle state. */
+    void quotaHeaders() {
+        if (key != null && route != null && route.operation().metered()) {
+            core.quota.write(resp.headers(), key);
+        }
+    }
+
+    static long parseLong(String s) {
+        if (s == null) {
+            return -1;
+        }
+        try {
+            return Long.parseLong(s.strip());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package dev.sluice.runtime;
+
+import dev.sluice.adapt.AdaptiveControllers;
+import dev.sluice.adapt.AdaptiveController;
+import dev.sluice.estimate.EstimatorConfig;
+import dev.sluice.estimate.TokenEstimator;
+import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.event.RequestEventSink;
+import dev.sluice.runtime.request.RequestCounters;
+import dev.sluice.runtime.request.RequestLifecycle;
+import dev.sluice.runtime.request.RequestThread;
+import dev.sluice.runtime.request.RetryBudget;
+import dev.sluice.runtime.request.StoreCalls;
+import dev.sluice.runtime.routing.ProfileRouting;
+import dev.sluice.runtime.routing.RoutingPolicy;
+import dev.sluice.signal.ProviderSignal;
+import dev.sluice.store.QuotaStore;
+import dev.sluice.time.NanoClock;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+
+/**
+ * One assembly of what decides about requests: the configuration, the governor over its quota
+ * store, the token estimator, the adaptive controllers, the routing policy, the retry budgets,
+ * the request counters and the event stream. The gateway and the simulator each build one and
+ * drive every request through {@link #arrive}; neither holds a rule of its own.
+ *
+ * <p>It has no threads. Its host calls {@link #onTimer()} when the governor asks
+ * ({@link QuotaGovernor#onWakeup}) and {@link #tick()} every {@link AdaptiveControllers#TICK_INTERVAL}.
+ */
+public final class SluiceRuntime {
+
+    private final SluiceConfig config;
+    private final NanoClock clock;
+    private final QuotaGovernor governor;
+    private final TokenEstimator estimator;
+    private final AdaptiveControllers adaptive;
+    private final RoutingPolicy routing;
+    private final RequestEventSink events;
+    private final RequestCounters counters = new RequestCounters();
+    private final StoreCalls storeCalls;
+    private final Map<String, RetryBudget> retryBudgets = new HashMap<>();
+
+    private SluiceRuntime(Builder b) {
+        this.config = b.config;
+        this.clock = b.clock;
+        this.governor = new QuotaGovernor(config.governorConfig(), b.store, clock);
+        this.estimator = new TokenEstimator(b.estimatorConfig, clock);
+        this.routing = b.routing != null ? b.routing : new ProfileRouting(config);
+        this.events = b.events;
+        // The one place that decides whether store calls leave the caller's thread.
+        this.storeCalls = b.store.waitsOnNetwork() && b.workers != null ? StoreCalls.on(b.workers) : StoreCalls.inPlace();
+        for (DeploymentConfig d : config.deployments().values()) {
+            retryBudgets.put(d.id(), RetryBudget.tenPercent());
+        }
+        if (b.adaptive) {
+            adaptive = new AdaptiveControllers(governor, id -> config.deployments().get(id).adaptiveConfig(), b.seed);
+            governor.addListener(adaptive);
+            // Controllers exist before the first request, so a ramp's first stage applies to it.
+            for (DeploymentConfig d : config.deployments().values()) {
+                if (d.adaptive().enabled()) {
+                    adaptive.controller(d.id());
+                }
+            }
+        } else {
+            adaptive = null;
+        }
+    }
+
+    /** A builder for a runtime serving {@code config} over {@code store}. */
+    public static Builder builder(SluiceConfig config, QuotaStore store) {
+        return new Builder(config, store);
+    }
+
+    /**
+     * A request arrived: its lifecycle, which the transport drives on {@code thread} until it
+     * ends with one answer (or its client leaves).
+     */
+    public RequestLifecycle arrive(String traceId, RequestThread thread) {
+        counters.recordStarted();
+        return RequestLifecycle.arrive(this, traceId, thread);
+    }
+
+    public SluiceConfig config() {
+        return config;
+    }
+
+    public NanoClock clock() {
+        return clock;
+    }
+
+    public QuotaGovernor governor() {
+        return governor;
+    }
+
+    public TokenEstimator estimator() {
+        return estimator;
+    }
+
+    /** The adaptive controllers, unless adaptive control was switched off. */
+    public Optional<AdaptiveControllers> adaptive() {
+        return Optional.ofNullable(adaptive);
+    }
+
+    /** The adaptive controller of {@code deployment}, when it has one. */
+    public Optional<AdaptiveController> controller(String deployment) {
+        return adaptive == null ? Optional.empty() : adaptive.find(deployment);
+    }
+
+    public RoutingPolicy routing() {
+        return routing;
+    }
+
+    public RequestEventSink events() {
+        return events;
+    }
+
+    /** Counts of requests, answers and reservations: the lifecycle's two promises, checkable. */
+    public RequestCounters counters() {
+        return counters;
+    }
+
+    /** How store calls are run: in place, or on the host's workers. */
+    public StoreCalls storeCalls() {
+        return storeCalls;
+    }
+
+    /** The budget of gateway retries of {@code deployment}. */
+    public RetryBudget retryBudget(String deployment) {
+        RetryBudget b = retryBudgets.get(deployment);
+        if (b == null) {
+            throw new IllegalArgumentException("deployment: " + deployment + " (expected: one of "
+                    + retryBudgets.keySet() + ")");
+        }
+        return b;
+    }
+
+    /**
+     * Tells adaptive control how an attempt on {@code deployment} was answered. A reaction (a
+     * cooldown, a cut, a sync-down) writes to the store, so it runs as a store call.
+     */
+    public void feed(String deployment, ProviderSignal signal, long latencyNanos) {
+        if (adaptive == null) {
+            return;
+        }
+        DeploymentConfig d = config.deployments().get(deployment);
+        if (d != null && d.adaptive().enabled()) {
+            storeCalls.run(() -> adaptive.onSignal(deployment, signal, latencyNanos));
+        }
+    }
+
+    /**
+     * The governor's timed work (queued requests whose capacity came back, leases that expired),
+     * then {@code then} on whichever thread ran it.
+     */
+    public void onTimer(Runnable then) {
+        storeCalls.call(() -> {
+            governor.onTimer();
+            return null;
+        }, RequestThread.inPlace(), (v, e) -> then.run());
+    }
+
+    /** The adaptive controllers' periodic step (recovery, ramp stages, mode decay). */
+    public void tick() {
+        if (adaptive != null) {
+            storeCalls.run(adaptive::tick);
+        }
+    }
+
+    /** Closes the quota store. */
+    public void close() {
+        governor.store().close();
+    }
+
+    /** Builds a {@link SluiceRuntime}. */
+    public static final class Builder {
+        private final SluiceConfig config;
+        private final QuotaStore store;
+        private NanoClock clock = NanoClock.system();
+        private EstimatorConfig estimatorConfig = EstimatorConfig.defaults();
+        private boolean adaptive = true;
+        private long seed = 1;
+        private Executor workers;
+        private RoutingPolicy routing;
+        private RequestEventSink events = RequestEventSink.none();
+
+        private Builder(SluiceConfig config, QuotaStore store) {
+            this.config = Objects.requireNonNull(config, "config");
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        public Builder clock(NanoClock c) {
+            this.clock = Objects.requireNonNull(c, "clock");
+            return this;
+        }
+
+        public Builder estimatorConfig(EstimatorConfig c) {
+            this.estimatorConfig = Objects.requireNonNull(c, "estimatorConfig");
+            return this;
+        }
+
+        /**
+         * Whether deployments with {@code adaptive.enabled} get an adaptive controller (default: yes).
+         * Off leaves every deployment at its configured limits.
+         */
+        public Builder adaptive(boolean on) {
+            this.adaptive = on;
+            return this;
+        }
+
+        /** Seeds the adaptive controllers' random draws. */
+        public Builder seed(long s) {
+            this.seed = s;
+            return this;
+        }
+
+        /**
+         * Threads that may wait: store calls run there when the store waits on the network. Without
+         * them every store call runs in place (the simulator, which waits in virtual time).
+         */
+        public Builder workers(Executor w) {
+            this.workers = Objects.requireNonNull(w, "workers");
+            return this;
+        }
+
+        /** The routing policy; by default every attempt goes to its profile's deployment. */
+        public Builder routing(RoutingPolicy r) {
+            this.routing = Objects.requireNonNull(r, "routing");
+            return this;
+        }
+
+        /** Where request and attempt events go. */
+        public Builder events(RequestEventSink e) {
+            this.events = Objects.requireNonNull(e, "events");
+            return this;
+        }
+
+        public SluiceRuntime build() {
+            return new SluiceRuntime(this);
+        }
+    }
+}

@@ -1,0 +1,69 @@
+package dev.sluice.runtime.request;
+
+import dev.sluice.estimate.TokenEstimate;
+import dev.sluice.governor.Usage;
+import dev.sluice.runtime.config.ProfileConfig;
+import java.util.Optional;
+
+/**
+ * What an ended attempt is charged: the one rule, per outcome, by which a reservation is settled
+ * or released. Pure.
+ *
+ * <ul>
+ *   <li>answered: the provider's usage (cache reads counted as input where the profile says the
+ *       provider counts them against its input limit); a count without the provider's input is
+ *       charged the estimated input, since the prompt was sent;</li>
+ *   <li>refused by the provider (429 or another 4xx) or failed with an error status: no tokens,
+ *       only the request, which the provider counted;</li>
+ *   <li>failed without a status (timeout, reset, broken stream) or left by its client after it was
+ *       sent: what arrived, or else the estimated input, since the provider read the prompt;</li>
+ *   <li>never sent, or left by its client before it was sent: released whole, unless an earlier
+ *       attempt on the same reservation reached the provider, when no tokens are charged.</li>
+ * </ul>
+ */
+sealed interface Charge {
+
+    /** Settle with {@code usage}. */
+    record Settle(Usage usage) implements Charge {}
+
+    /** Give everything back. */
+    record Release() implements Charge {}
+
+    Usage NOTHING = new Usage(0, 0);
+
+    static Charge of(AttemptOutcome outcome, TokenEstimate estimate, ProfileConfig profile, boolean reservationUsed) {
+        return switch (outcome) {
+            case AttemptOutcome.Answered a -> new Settle(usage(a.usage(), estimate, profile));
+            case AttemptOutcome.Throttled t -> new Settle(NOTHING);
+            case AttemptOutcome.Refused r -> new Settle(NOTHING);
+            case AttemptOutcome.Failed f -> f.produced().isPresent()
+                    ? new Settle(usage(f.produced().get(), estimate, profile))
+                    : new Settle(f.signal().httpStatus() >= 400 ? NOTHING : new Usage(estimate.inputTokens(), 0));
+            case AttemptOutcome.ClientGone g -> g.sent()
+                    ? new Settle(g.produced().map(u -> usage(u, estimate, profile))
+                            .orElse(new Usage(estimate.inputTokens(), 0)))
+                    : reservationUsed ? new Settle(NOTHING) : new Release();
+            case AttemptOutcome.NeverSent n -> reservationUsed ? new Settle(NOTHING) : new Release();
+        };
+    }
+
+    /** The usage a provider's report (or Sluice's count) is charged as. */
+    static Usage usage(ObservedUsage u, TokenEstimate estimate, ProfileConfig profile) {
+        long in = u.inputTokens() + (profile.cacheReadCountsAgainstInputLimit() ? u.cacheReadTokens() : 0);
+        if (!u.reportedByProvider() && in == 0) {
+            in = estimate.inputTokens(); // the prompt was sent, so the provider counted it
+        }
+        return new Usage(in, u.outputTokens());
+    }
+
+    /** The usage to learn from, when the provider reported it. */
+    static Optional<ObservedUsage> learnable(AttemptOutcome outcome) {
+        Optional<ObservedUsage> u = switch (outcome) {
+            case AttemptOutcome.Answered a -> Optional.of(a.usage());
+            case AttemptOutcome.Failed f -> f.produced();
+            case AttemptOutcome.ClientGone g -> g.produced();
+            default -> Optional.empty();
+        };
+        return u.filter(ObservedUsage::reportedByProvider);
+    }
+}

@@ -1,0 +1,501 @@
+package dev.sluice.runtime.request;
+
+import dev.sluice.governor.AdmissionRequest;
+import dev.sluice.governor.Decision;
+import dev.sluice.governor.Demand;
+import dev.sluice.governor.Rejection;
+import dev.sluice.governor.RequestPath;
+import dev.sluice.runtime.SluiceRuntime;
+import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.event.AttemptEvent;
+import dev.sluice.runtime.event.AttemptResult;
+import dev.sluice.runtime.event.Caller;
+import dev.sluice.runtime.event.Decider;
+import dev.sluice.runtime.event.RequestEvent;
+import dev.sluice.runtime.event.RequestEventSink;
+import dev.sluice.runtime.event.Settlement;
+import dev.sluice.runtime.event.SpanIds;
+import dev.sluice.runtime.event.TokenCounts;
+import dev.sluice.runtime.routing.RouteChoice;
+import dev.sluice.signal.LimitKind;
+import dev.sluice.signal.ProviderSignal;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Consumer;
+
+/**
+ * One request from arrival to its answer, without sockets: the transport (the gateway's event
+ * loop, the simulator's virtual time) tells it what it learns ({@link #identified}, {@link #planned}),
+ * asks it for each attempt's capacity ({@link #admit}), ends each attempt through
+ * {@link Attempt#finish}, and ends the request once ({@link #answered} or {@link #clientGone}).
+ * Every rule about what follows (what is charged, when to retry, what adaptive control and the
+ * estimator learn, what is recorded) lives here and in the types it uses. Used on the request's
+ * thread only.
+ */
+public final class RequestLifecycle {
+
+    private static final String NO_DECISION = "none";
+
+    private final SluiceRuntime runtime;
+    private final String traceId;
+    /** This request's own span: with the trace id it names the request in the ledger (a trace may hold many). */
+    private final String spanId = SpanIds.random();
+    private final RequestThread thread;
+    private final long receivedAtNanos;
+    private final long receivedAtEpochMillis;
+    private String operation = "unknown";
+    private Caller caller;
+    private RequestPlan plan;
+    private boolean streaming;
+    /** The attempt admitted and not finished; or a retry waiting to be sent. */
+    private Attempt current;
+    private DeploymentConfig lastDeployment;
+    private List<AttemptEvent> attemptEvents;
+    private List<String> tried = List.of();
+    private String decision = NO_DECISION;
+    private Rejection rejection;
+    private long queueWaitNanos;
+    private String mode;
+    private boolean brownout;
+    private String fallback;
+    private int attempts;
+    private long firstContentAtNanos = -1;
+    private int responseStatus;
+    private long usageIn;
+    private long usageOut;
+    private long usageCacheRead;
+    private boolean usageReported = true;
+    private boolean gone;
+    private boolean ended;
+    /** An answer sent while its attempt was still open: the request ends when the attempt does. */
+    private Runnable pendingEnd;
+
+    private RequestLifecycle(SluiceRuntime runtime, String traceId, RequestThread thread) {
+        this.runtime = runtime;
+        this.traceId = Objects.requireNonNull(traceId, "traceId");
+        this.thread = Objects.requireNonNull(thread, "thread");
+        this.receivedAtNanos = runtime.clock().nanos();
+        this.receivedAtEpochMillis = runtime.clock().epochMillis();
+    }
+
+    /** For {@link SluiceRuntime#arrive}. */
+    public static RequestLifecycle arrive(SluiceRuntime runtime, String traceId, RequestThread thread) {
+        return new RequestLifecycle(runtime, traceId, thread);
+    }
+
+    public String traceId() {
+        return traceId;
+    }
+
+    SluiceRuntime runtime() {
+        return runtime;
+    }
+
+    /** The request asks for {@code operation} ({@code openai.chat} ...). */
+    public void operation(String name) {
+        this.operation = Objects.requireNonNull(name, "operation");
+    }
+
+    /** The request's key resolved to {@code who}. */
+    public void identified(Caller who) {
+        this.caller = Objects.requireNonNull(who, "caller");
+    }
+
+    /** Quoted and classified: from now on it can be admitted. */
+    public void planned(RequestPlan p) {
+        this.plan = Objects.requireNonNull(p, "plan");
+        this.streaming = p.streaming();
+        this.caller = p.caller();
+    }
+
+    RequestPlan planned() {
+        return plan;
+    }
+
+    /** Whether the client went away. */
+    public boolean gone() {
+        return gone;
+    }
+
+    /** Whether the request has ended (answered, or left by its client). */
+    public boolean ended() {
+        return ended;
+    }
+
+    /**
+     * Asks for capacity for the next attempt on the deployment the routing policy chooses.
+     * {@code then} runs on the request's thread with the answer, at once when the store answers
+     * in place and the request need not wait; not at all when the client has gone meanwhile
+     * (whatever was admitted for it is released).
+     */
+    public void admit(Consumer<Admission> then) {
+        if (plan == null) {
+            throw new IllegalStateException("admit before planned: " + traceId);
+        }
+        RouteChoice choice = runtime.routing().choose(plan, tried);
+        DeploymentConfig d;
+        switch (choice) {
+            case RouteChoice.To to -> {
+                d = to.deployment();
+                to.fallbackReason().ifPresent(r -> fallback = r);
+            }
+            case RouteChoice.Nowhere n -> throw new IllegalStateException("no deployment for " + traceId + ": "
+                    + n.reason());
+        }
+        lastDeployment = d;
+        Caller c = plan.caller();
+        RequestPath path = new RequestPath(c.org(), c.tenant(), c.team(), c.apiKeyId(), plan.profile().id(), d.id());
+        Demand demand = new Demand(plan.estimate().inputTokens(), plan.estimate().outputTokens(), plan.streaming());
+        AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(), plan.deadlineNanos());
+        long askedAt = runtime.clock().nanos();
+        runtime.storeCalls().call(() -> runtime.governor().admit(request), thread, (decided, failure) -> {
+            if (failure != null) {
+                storeFailed(then);
+            } else {
+                decided(decided, d, askedAt, then);
+            }
+        });
+    }
+
+    private void decided(Decision decided, DeploymentConfig d, long askedAt, Consumer<Admission> then) {
+        switch (decided) {
+            case Decision.Admitted a -> {
+                runtime.counters().recordReservationOpened();
+                admitted(a, d, then);
+            }
+            case Decision.Rejected r -> refused(r.rejection(), askedAt, d, then);
+            case Decision.Queued q -> {
+                decision = "queued";
+                q.outcome().whenComplete((f, err) -> {
+                    // Counted where it was granted, so that open leases and open reservations agree at every instant.
+                    if (f instanceof Decision.Admitted) {
+                        runtime.counters().recordReservationOpened();
+                    }
+                    thread.execute(() -> {
+                        if (err != null) {
+                            storeFailed(then);
+                        } else if (f instanceof Decision.Admitted a) {
+                            admitted(a, d, then);
+                        } else {
+                            refused(((Decision.Rejected) f).rejection(), askedAt, d, then);
+                        }
+                    });
+                });
+            }
+        }
+    }
+
+    private void admitted(Decision.Admitted a, DeploymentConfig d, Consumer<Admission> then) {
+        Attempt attempt = new Attempt(this, attempts + 1, d, a.reservation(), a.queuedNanos(), a.brownout(), false);
+        if (gone) {
+            // The client left while this was decided: nothing was sent, so nothing is charged.
+            end(attempt, new Charge.Release());
+            return;
+        }
+        if (attempts == 0) {
+            decision = a.queuedNanos() > 0 ? "queued" : "admitted";
+            queueWaitNanos = a.queuedNanos();
+            mode = runtime.controller(d.id()).map(m -> m.mode().wireName()).orElse(null);
+            brownout = a.brownout();
+        }
+        attempts++;
+        current = attempt;
+        then.accept(new Admission.Admitted(attempt));
+    }
+
+    private void refused(Rejection r, long askedAt, DeploymentConfig d, Consumer<Admission> then) {
+        if (gone) {
+            return;
+        }
+        queueWaitNanos = "queued".equals(decision) ? runtime.clock().nanos() - askedAt : 0;
+        decision = "rejected";
+        rejection = r;
+        mode = runtime.controller(d.id()).map(m -> m.mode().wireName()).orElse(null);
+        runtime.counters().recordLocalRejection();
+        then.accept(new Admission.Refused(r));
+    }
+
+    /**
+     * A refusal decided before the governor was asked (a paused key): recorded as the governor's
+     * own would be. Nothing is held.
+     */
+    public void refused(Rejection r) {
+        decision = "rejected";
+        rejection = Objects.requireNonNull(r, "rejection");
+        lastDeployment = plan == null ? null : runtime.config().deployments().get(plan.profile().deployment());
+        runtime.counters().recordLocalRejection();
+    }
+
+    /** The deployment of the last admission asked for; the profile's own before any. */
+    public DeploymentConfig lastDeployment() {
+        if (lastDeployment != null) {
+            return lastDeployment;
+        }
+        if (plan == null) {
+            throw new IllegalStateException("no deployment before planned: " + traceId);
+        }
+        return runtime.config().deployments().get(plan.profile().deployment());
+    }
+
+    private void storeFailed(Consumer<Admission> then) {
+        if (!gone) {
+            then.accept(new Admission.StoreUnavailable());
+        }
+    }
+
+    /** The attempt's first body bytes arrived: the request's time to first token, if it is the first. */
+    void firstContent(long atNanos) {
+        if (firstContentAtNanos < 0) {
+            firstContentAtNanos = atNanos;
+        }
+    }
+
+    /** {@link Attempt#finish}: the one place an attempt's end is handled. */
+    AfterAttempt finished(Attempt a, AttemptOutcome outcome, boolean alreadyFed) {
+        long now = runtime.clock().nanos();
+        if (a == current) {
+            current = null;
+        }
+        tried = append(tried, a.deployment().id());
+        Optional<ProviderSignal> signal = signal(outcome);
+        long latency = a.sent() ? now - a.sentAtNanos() : 0;
+        if (signal.isPresent() && !alreadyFed) {
+            long toHead = a.headAtNanos() >= 0 ? a.headAtNanos() - a.sentAtNanos() : latency;
+            runtime.feed(a.deployment().id(), signal.get(), toHead);
+        }
+        if (!gone) {
+            OptionalLong delay = retryDelay(outcome, a.number(), now);
+            if (delay.isPresent()) {
+                runtime.counters().recordGatewayRetry();
+                emit(a, outcome, Settlement.HELD, Optional.empty(), latency, delay);
+                Attempt next = new Attempt(this, a.number() + 1, a.deployment(), a.reservation(), 0, a.brownout(), true);
+                attempts++;
+                current = next;
+                return new AfterAttempt.Retry(delay.getAsLong(), next);
+            }
+            if (outcome instanceof AttemptOutcome.Throttled) {
+                runtime.counters().recordProviderRejection();
+            }
+        }
+        Charge charge = Charge.of(outcome, plan.estimate(), plan.profile(), a.reservationUsed());
+        Optional<ObservedUsage> learnable = Charge.learnable(outcome);
+        learnable.ifPresent(u -> runtime.estimator().learn(plan.profile().estimatorProfile(), plan.estimateKey(),
+                plan.estimate(), u.toActualTokens()));
+        end(a, charge);
+        emit(a, outcome, charge instanceof Charge.Release ? Settlement.RELEASED : Settlement.SETTLED,
+                usageOf(outcome, charge), latency, OptionalLong.empty());
+        if (pendingEnd != null && !ended) {
+            Runnable close = pendingEnd;
+            pendingEnd = null;
+            close.run();
+        }
+        return AfterAttempt.DONE;
+    }
+
+    /** Whether and when {@code outcome} is tried again, holding the reservation; empty to answer now. */
+    private OptionalLong retryDelay(AttemptOutcome outcome, int attemptsSoFar, long now) {
+        long classBudget = runtime.config().classes().get(plan.trafficClass()).maxQueueWait().toMillis();
+        long deadlineLeft = plan.hasDeadline() ? (plan.deadlineNanos() - now) / 1_000_000 : Long.MAX_VALUE;
+        OptionalLong delay = switch (outcome) {
+            case AttemptOutcome.Throttled t -> RetryRule.afterThrottle(t.signal(), classBudget, deadlineLeft);
+            // Only while nothing of the answer has reached the client and the provider produced nothing.
+            case AttemptOutcome.Failed f when responseStatus == 0 && f.produced().isEmpty() ->
+                    RetryRule.afterFault(f.signal(), attemptsSoFar, classBudget, deadlineLeft);
+            default -> OptionalLong.empty();
+        };
+        if (delay.isPresent() && runtime.retryBudget(lastDeployment.id()).tryRetry()) {
+            return delay;
+        }
+        return OptionalLong.empty();
+    }
+
+    /** Settles or releases {@code a}'s reservation, as a store call. */
+    private void end(Attempt a, Charge charge) {
+        var reservation = a.reservation();
+        switch (charge) {
+            case Charge.Settle s -> {
+                runtime.storeCalls().run(() -> reservation.settle(s.usage()));
+                runtime.counters().recordReservationSettled();
+            }
+            case Charge.Release r -> {
+                runtime.storeCalls().run(reservation::release);
+                runtime.counters().recordReservationReleased();
+            }
+        }
+    }
+
+    /**
+     * The transport has started its answer with {@code status} (a stream's head): if the client
+     * leaves later, the request is still recorded with that status.
+     */
+    public void responseStarted(int status) {
+        responseStatus = status;
+    }
+
+    /**
+     * The request is answered: its last byte went to the client. Ends it, or, while an attempt is
+     * still open (a whole answer is written before its attempt is finished), ends it when that
+     * attempt finishes. A second answer is counted as a bug ({@link RequestCounters#duplicateAnswers()}).
+     *
+     * @param status the HTTP status sent
+     * @param code the error code, for an error answer
+     * @param retryAfterMillis the retry hint sent, if any
+     */
+    public void answered(int status, Optional<String> code, OptionalLong retryAfterMillis) {
+        if (ended || pendingEnd != null) {
+            runtime.counters().recordDuplicateAnswer();
+            return;
+        }
+        responseStatus = status;
+        if (current != null && !current.finished()) {
+            // Written before the bookkeeping: the request ends once its attempt has been charged and recorded.
+            pendingEnd = () -> close(code, retryAfterMillis);
+            return;
+        }
+        close(code, retryAfterMillis);
+    }
+
+    /**
+     * The client went away before its answer was complete. An attempt still in flight must be
+     * finished first (with {@link AttemptOutcome.ClientGone}); one waiting to be sent again is
+     * ended here, and a queued admission is given back when it completes.
+     */
+    public void clientGone() {
+        if (ended || gone || pendingEnd != null) {
+            return;
+        }
+        gone = true;
+        if (current != null && !current.finished()) {
+            current.finish(new AttemptOutcome.ClientGone(current.sent(), Optional.empty()));
+        }
+        if (responseStatus == 0) {
+            responseStatus = RequestEvent.CLIENT_CLOSED_REQUEST;
+        }
+        close(Optional.empty(), OptionalLong.empty());
+    }
+
+    private void close(Optional<String> code, OptionalLong retryAfterMillis) {
+        ended = true;
+        runtime.counters().recordAnswered();
+        RequestEventSink sink = runtime.events();
+        if (sink == RequestEventSink.NONE) {
+            return;
+        }
+        long now = runtime.clock().nanos();
+        Optional<String> gatewayDecision = Optional.ofNullable(rejection).map(r -> r.decision().wireName());
+        Optional<Decider> decider = Optional.ofNullable(rejection)
+                .map(r -> new Decider(r.limiterName(), r.scopeName(), Optional.empty()));
+        Optional<String> errorCode = code.isPresent() ? code : Optional.ofNullable(rejection).map(Rejection::code);
+        DeploymentConfig d = lastDeployment;
+        RequestEvent e = new RequestEvent(traceId, spanId, receivedAtEpochMillis, operation,
+                Optional.ofNullable(caller),
+                Optional.ofNullable(plan).map(p -> p.profile().id()),
+                Optional.ofNullable(plan).map(p -> p.trafficClass().wireName()),
+                Optional.ofNullable(d).map(DeploymentConfig::id),
+                Optional.ofNullable(d).map(x -> x.kind().wireName()),
+                Optional.ofNullable(plan).filter(p -> d != null).map(p -> p.profile().model()),
+                d == null ? Map.of() : d.scope(), streaming,
+                plan == null ? TokenCounts.NONE
+                        : new TokenCounts(plan.estimate().inputTokens(), plan.estimate().outputTokens(),
+                                plan.estimate().expectedCacheReadTokens()),
+                new TokenCounts(usageIn, usageOut, usageCacheRead), usageReported && attempts > 0, decision,
+                // borrowed: false until the governor's admission says whether the tenant was beyond its share.
+                gatewayDecision, decider, errorCode, queueWaitNanos, Optional.ofNullable(mode), brownout, false,
+                attempts,
+                Optional.ofNullable(fallback), responseStatus, retryAfterMillis, now - receivedAtNanos,
+                firstContentAtNanos < 0 ? OptionalLong.empty() : OptionalLong.of(firstContentAtNanos - receivedAtNanos),
+                attemptEvents == null ? List.of() : attemptEvents);
+        sink.onRequest(e);
+    }
+
+    private void emit(Attempt a, AttemptOutcome outcome, Settlement settlement, Optional<ObservedUsage> used,
+            long latency, OptionalLong retryDelay) {
+        Optional<ObservedUsage> u = used;
+        if (u.isPresent()) {
+            ObservedUsage x = u.get();
+            usageIn += x.inputTokens();
+            usageOut += x.outputTokens();
+            usageCacheRead += x.cacheReadTokens();
+            // A charge Sluice had to make up (a timeout's estimated input, a stream's count) is not the provider's word.
+            usageReported &= x.reportedByProvider();
+        }
+        RequestEventSink sink = runtime.events();
+        if (sink == RequestEventSink.NONE) {
+            return;
+        }
+        Optional<ProviderSignal> s = signal(outcome);
+        DeploymentConfig d = a.deployment();
+        AttemptEvent e = new AttemptEvent(traceId, a.number(), d.id(), d.kind().wireName(), plan.profile().model(),
+                d.scope(), a.sent() ? a.sentAtEpochMillis() : runtime.clock().epochMillis(), result(outcome),
+                s.map(ProviderSignal::httpStatus).orElse(0), s.map(ProviderSignal::reason).orElse("client_gone"),
+                s.flatMap(ProviderSignal::limitHit).map(LimitKind::limiterName),
+                s.map(ProviderSignal::retryAfterMillis).orElse(OptionalLong.empty()),
+                new TokenCounts(plan.estimate().inputTokens(), plan.estimate().outputTokens(),
+                        plan.estimate().expectedCacheReadTokens()),
+                u.map(x -> new TokenCounts(x.inputTokens(), x.outputTokens(), x.cacheReadTokens()))
+                        .orElse(TokenCounts.NONE),
+                u.map(ObservedUsage::reportedByProvider).orElse(false),
+                plan.profile().cacheReadCountsAgainstInputLimit(), settlement, latency,
+                a.firstContentAtNanos() >= 0 ? OptionalLong.of(a.firstContentAtNanos() - a.sentAtNanos())
+                        : OptionalLong.empty(),
+                retryDelay);
+        if (attemptEvents == null) {
+            attemptEvents = new ArrayList<>(2);
+        }
+        attemptEvents.add(e);
+        sink.onAttempt(e);
+    }
+
+    /** What an attempt used, for the record: the provider's report or Sluice's count, else what was charged. */
+    private static Optional<ObservedUsage> usageOf(AttemptOutcome outcome, Charge charge) {
+        Optional<ObservedUsage> u = switch (outcome) {
+            case AttemptOutcome.Answered a -> Optional.of(a.usage());
+            case AttemptOutcome.Failed f -> f.produced();
+            case AttemptOutcome.ClientGone g -> g.produced();
+            default -> Optional.empty();
+        };
+        if (u.isPresent()) {
+            return u;
+        }
+        if (charge instanceof Charge.Settle s && (s.usage().inputTokens() > 0 || s.usage().outputTokens() > 0)) {
+            return Optional.of(new ObservedUsage(s.usage().inputTokens(), s.usage().outputTokens(), 0, 0, false));
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<ProviderSignal> signal(AttemptOutcome outcome) {
+        return switch (outcome) {
+            case AttemptOutcome.Answered a -> Optional.of(a.signal());
+            case AttemptOutcome.Throttled t -> Optional.of(t.signal());
+            case AttemptOutcome.Refused r -> Optional.of(r.signal());
+            case AttemptOutcome.Failed f -> Optional.of(f.signal());
+            case AttemptOutcome.NeverSent n -> Optional.of(n.signal());
+            case AttemptOutcome.ClientGone g -> Optional.empty();
+        };
+    }
+
+    private static AttemptResult result(AttemptOutcome outcome) {
+        return switch (outcome) {
+            case AttemptOutcome.Answered a -> AttemptResult.ANSWERED;
+            case AttemptOutcome.Throttled t -> AttemptResult.THROTTLED;
+            case AttemptOutcome.Refused r -> AttemptResult.REFUSED;
+            case AttemptOutcome.Failed f -> AttemptResult.FAILED;
+            case AttemptOutcome.ClientGone g -> AttemptResult.CLIENT_GONE;
+            case AttemptOutcome.NeverSent n -> AttemptResult.NEVER_SENT;
+        };
+    }
+
+    private static List<String> append(List<String> list, String item) {
+        if (list.isEmpty()) {
+            return List.of(item);
+        }
+        List<String> out = new ArrayList<>(list.size() + 1);
+        out.addAll(list);
+        out.add(item);
+        return out;
+    }
+}

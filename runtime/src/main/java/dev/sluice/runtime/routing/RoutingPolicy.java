@@ -1,0 +1,20 @@
+package dev.sluice.runtime.routing;
+
+import dev.sluice.runtime.request.RequestPlan;
+import java.util.List;
+
+/**
+ * Chooses the deployment for each attempt of a request. Pure: the same plan and history give the
+ * same choice, in the gateway and in the simulator alike. Fallback and migration rollouts are
+ * policies behind this seam.
+ */
+@FunctionalInterface
+public interface RoutingPolicy {
+
+    /**
+     * The deployment for the next attempt of {@code plan}.
+     *
+     * @param tried the deployments of the attempts made so far, in order; empty for the first
+     */
+    RouteChoice choose(RequestPlan plan, List<String> tried);
+}
