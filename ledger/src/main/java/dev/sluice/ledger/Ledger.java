@@ -36,6 +36,14 @@ public interface Ledger extends RequestEventSink, AutoCloseable {
     @Override
     void onRequest(RequestEvent event);
 
+    /**
+     * This ledger as the lifecycle's event sink: itself, or {@link RequestEventSink#NONE} when it
+     * is off, so that a lifecycle without a ledger builds no events at all.
+     */
+    default RequestEventSink sink() {
+        return this;
+    }
+
     /** What has been recorded, and what could not be. */
     LedgerStats stats();
 

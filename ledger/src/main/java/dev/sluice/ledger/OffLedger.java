@@ -2,6 +2,7 @@ package dev.sluice.ledger;
 
 import dev.sluice.ledger.query.LedgerQueries;
 import dev.sluice.runtime.event.RequestEvent;
+import dev.sluice.runtime.event.RequestEventSink;
 import java.util.Optional;
 
 /** {@code ledger: { kind: off }}. */
@@ -10,6 +11,11 @@ enum OffLedger implements Ledger {
 
     @Override
     public void onRequest(RequestEvent event) {}
+
+    @Override
+    public RequestEventSink sink() {
+        return RequestEventSink.NONE;
+    }
 
     @Override
     public LedgerStats stats() {

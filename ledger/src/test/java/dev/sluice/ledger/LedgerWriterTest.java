@@ -207,5 +207,6 @@ class LedgerWriterTest {
         off.close();
         assertThat(off.stats()).isEqualTo(LedgerStats.NONE);
         assertThat(off.queries()).isEmpty();
+        assertThat(off.sink()).isSameAs(dev.sluice.runtime.event.RequestEventSink.NONE);
     }
 }
