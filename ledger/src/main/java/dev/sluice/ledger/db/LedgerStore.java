@@ -29,7 +29,8 @@ public final class LedgerStore implements AutoCloseable {
     private final Database db;
     private final String writer;
     private Connection connection;
-    private final java.util.Map<java.util.Map<String, String>, String> scopeJson = new java.util.HashMap<>();
+    /** By identity: the lifecycle passes each deployment's own scope map, so a lookup need not hash its entries. */
+    private final java.util.Map<java.util.Map<String, String>, String> scopeJson = new java.util.IdentityHashMap<>();
 
     /**
      * @param writer this process's name in the rollup keys (its own rows, never another replica's)

@@ -99,15 +99,16 @@ final class Rollups {
             }
         }
 
-        /** Adds one request (and its attempts) that was newly recorded. */
+        /**
+         * Adds one request (and its attempts) that was newly recorded, to its hour; the days are
+         * summed from the hours when the batch is written.
+         */
         void add(RequestEvent e) {
-            long second = Math.floorDiv(e.receivedAtEpochMillis(), 1000);
-            for (Grain g : Grain.values()) {
-                long period = g.floor(second);
-                addRequest(g, period, e);
-                for (AttemptEvent a : e.attemptEvents()) {
-                    addAttempt(g, period, e, a);
-                }
+            Grain g = Grain.HOUR;
+            long period = g.floor(Math.floorDiv(e.receivedAtEpochMillis(), 1000));
+            addRequest(g, period, e);
+            for (AttemptEvent a : e.attemptEvents()) {
+                addAttempt(g, period, e, a);
             }
         }
 
@@ -183,8 +184,12 @@ final class Rollups {
         }
 
         private void add(Table t, List<Object> key, long[] longs, double[] reals) {
-            Sum s = sums.get(t.index()).computeIfAbsent(key, k -> new Sum(new long[longs.length],
-                    new double[reals.length]));
+            merge(sums.get(t.index()), t, key, longs, reals);
+        }
+
+        private static void merge(Map<List<Object>, Sum> into, Table t, List<Object> key, long[] longs,
+                double[] reals) {
+            Sum s = into.computeIfAbsent(key, k -> new Sum(new long[longs.length], new double[reals.length]));
             int sumCount = t.sums().size();
             for (int i = 0; i < longs.length; i++) {
                 s.longs[i] = i < sumCount ? s.longs[i] + longs[i] : Math.max(s.longs[i], longs[i]);
@@ -194,13 +199,26 @@ final class Rollups {
             }
         }
 
+        /** The hours' sums and, summed from them, the days'. */
+        private static Map<List<Object>, Sum> withDays(Table t, Map<List<Object>, Sum> hours) {
+            Map<List<Object>, Sum> all = new HashMap<>(hours);
+            for (Map.Entry<List<Object>, Sum> h : hours.entrySet()) {
+                List<Object> key = new ArrayList<>(h.getKey());
+                key.set(0, Grain.DAY.code());
+                key.set(1, Grain.DAY.floor((Long) key.get(1)));
+                merge(all, t, List.copyOf(key), h.getValue().longs, h.getValue().reals);
+            }
+            return all;
+        }
+
         /** Adds every sum to its stored row, table by table, keys in sorted order. */
         void write(Connection c, Dialect d) throws SQLException {
             for (Table t : ALL) {
-                Map<List<Object>, Sum> rows = sums.get(t.index());
-                if (rows.isEmpty()) {
+                Map<List<Object>, Sum> hours = sums.get(t.index());
+                if (hours.isEmpty()) {
                     continue;
                 }
+                Map<List<Object>, Sum> rows = withDays(t, hours);
                 List<Map.Entry<List<Object>, Sum>> sorted = new ArrayList<>(rows.entrySet());
                 sorted.sort(Map.Entry.comparingByKey(KEY_ORDER));
                 try (PreparedStatement s = c.prepareStatement(t.upsert(d))) {
