@@ -141,14 +141,21 @@ final class JdbcLedger implements Ledger {
         }
         writer.stop(System.nanoTime() + closeTimeout.toNanos());
         LockSupport.unpark(thread);
-        try {
-            thread.join(closeTimeout.plusSeconds(5).toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        // No time limit here: a long backlog is written to its end. The writer ends by itself: a
+        // batch still failing at the close timeout is given up and counted, and every driver call
+        // is bounded (SQLite's busy timeout, PostgreSQL's socket timeout).
+        boolean interrupted = false;
+        while (thread.isAlive()) {
+            try {
+                thread.join();
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
         }
-        if (!thread.isAlive()) {
-            countLeftBehind();
-            out.close();
+        countLeftBehind();
+        out.close();
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
         try {
             Runtime.getRuntime().removeShutdownHook(shutdownHook);

@@ -190,6 +190,30 @@ class LedgerWriterTest {
     }
 
     @Test
+    void closeWaitsForABacklogThatOutlastsTheCloseTimeout() throws InterruptedException {
+        GatedWriter out = new GatedWriter();
+        JdbcLedger ledger = new JdbcLedger(settings(100, 10), out, CLOCK, Optional.empty(), "test",
+                Duration.ofMillis(20));
+        for (int i = 0; i < 35; i++) {
+            ledger.onRequest(event(i));
+        }
+        assertThat(out.entered.await(10, TimeUnit.SECONDS)).isTrue();
+        Thread closer = new Thread(ledger::close);
+        closer.start();
+        // Writes that succeed, however slowly, are waited for: the timeout is for a database that fails.
+        long timedOut = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(200);
+        while (System.nanoTime() < timedOut) {
+            Thread.onSpinWait();
+        }
+        assertThat(closer.isAlive()).as("close still waits, well past its 20 ms timeout").isTrue();
+        out.release.countDown();
+        closer.join();
+        assertThat(out.written).hasSize(35);
+        assertThat(ledger.stats()).extracting(LedgerStats::recorded, LedgerStats::unrecorded, LedgerStats::pending)
+                .containsExactly(35L, 0L, 0);
+    }
+
+    @Test
     void anEventAfterCloseIsCounted() {
         GatedWriter out = new GatedWriter();
         out.release.countDown();
