@@ -1,20 +1,12 @@
 package dev.sluice.cli;
 
 import dev.sluice.gateway.Gateway;
-import dev.sluice.runtime.config.ConfigLoader;
-import dev.sluice.runtime.config.SluiceConfig;
-import dev.sluice.mock.http.Flavour;
-import dev.sluice.mock.http.LatencyConfig;
-import dev.sluice.mock.http.MockConfig;
-import dev.sluice.mock.http.MockProviderServer;
-import dev.sluice.mock.limits.ProviderLimits;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -44,36 +36,23 @@ final class DemoCommand {
     }
 
     private static int demo(Vertx vertx, int seconds, int port, PrintStream out, PrintStream err) throws Exception {
-        // Provider limits a little above the gateway's, as a provider's real quota usually is.
-        LatencyConfig latency = new LatencyConfig(Duration.ofMillis(80), 400, 8);
-        MockProviderServer openai = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
-                .limits(ProviderLimits.openAi(600, 200_000)).latency(latency).build()));
-        MockProviderServer anthropic = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.ANTHROPIC)
-                .limits(ProviderLimits.anthropic(300, 100_000, 20_000)).latency(latency).build()));
-        MockProviderServer gemini = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.GEMINI)
-                .limits(ProviderLimits.gemini(300, 200_000, 1_000_000)).latency(latency).build()));
-        String yaml = resource().replace("${OPENAI_URL}", openai.baseUrl()).replace("${ANTHROPIC_URL}", anthropic.baseUrl())
-                .replace("${GEMINI_URL}", gemini.baseUrl());
-        SluiceConfig config = ConfigLoader.parse(yaml, "demo.yaml (bundled)", name -> null);
-        Gateway gateway;
-        try {
-            gateway = await(Gateway.builder(config.withServer(config.server().withPort(port))).vertx(vertx).start());
-        } catch (Exception e) {
-            if (port == 0) {
-                throw e;
-            }
-            err.println("sluice demo: port " + port + " is busy; using a free port instead");
-            gateway = await(Gateway.builder(config.withServer(config.server().withPort(0))).vertx(vertx).start());
-        }
+        DemoStack stack = DemoStack.start(vertx, port, err);
+        Gateway gateway = stack.gateway();
         String base = gateway.baseUrl();
         out.println("Sluice demo: gateway on " + base + " in front of mock OpenAI, Anthropic and Gemini providers");
-        out.println("  OpenAI SDKs: base URL " + base + "/v1    Anthropic SDKs: " + base + "    Gemini: " + base);
-        out.println("  Profiles: fast-chat (OpenAI), claude (Anthropic), gemini (Gemini); all reachable on /v1/chat/completions");
-        out.println("  Your demo key: sk-demo-you (tenant playground, 60 rpm)");
+        out.println("  Base URLs:");
+        DemoStack.baseUrls(base).forEach(line -> out.println("    " + line));
+        out.println("  Profiles: fast-chat (OpenAI), claude (Anthropic), gemini (Gemini), gemini-embed (embeddings);");
+        out.println("    every chat profile on /v1/chat/completions and /v1/responses, and on its provider's own routes");
+        out.println("  Your demo key: " + DemoStack.KEY + " (tenant playground, 60 rpm); " + DemoStack.KEY_BURST
+                + " (1 request/s) and " + DemoStack.KEY_SPENT + " (1 request/day) show refusals");
         out.println("  Synthetic tenants: acme (sk-demo-acme, weight 2), globex (sk-demo-globex), initech (sk-demo-initech, batch)");
-        out.println("  Try: curl -s " + base + "/v1/chat/completions -H 'authorization: Bearer sk-demo-you' \\");
+        out.println("  Try: curl -s " + base + "/v1/chat/completions -H 'authorization: Bearer " + DemoStack.KEY + "' \\");
         out.println("         -H 'content-type: application/json' -d '{\"model\":\"fast-chat\",\"messages\":"
                 + "[{\"role\":\"user\",\"content\":\"Hello\"}]}'");
+        out.println("  Client libraries against this demo: SLUICE_BASE_URL=" + base + " node clients/run.mjs");
+        gateway.admin().ifPresent(a -> out.println("  Admin API: " + a.baseUrl() + "/admin (token sla-demo-admin;"
+                + " read-only: sla-demo-read)"));
         out.println(seconds > 0 ? "  Stopping after " + seconds + " s." : "  Press Ctrl-C to stop.");
 
         DemoTraffic traffic = new DemoTraffic(vertx, gateway.port(), DemoTraffic.defaults());
@@ -102,8 +81,7 @@ final class DemoCommand {
         out.println("Final: " + traffic.summary((System.nanoTime() - startNanos) / 1_000_000_000L, g.counters().inFlight()));
         out.println("Gateway ledger: " + g.counters());
         traffic.close();
-        await(gateway.stop());
-        await(Future.all(openai.close(), anthropic.close(), gemini.close()));
+        stack.close();
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
         } catch (IllegalStateException shuttingDown) {

@@ -16,12 +16,23 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Synthetic multi-tenant traffic for the demo: a few virtual clients, each sending chat requests
- * (some streaming) through the gateway in a closed loop with a short think time.
+ * (some streaming) through the gateway in a closed loop with a short think time. One client offers
+ * a tool: the mock calls it, the client sends the result back and gets the answer, a whole tool
+ * round trip through a translated route.
  */
 final class DemoTraffic {
 
     /** One virtual client: whose key, which profile, how eager. */
-    record Client(String tenant, String key, String profile, String route, long thinkMillis, boolean streams) {}
+    record Client(String tenant, String key, String profile, String route, long thinkMillis, boolean streams,
+            boolean tools) {
+        Client(String tenant, String key, String profile, String route, long thinkMillis, boolean streams) {
+            this(tenant, key, profile, route, thinkMillis, streams, false);
+        }
+    }
+
+    /** The tool the tool-using client offers; the mock calls it with arguments made from this schema. */
+    static final String TOOLS = "[{\"type\":\"function\",\"function\":{\"name\":\"lookup_ticket\",\"parameters\":"
+            + "{\"type\":\"object\",\"properties\":{\"ticket\":{\"type\":\"integer\"}}}}}]";
 
     static final class Counts {
         final AtomicLong sent = new AtomicLong();
@@ -38,6 +49,7 @@ final class DemoTraffic {
     private final Map<String, Counts> byTenant = new LinkedHashMap<>();
     private final Counts total = new Counts();
     private final AtomicLong inFlight = new AtomicLong();
+    private final AtomicLong toolRoundTrips = new AtomicLong();
     private final SplittableRandom random = new SplittableRandom(42);
     private volatile boolean running = true;
 
@@ -60,6 +72,7 @@ final class DemoTraffic {
         }
         c.add(new Client("globex", "sk-demo-globex", "claude", "/v1/chat/completions", 400, true));
         c.add(new Client("initech", "sk-demo-initech", "gemini", "/v1/chat/completions", 600, false));
+        c.add(new Client("globex", "sk-demo-globex", "claude", "/v1/chat/completions", 800, false, true));
         return c;
     }
 
@@ -81,9 +94,13 @@ final class DemoTraffic {
         if (!running) {
             return;
         }
+        String messages = "[{\"role\":\"user\",\"content\":\"Summarise ticket #" + random.nextInt(10_000) + " in one line.\"}]";
+        send(c, messages);
+    }
+
+    private void send(Client c, String messages) {
         String body = "{\"model\":\"" + c.profile() + "\",\"max_tokens\":" + (32 + random.nextInt(96))
-                + ",\"stream\":" + c.streams() + ",\"messages\":[{\"role\":\"user\",\"content\":\"Summarise ticket #"
-                + random.nextInt(10_000) + " in one line.\"}]}";
+                + ",\"stream\":" + c.streams() + (c.tools() ? ",\"tools\":" + TOOLS : "") + ",\"messages\":" + messages + "}";
         RequestOptions o = new RequestOptions().setMethod(HttpMethod.POST).setHost("127.0.0.1").setPort(port)
                 .setURI(c.route()).putHeader("content-type", "application/json")
                 .putHeader("authorization", "Bearer " + c.key());
@@ -91,8 +108,12 @@ final class DemoTraffic {
         total.sent.incrementAndGet();
         t.sent.incrementAndGet();
         inFlight.incrementAndGet();
+        String[] followUp = {null};
         http.request(o).compose(r -> r.send(Buffer.buffer(body)).compose(resp -> resp.body().map(b -> {
             count(resp.statusCode(), b.toString(), t);
+            if (c.tools() && resp.statusCode() == 200) {
+                followUp[0] = toolResult(messages, b.toString());
+            }
             return resp.statusCode();
         }))).onComplete(ar -> {
             inFlight.decrementAndGet();
@@ -100,7 +121,10 @@ final class DemoTraffic {
                 total.errors.incrementAndGet();
                 t.errors.incrementAndGet();
             }
-            if (running) {
+            if (followUp[0] != null && running) {
+                toolRoundTrips.incrementAndGet();
+                send(c, followUp[0]);
+            } else if (running) {
                 vertx.setTimer(Math.max(1, c.thinkMillis() / 2 + random.nextLong(c.thinkMillis())), id -> send(c));
             }
         });
@@ -122,12 +146,39 @@ final class DemoTraffic {
         }
     }
 
+    /**
+     * The conversation with the model's tool call and its result appended, when {@code answer}
+     * calls a tool; null when it answered in text (the round trip is over).
+     */
+    static String toolResult(String messages, String answer) {
+        try {
+            com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+            com.fasterxml.jackson.databind.JsonNode message = json.readTree(answer).path("choices").path(0).path("message");
+            com.fasterxml.jackson.databind.JsonNode call = message.path("tool_calls").path(0);
+            if (call.isMissingNode()) {
+                return null;
+            }
+            com.fasterxml.jackson.databind.node.ArrayNode list = (com.fasterxml.jackson.databind.node.ArrayNode) json.readTree(messages);
+            list.add(message);
+            list.addObject().put("role", "tool").put("tool_call_id", call.path("id").asText()).put("content", "resolved");
+            return json.writeValueAsString(list);
+        } catch (java.io.IOException | ClassCastException e) {
+            return null;
+        }
+    }
+
+    /** Tool calls answered with their result, each a round trip through the gateway. */
+    long toolRoundTrips() {
+        return toolRoundTrips.get();
+    }
+
     /** One line: totals, then per tenant. */
     String summary(long elapsedSeconds, long gatewayInFlight) {
         StringBuilder sb = new StringBuilder(String.format("[%4ds] sent %5d  ok %5d  local-429 %4d  provider-429 %3d"
                 + "  errors %3d  in-flight %3d |", elapsedSeconds, total.sent.get(), total.ok.get(), total.local429.get(),
                 total.provider429.get(), total.errors.get(), gatewayInFlight));
         byTenant.forEach((tenant, c) -> sb.append(String.format(" %s %d/%d", tenant, c.ok.get(), c.sent.get())));
+        sb.append(String.format(" | tool round trips %d", toolRoundTrips.get()));
         return sb.toString();
     }
 

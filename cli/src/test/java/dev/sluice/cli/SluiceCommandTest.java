@@ -80,7 +80,8 @@ class SluiceCommandTest {
         String yaml = DemoCommand.resource().replace("${OPENAI_URL}", "http://127.0.0.1:1")
                 .replace("${ANTHROPIC_URL}", "http://127.0.0.1:2").replace("${GEMINI_URL}", "http://127.0.0.1:3");
         SluiceConfig c = ConfigLoader.parse(yaml, "demo.yaml", v -> null);
-        assertThat(c.keys()).hasSize(4);
+        assertThat(c.keys()).hasSize(7);
+        assertThat(c.profiles().get("gemini-embed").task()).isEqualTo(dev.sluice.runtime.config.ProfileConfig.Task.EMBEDDING);
         assertThat(c.missingEnvironment()).isEmpty();
     }
 
@@ -88,6 +89,10 @@ class SluiceCommandTest {
     void demoRunsForTheGivenSecondsAndBalancesItsLedger() {
         assertThat(run("demo", "--seconds", "2", "--port", "0")).as(err()).isZero();
         assertThat(out()).contains("sk-demo-you").contains("/v1/chat/completions").contains("Final:")
+                .containsPattern("OpenAI SDKs.*http://127\\.0\\.0\\.1:\\d+/v1\\n")
+                .containsPattern("Anthropic SDKs.*http://127\\.0\\.0\\.1:\\d+ .*@ai-sdk/anthropic: http://127\\.0\\.0\\.1:\\d+/v1\\)")
+                .containsPattern("@ai-sdk/google: http://127\\.0\\.0\\.1:\\d+/v1beta\\)")
+                .contains("tool round trips")
                 .contains("duplicates=0");
         assertThat(out()).containsPattern("reservations opened=(\\d+) settled=\\1 released=0");
     }

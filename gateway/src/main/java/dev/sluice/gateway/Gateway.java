@@ -3,6 +3,7 @@ package dev.sluice.gateway;
 import dev.sluice.adapt.AdaptiveControllers;
 import dev.sluice.estimate.EstimatorConfig;
 import dev.sluice.estimate.TokenEstimator;
+import dev.sluice.gateway.admin.AdminServer;
 import dev.sluice.gateway.proxy.GatewayCore;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.runtime.SluiceRuntime;
@@ -37,6 +38,7 @@ public final class Gateway {
     private final long adaptiveTimer;
     private final List<String> deployments = new ArrayList<>();
     private int port;
+    private AdminServer admin;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
@@ -75,6 +77,11 @@ public final class Gateway {
         return config;
     }
 
+    /** The admin listener, when the configuration has an {@code admin:} section. */
+    public Optional<AdminServer> admin() {
+        return Optional.ofNullable(admin);
+    }
+
     /** What decides about requests: governor, estimator, adaptive control, routing, events. */
     public SluiceRuntime runtime() {
         return runtime;
@@ -108,7 +115,7 @@ public final class Gateway {
         core.ready(false);
         wakeups.close();
         vertx.cancelTimer(adaptiveTimer);
-        Future<Void> all = Future.succeededFuture();
+        Future<Void> all = admin == null ? Future.succeededFuture() : admin.stop().recover(e -> Future.succeededFuture());
         for (String id : deployments) {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
         }
@@ -130,8 +137,12 @@ public final class Gateway {
                 rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested),
                         new DeploymentOptions()).map(deployments::add).mapEmpty());
             }
-            return rest.map(this);
-        });
+            return rest;
+        }).compose(v -> config.admin().isEmpty() ? Future.succeededFuture(this)
+                : new AdminServer(vertx, config.admin().get(), runtime).start().map(a -> {
+                    admin = a;
+                    return this;
+                }));
     }
 
     /** Builds and starts a {@link Gateway}. */

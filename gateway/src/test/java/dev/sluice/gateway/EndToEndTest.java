@@ -166,7 +166,9 @@ class EndToEndTest {
             assertThat(r.statusCode()).as(profile + ": " + r.body()).isEqualTo(200);
             JsonNode body = json(r);
             assertThat(body.path("object").asText()).isEqualTo("chat.completion");
-            assertThat(body.path("model").asText()).isEqualTo(profile);
+            // The model rule: the provider's model in the body, the profile in a header.
+            assertThat(body.path("model").asText()).isEqualTo(profile.equals("claude") ? "claude-sonnet-4" : "gemini-2.5-flash");
+            assertThat(r.headers().firstValue("x-sluice-model-profile")).contains(profile);
             assertThat(body.path("usage").path("completion_tokens").asLong()).isPositive();
             HttpResponse<String> s = f.post("/v1/chat/completions", GatewayFixture.KEY,
                     CHAT.formatted(profile, ",\"stream\":true,\"stream_options\":{\"include_usage\":true}"));

@@ -40,7 +40,8 @@ class ErrorsTest {
         assertThat(r.headers().firstValue("x-should-retry")).isEmpty();
         JsonNode e = error(r);
         assertThat(e.path("type").asText()).isEqualTo("rate_limited");
-        assertThat(e.path("code").asText()).isEqualTo("key_rpm_exhausted");
+        assertThat(e.path("code").asText()).isEqualTo("rate_limit_exceeded");
+        assertThat(e.path("sluice_code").asText()).isEqualTo("key_rpm_exhausted");
         assertThat(e.path("limiter").asText()).isEqualTo("rpm");
         assertThat(e.path("scope").asText()).isEqualTo("key:tight");
         assertThat(e.path("provider").asText()).isEqualTo("openai");
@@ -82,8 +83,10 @@ class ErrorsTest {
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY_DAILY, chat("chat", ""));
         assertThat(r.statusCode()).isEqualTo(429);
         assertThat(r.headers().firstValue("x-should-retry")).contains("false");
-        assertThat(Long.parseLong(r.headers().firstValue("retry-after-ms").orElseThrow())).isBetween(1L, 60_000L);
-        assertThat(Long.parseLong(r.headers().firstValue("retry-after").orElseThrow())).isBetween(1L, 60L);
+        // No token hint: a library that ignores x-should-retry must not read "retry in 1 ms".
+        assertThat(r.headers().firstValue("retry-after-ms")).isEmpty();
+        assertThat(r.headers().firstValue("retry-after")).isEmpty();
+        assertThat(error(r).path("retry_after_ms").asLong()).isGreaterThan(1);
         assertThat(error(r).path("gateway_decision").asText()).isEqualTo("budget_exhausted");
         assertThat(error(r).path("retryable").asBoolean(true)).isFalse();
     }
@@ -93,6 +96,9 @@ class ErrorsTest {
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY_PAUSED, chat("chat", ""));
         assertThat(r.statusCode()).isEqualTo(429);
         assertThat(r.headers().firstValue("x-should-retry")).contains("false");
+        assertThat(r.headers().firstValue("retry-after")).isEmpty();
+        assertThat(r.headers().firstValue("retry-after-ms")).isEmpty();
+        assertThat(error(r).path("type").asText()).isEqualTo("rate_limited");
         assertThat(error(r).path("gateway_decision").asText()).isEqualTo("paused");
     }
 

@@ -35,6 +35,8 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
     static final String KEY_PAUSED = "sk-test-paused";
     static final String KEY_BATCH = "sk-test-batch";
     static final String KEY_QUEUED = "sk-test-queued";
+    /** A key whose own bucket limits output tokens, so that a test can read what its requests settled. */
+    static final String KEY_METERED = "sk-test-metered";
 
     final Vertx vertx = Vertx.vertx();
     MockProviderServer openai;
@@ -109,6 +111,7 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
                   azure-chat: { deployment: az, model: gpt-4o }
                   claude: { deployment: an, model: claude-sonnet-4 }
                   gemini: { deployment: ge, model: gemini-2.5-flash }
+                  gemini-embed: { deployment: ge, model: text-embedding-004, task: embedding }
                   limited: { deployment: limited, model: gpt-4o-mini }
                   flaky: { deployment: flaky, model: gpt-4o-mini }
                   closed: { deployment: closed, model: gpt-4o-mini }
@@ -127,9 +130,10 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
                               paused: { secret: "%s", paused: true }
                               batchy: { secret: "%s", class: batch, max_class: batch }
                               queued: { secret: "%s", class: batch, max_class: batch, limits: { rpm: { amount: 600, burst: 1 } } }
+                              metered: { secret: "%s", limits: { output_tpm: 100000000, input_tpm: 100000000 } }
                 """.formatted(openai.baseUrl(), azure.baseUrl(), anthropic.baseUrl(), gemini.baseUrl(), limited.baseUrl(),
                 flaky.baseUrl(), closedPort, fakeDeployments, fakeProfiles, KEY, KEY_TIGHT, KEY_DAILY, KEY_PAUSED, KEY_BATCH,
-                KEY_QUEUED);
+                KEY_QUEUED, KEY_METERED);
     }
 
     String base() {

@@ -64,6 +64,19 @@ class SdkEndToEndTest {
     }
 
     @Test
+    void openAiSdkResponsesReachEveryProfile() {
+        OpenAIClient client = openAi(GatewayFixture.KEY);
+        for (String model : List.of("chat", "claude", "gemini")) {
+            com.openai.models.responses.Response r = client.responses().create(com.openai.models.responses.ResponseCreateParams
+                    .builder().model(model).input("Hello").maxOutputTokens(20).build());
+            String text = r.output().stream().flatMap(o -> o.message().stream()).flatMap(m -> m.content().stream())
+                    .flatMap(c -> c.outputText().stream()).map(t -> t.text()).reduce("", String::concat);
+            assertThat(text).as(model).isNotEmpty();
+            assertThat(r.usage().orElseThrow().outputTokens()).as(model).isPositive();
+        }
+    }
+
+    @Test
     void openAiSdkSeesALocalRejectionAsARateLimitWithTheRetryDelay() throws Exception {
         spendTightKey();
         com.openai.errors.RateLimitException e = catchThrowableOfType(com.openai.errors.RateLimitException.class,

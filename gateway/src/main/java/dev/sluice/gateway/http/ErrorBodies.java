@@ -16,10 +16,17 @@ import java.util.Optional;
  */
 public final class ErrorBodies {
 
-    /** Retry hints sent to clients never exceed this: some SDKs ignore or refuse longer ones. */
+    /**
+     * The longest wait a client is told to retry after by itself: openai-node, anthropic-python and
+     * LangChain.js ignore or refuse longer hints, so a longer wait is a "do not retry" (see {@link Refusal}).
+     */
     public static final long MAX_CLIENT_RETRY_MILLIS = 60_000;
 
     static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** A provider's refusals of a quota that is spent, not short for a moment (codes of provider rejections). */
+    private static final java.util.Set<String> SPENT_PROVIDER_QUOTAS = java.util.Set.of("provider_insufficient_quota",
+            "provider_enforced_spend_limit_reached", "provider_quota_exhausted", "provider_zero_quota");
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private ErrorBodies() {}
@@ -83,25 +90,33 @@ public final class ErrorBodies {
         };
     }
 
-    /** The normalised 429 body, merged into the family's error shape. */
-    public static ObjectNode rejection(ApiFamily family, RejectionView v) {
+    /**
+     * The normalised refusal body, merged into the family's error shape. Each family's own fields
+     * say what its libraries read: OpenAI {@code code: "rate_limit_exceeded"} on a 429 (code written
+     * against OpenAI checks it), Anthropic {@code error.type} by status, Gemini {@code status} and a
+     * {@code RetryInfo} only when the client should retry. Sluice's precise cause is
+     * {@code sluice_code} in every family.
+     */
+    public static ObjectNode rejection(ApiFamily family, RejectionView v, Refusal refusal) {
         ObjectNode e = NODES.objectNode();
+        int status = refusal.status();
         switch (family) {
             case OPENAI -> {
-                e.put("type", "rate_limited");
+                e.put("type", openAiType(status));
                 e.put("message", v.message());
-                e.put("code", v.code());
-                fill(e, v);
+                e.put("code", openAiCode(status, v));
+                e.putNull("param");
+                fill(e, v, refusal);
                 ObjectNode root = NODES.objectNode();
                 root.set("error", e);
                 return root;
             }
             case ANTHROPIC -> {
-                // Anthropic SDKs classify by error.type: it must be rate_limit_error here.
-                e.put("type", "rate_limit_error");
+                // Anthropic SDKs classify by error.type: rate_limit_error on a 429.
+                e.put("type", anthropicType(status));
                 e.put("message", v.message());
                 e.put("code", v.code());
-                fill(e, v);
+                fill(e, v, refusal);
                 ObjectNode root = NODES.objectNode();
                 root.put("type", "error");
                 root.set("error", e);
@@ -110,12 +125,12 @@ public final class ErrorBodies {
             }
             default -> {
                 // Google's error.code is the HTTP status; the cause goes in ErrorInfo.reason and in "reason".
-                e.put("code", 429);
-                e.put("status", "RESOURCE_EXHAUSTED");
+                e.put("code", status);
+                e.put("status", googleStatus(status));
                 e.put("message", v.message());
                 e.put("type", "rate_limited");
                 e.put("reason", v.code());
-                fill(e, v);
+                fill(e, v, refusal);
                 ArrayNode details = e.putArray("details");
                 ObjectNode info = details.addObject();
                 info.put("@type", "type.googleapis.com/google.rpc.ErrorInfo");
@@ -125,9 +140,20 @@ public final class ErrorBodies {
                 meta.put("limiter", v.limiter());
                 meta.put("scope", v.scope());
                 meta.put("gateway_decision", v.decision().wireName());
-                ObjectNode retry = details.addObject();
-                retry.put("@type", "type.googleapis.com/google.rpc.RetryInfo");
-                retry.put("retryDelay", protoDuration(v.retryAfterMillis()));
+                if (status == 429) {
+                    ObjectNode quota = details.addObject();
+                    quota.put("@type", "type.googleapis.com/google.rpc.QuotaFailure");
+                    ObjectNode violation = quota.putArray("violations").addObject();
+                    violation.put("subject", v.scope());
+                    violation.put("description", v.message());
+                    violation.put("quotaMetric", "sluice/" + v.limiter());
+                    violation.put("quotaId", v.code());
+                }
+                if (refusal.retry()) {
+                    ObjectNode retry = details.addObject();
+                    retry.put("@type", "type.googleapis.com/google.rpc.RetryInfo");
+                    retry.put("retryDelay", protoDuration(refusal.retryAfterMillis().getAsLong()));
+                }
                 ObjectNode root = NODES.objectNode();
                 root.set("error", e);
                 return root;
@@ -135,14 +161,34 @@ public final class ErrorBodies {
         }
     }
 
-    private static void fill(ObjectNode e, RejectionView v) {
+    /**
+     * The OpenAI-family {@code code}: {@code rate_limit_exceeded} on a 429, as OpenAI sends it, but
+     * {@code insufficient_quota} for a spent daily cap or budget (OpenAI's code for a quota that
+     * retrying cannot bring back, on which LangChain.js stops retrying); {@code request_too_large}
+     * on a 413.
+     */
+    static String openAiCode(int status, RejectionView v) {
+        return switch (status) {
+            case 429 -> v.decision() == dev.sluice.governor.GatewayDecision.BUDGET_EXHAUSTED
+                    || SPENT_PROVIDER_QUOTAS.contains(v.code()) ? "insufficient_quota" : "rate_limit_exceeded";
+            case 413 -> "request_too_large";
+            default -> v.code();
+        };
+    }
+
+    private static void fill(ObjectNode e, RejectionView v, Refusal refusal) {
+        e.put("sluice_code", v.code());
         e.put("limiter", v.limiter());
         e.put("scope", v.scope());
         e.put("provider", v.provider());
         e.put("model_profile", v.modelProfile());
         e.put("provider_model", v.providerModel());
-        e.put("retry_after_ms", v.retryAfterMillis());
-        e.put("retryable", v.retryable());
+        if (refusal.retryAfterMillis().isPresent()) {
+            e.put("retry_after_ms", refusal.retryAfterMillis().getAsLong());
+        } else {
+            e.putNull("retry_after_ms");
+        }
+        e.put("retryable", refusal.retry());
         e.put("tenant_id", v.tenantId());
         e.put("api_key_id", v.apiKeyId());
         e.put("request_class", v.requestClass());
@@ -151,20 +197,6 @@ public final class ErrorBodies {
         e.put("gateway_decision", v.decision().wireName());
         e.put("fallback_allowed", false);
         e.put("trace_id", v.traceId());
-    }
-
-    /**
-     * Sets {@code Retry-After} (whole seconds, rounded up) and {@code retry-after-ms}, both at least
-     * 1 and at most {@link #MAX_CLIENT_RETRY_MILLIS}; {@code x-should-retry: false} when retrying
-     * cannot help or the real wait is longer than that cap (the body carries the real wait).
-     */
-    public static void retryHeaders(MultiMap headers, long retryAfterMillis, boolean retryable) {
-        long ms = Math.min(Math.max(1, retryAfterMillis), MAX_CLIENT_RETRY_MILLIS);
-        headers.set("retry-after", Long.toString((ms + 999) / 1000));
-        headers.set("retry-after-ms", Long.toString(ms));
-        if (!retryable || retryAfterMillis > MAX_CLIENT_RETRY_MILLIS) {
-            headers.set("x-should-retry", "false");
-        }
     }
 
     static String protoDuration(long millis) {

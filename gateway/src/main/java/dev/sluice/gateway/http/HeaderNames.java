@@ -21,4 +21,17 @@ public final class HeaderNames {
     public static final CharSequence LIMIT_TOKENS = HttpHeaders.createOptimized("x-ratelimit-limit-tokens");
     public static final CharSequence REMAINING_TOKENS = HttpHeaders.createOptimized("x-ratelimit-remaining-tokens");
     public static final CharSequence RESET_TOKENS = HttpHeaders.createOptimized("x-ratelimit-reset-tokens");
+    public static final CharSequence MODEL_PROFILE = HttpHeaders.createOptimized("x-sluice-model-profile");
+    public static final CharSequence PROVIDER_MODEL = HttpHeaders.createOptimized("x-sluice-provider-model");
+
+    /**
+     * The model rule of every answer: the body's {@code model} is the provider's model name (a
+     * native answer passes as it came, and cost tables know provider names, not profile names); the
+     * profile the client asked for is {@code x-sluice-model-profile}, the provider model again
+     * {@code x-sluice-provider-model}.
+     */
+    public static void model(io.vertx.core.MultiMap headers, dev.sluice.runtime.config.ProfileConfig profile) {
+        headers.set(MODEL_PROFILE, profile.id());
+        headers.set(PROVIDER_MODEL, profile.model());
+    }
 }

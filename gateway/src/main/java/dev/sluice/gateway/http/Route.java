@@ -1,5 +1,6 @@
 package dev.sluice.gateway.http;
 
+import io.vertx.core.MultiMap;
 import io.vertx.core.http.HttpMethod;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -9,77 +10,163 @@ import java.util.Optional;
 /**
  * A matched endpoint.
  *
+ * <p>Paths are matched as each SDK builds them from the base URL it is given: Anthropic's
+ * {@code /v1/messages} also as {@code /messages} (a base URL without {@code /v1} given to a client
+ * that appends only {@code /messages}, such as {@code @ai-sdk/anthropic}) and as
+ * {@code /v1/v1/messages} (one with {@code /v1} given to the official SDKs, which append
+ * {@code /v1/messages}); Gemini's routes under {@code /v1beta} and {@code /v1} alike. A path that
+ * more than one family uses ({@code GET /v1/models}, {@code GET /v1/models/{id}}) is the family's
+ * that the request's headers name ({@link #dialect}).
+ *
  * @param operation what is asked
- * @param pathModel the model named in the path (Gemini), else empty: the model is in the body
+ * @param pathModel the model named in the path (Gemini, and the catalogue's single model), else
+ *        empty: the model is in the body
  */
 public record Route(Operation operation, Optional<String> pathModel) {
-
-    private static final String GEMINI_PREFIX = "/v1beta/models/";
 
     public Route {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(pathModel, "pathModel");
     }
 
-    /** The route for {@code method} and {@code path} (no query), if the gateway serves it. */
+    /** The route for {@code method} and {@code path} (no query) of a request in the OpenAI dialect. */
     public static Optional<Route> match(HttpMethod method, String path) {
+        return match(method, path, ApiFamily.OPENAI);
+    }
+
+    /**
+     * The route for {@code method} and {@code path} (no query), if the gateway serves it;
+     * {@code dialect} (see {@link #dialect}) decides the paths several families share.
+     */
+    public static Optional<Route> match(HttpMethod method, String path, ApiFamily dialect) {
         if (path.length() > 1 && path.endsWith("/")) {
             path = path.substring(0, path.length() - 1);
         }
+        if (path.startsWith("/v1beta/") || (path.startsWith("/v1/models/") && path.indexOf(':') > 0)) {
+            return gemini(method, path);
+        }
         if (method == HttpMethod.GET) {
-            return switch (path) {
-                case "/v1/models" -> of(Operation.OPENAI_MODELS);
-                case "/healthz" -> of(Operation.HEALTH);
-                case "/readyz" -> of(Operation.READY);
-                default -> Optional.empty();
-            };
+            switch (path) {
+                case "/healthz":
+                    return of(Operation.HEALTH);
+                case "/readyz":
+                    return of(Operation.READY);
+                case "/v1/models":
+                    return of(switch (dialect) {
+                        case OPENAI -> Operation.OPENAI_MODELS;
+                        case ANTHROPIC -> Operation.ANTHROPIC_MODELS;
+                        case GEMINI -> Operation.GEMINI_MODELS;
+                    });
+                default:
+                    break;
+            }
+            String prefix = "/v1/models/";
+            if (path.startsWith(prefix) && path.length() > prefix.length()) {
+                Operation op = switch (dialect) {
+                    case OPENAI -> Operation.OPENAI_MODEL;
+                    case ANTHROPIC -> Operation.ANTHROPIC_MODEL;
+                    case GEMINI -> Operation.GEMINI_MODEL;
+                };
+                return Optional.of(new Route(op, Optional.of(decode(path.substring(prefix.length())))));
+            }
+            return Optional.empty();
         }
         if (method != HttpMethod.POST) {
             return Optional.empty();
         }
-        switch (path) {
-            case "/v1/chat/completions":
-                return of(Operation.OPENAI_CHAT);
-            case "/v1/completions":
-                return of(Operation.OPENAI_COMPLETIONS);
-            case "/v1/embeddings":
-                return of(Operation.OPENAI_EMBEDDINGS);
-            case "/v1/responses":
-                return of(Operation.OPENAI_RESPONSES);
-            case "/v1/messages":
-                return of(Operation.ANTHROPIC_MESSAGES);
-            case "/v1/messages/count_tokens":
-                return of(Operation.ANTHROPIC_COUNT_TOKENS);
-            default:
-                break;
+        return switch (path) {
+            case "/v1/chat/completions" -> of(Operation.OPENAI_CHAT);
+            case "/v1/completions" -> of(Operation.OPENAI_COMPLETIONS);
+            case "/v1/embeddings" -> of(Operation.OPENAI_EMBEDDINGS);
+            case "/v1/responses" -> of(Operation.OPENAI_RESPONSES);
+            case "/v1/messages", "/messages", "/v1/v1/messages" -> of(Operation.ANTHROPIC_MESSAGES);
+            case "/v1/messages/count_tokens", "/messages/count_tokens", "/v1/v1/messages/count_tokens" ->
+                    of(Operation.ANTHROPIC_COUNT_TOKENS);
+            default -> Optional.empty();
+        };
+    }
+
+    /** Gemini's routes, under {@code /v1beta/} or {@code /v1/}: models.list, models.get and the model methods. */
+    private static Optional<Route> gemini(HttpMethod method, String path) {
+        String rest = path.substring(path.indexOf('/', 1));
+        if (rest.equals("/models")) {
+            return method == HttpMethod.GET ? of(Operation.GEMINI_MODELS) : Optional.empty();
         }
-        if (path.startsWith(GEMINI_PREFIX)) {
-            String rest = path.substring(GEMINI_PREFIX.length());
-            int colon = rest.lastIndexOf(':');
-            if (colon <= 0) {
-                return Optional.empty();
-            }
-            String model = URLDecoder.decode(rest.substring(0, colon), StandardCharsets.UTF_8);
-            Operation op = switch (rest.substring(colon + 1)) {
-                case "generateContent" -> Operation.GEMINI_GENERATE;
-                case "streamGenerateContent" -> Operation.GEMINI_STREAM_GENERATE;
-                case "countTokens" -> Operation.GEMINI_COUNT_TOKENS;
-                default -> null;
-            };
-            return op == null || model.isBlank() ? Optional.empty() : Optional.of(new Route(op, Optional.of(model)));
+        if (!rest.startsWith("/models/") || rest.length() == "/models/".length()) {
+            return Optional.empty();
         }
-        return Optional.empty();
+        rest = rest.substring("/models/".length());
+        int colon = rest.lastIndexOf(':');
+        if (method == HttpMethod.GET) {
+            return colon >= 0 ? Optional.empty()
+                    : Optional.of(new Route(Operation.GEMINI_MODEL, Optional.of(decode(rest))));
+        }
+        if (method != HttpMethod.POST || colon <= 0) {
+            return Optional.empty();
+        }
+        String model = decode(rest.substring(0, colon));
+        Operation op = switch (rest.substring(colon + 1)) {
+            case "generateContent" -> Operation.GEMINI_GENERATE;
+            case "streamGenerateContent" -> Operation.GEMINI_STREAM_GENERATE;
+            case "countTokens" -> Operation.GEMINI_COUNT_TOKENS;
+            case "embedContent" -> Operation.GEMINI_EMBED;
+            case "batchEmbedContents" -> Operation.GEMINI_BATCH_EMBED;
+            default -> null;
+        };
+        return op == null || model.isBlank() ? Optional.empty() : Optional.of(new Route(op, Optional.of(model)));
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s, StandardCharsets.UTF_8);
     }
 
     private static Optional<Route> of(Operation op) {
         return Optional.of(new Route(op, Optional.empty()));
     }
 
-    /** The family whose error shape an unmatched path gets: guessed from its prefix. */
-    public static ApiFamily familyOf(String path) {
+    /**
+     * The family a request speaks, judged from what its SDK always sends: a {@code /v1beta/} path,
+     * Gemini; an {@code anthropic-version} header, Anthropic; an {@code x-goog-api-key} header or a
+     * {@code key} query parameter, Gemini; an {@code x-api-key} header or a messages path,
+     * Anthropic; anything else, OpenAI. It decides the error shape of a request whose route is
+     * unknown or refused before its route's own family is known, and the family of shared paths.
+     *
+     * @param query the raw query string, or null
+     */
+    public static ApiFamily dialect(String path, MultiMap headers, String query) {
         if (path.startsWith("/v1beta/")) {
             return ApiFamily.GEMINI;
         }
-        return path.startsWith("/v1/messages") ? ApiFamily.ANTHROPIC : ApiFamily.OPENAI;
+        if (headers.contains("anthropic-version")) {
+            return ApiFamily.ANTHROPIC;
+        }
+        if (headers.contains("x-goog-api-key") || hasKeyParameter(query)) {
+            return ApiFamily.GEMINI;
+        }
+        if (headers.contains("x-api-key") || path.startsWith("/v1/messages") || path.startsWith("/messages")
+                || path.startsWith("/v1/v1/messages")) {
+            return ApiFamily.ANTHROPIC;
+        }
+        if (path.startsWith("/v1/models/") && path.indexOf(':') > 0) {
+            return ApiFamily.GEMINI;
+        }
+        return ApiFamily.OPENAI;
+    }
+
+    /** The family whose error shape an unmatched path gets when nothing but its path is known. */
+    public static ApiFamily familyOf(String path) {
+        return dialect(path == null ? "" : path, MultiMap.caseInsensitiveMultiMap(), null);
+    }
+
+    private static boolean hasKeyParameter(String query) {
+        if (query == null) {
+            return false;
+        }
+        for (String p : query.split("&")) {
+            if (p.startsWith("key=") && p.length() > 4) {
+                return true;
+            }
+        }
+        return false;
     }
 }

@@ -7,6 +7,7 @@ import dev.sluice.gateway.http.ErrorBodies;
 import dev.sluice.gateway.http.HeaderNames;
 import dev.sluice.gateway.http.MalformedRequest;
 import dev.sluice.gateway.http.Operation;
+import dev.sluice.gateway.http.Refusal;
 import dev.sluice.gateway.http.RejectionView;
 import dev.sluice.gateway.http.Route;
 import dev.sluice.gateway.http.TraceIds;
@@ -66,7 +67,9 @@ final class ClientRequest {
     void start() {
         resp.putHeader(HeaderNames.TRACE_ID, traceId);
         Optional<MalformedRequest> malformed = MalformedRequest.of(req.decoderResult());
-        Optional<Route> matched = malformed.isPresent() ? Optional.empty() : Route.match(req.method(), req.path());
+        // Only GET paths are shared between families; a POST's path alone names its route.
+        Optional<Route> matched = malformed.isPresent() ? Optional.empty() : Route.match(req.method(), req.path(),
+                req.method() == io.vertx.core.http.HttpMethod.GET ? dialect() : ApiFamily.OPENAI);
         if (matched.isPresent() && matched.get().operation().open()) {
             // Probes are not requests of anybody's: answered in place, never recorded.
             Probes.answer(core, resp, matched.get().operation());
@@ -78,13 +81,13 @@ final class ClientRequest {
         if (malformed.isPresent()) {
             // The head could not be read, so neither can what follows it: answer and close. The path, when the
             // decoder got that far, still tells whose error shape to use.
-            family = Route.familyOf(req.path());
+            family = dialect();
             resp.putHeader("connection", "close");
             fail(malformed.get().status(), malformed.get().code(), malformed.get().reason(), Optional.empty());
             return;
         }
         if (matched.isEmpty()) {
-            family = Route.familyOf(req.path());
+            family = dialect();
             fail(404, "unknown_route", "Sluice serves no " + req.method() + " " + req.path() + ".", Optional.empty());
             return;
         }
@@ -99,8 +102,8 @@ final class ClientRequest {
             return;
         }
         lifecycle.identified(new Caller(key.org(), key.tenant(), key.team(), key.id()));
-        if (op == Operation.OPENAI_MODELS) {
-            Catalogue.models(this);
+        if (op.catalogue()) {
+            Catalogue.answer(this);
             return;
         }
         readBody(raw -> {
@@ -186,11 +189,17 @@ final class ClientRequest {
                 message, param, traceId))), Optional.of(code), OptionalLong.empty());
     }
 
-    /** Answers 429 with the normalised body and the retry headers. */
+    /** Answers a refusal with the normalised body; status and retry headers as {@link Refusal} decides. */
     void reject(RejectionView v) {
-        ErrorBodies.retryHeaders(resp.headers(), v.retryAfterMillis(), v.retryable());
-        send(429, "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.rejection(family, v))),
-                Optional.of(v.code()), OptionalLong.of(v.retryAfterMillis()));
+        Refusal refusal = Refusal.of(v);
+        refusal.headers(resp.headers());
+        send(refusal.status(), "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.rejection(family, v, refusal))),
+                Optional.of(v.code()), refusal.retry() ? refusal.retryAfterMillis() : OptionalLong.empty());
+    }
+
+    /** The family the request speaks by its headers and path ({@link Route#dialect}). */
+    private ApiFamily dialect() {
+        return Route.dialect(req.path() == null ? "" : req.path(), req.headers(), req.query());
     }
 
     void answerJson(int status, ObjectNode json) {

@@ -44,7 +44,12 @@ final class PromptShapes {
                 JsonNode input = body.path("input");
                 if (input.isArray()) {
                     for (JsonNode item : input) {
-                        b.message(item.path("role").asText("user"), null, item);
+                        switch (item.path("type").asText("message")) {
+                            case "function_call" -> b.add("assistant", null, item.path("name").asText("") + " "
+                                    + item.path("arguments").asText(""));
+                            case "function_call_output" -> b.add("tool", null, b.text(item.path("output")));
+                            default -> b.message(item.path("role").asText("user"), null, item);
+                        }
                     }
                 } else {
                     b.plain("user", input);
@@ -79,6 +84,16 @@ final class PromptShapes {
                     }
                 }
                 b.max(body.path("generationConfig"), "maxOutputTokens");
+            }
+            case GEMINI_EMBED -> {
+                b.add("user", null, b.text(body.path("content").path("parts")));
+                b.max = OptionalInt.of(0);
+            }
+            case GEMINI_BATCH_EMBED -> {
+                for (JsonNode r : body.path("requests")) {
+                    b.add("user", null, b.text(r.path("content").path("parts")));
+                }
+                b.max = OptionalInt.of(0);
             }
             default -> { }
         }

@@ -36,6 +36,7 @@ record RequestBody(ObjectNode json, ProfileConfig profile) {
                     Optional.of("model"));
             return Optional.empty();
         }
+        dev.sluice.gateway.http.HeaderNames.model(r.resp.headers(), profile);
         return Optional.of(new RequestBody(json, profile));
     }
 

@@ -309,8 +309,8 @@ final class UpstreamCall {
         try {
             out = switch (x.plan.translation()) {
                 case NATIVE -> throw new IllegalStateException("native answers are not translated");
-                case FROM_ANTHROPIC -> ProxyJson.bytes(AnthropicResponses.toChat(json.get(), meta()));
-                case FROM_GEMINI -> ProxyJson.bytes(GeminiResponses.toChat(json.get(), meta()));
+                case FROM_ANTHROPIC -> ProxyJson.bytes(x.plan.forClient(AnthropicResponses.toChat(json.get(), meta())));
+                case FROM_GEMINI -> ProxyJson.bytes(x.plan.forClient(GeminiResponses.toChat(json.get(), meta())));
             };
         } catch (UpstreamFormatException e) {
             unreadable(h, status, usage, "The provider's answer could not be read: " + e.getMessage());
@@ -337,8 +337,8 @@ final class UpstreamCall {
         converter = switch (x.plan.translation()) {
             case NATIVE -> r.route.operation() == Operation.OPENAI_CHAT || r.route.operation() == Operation.OPENAI_COMPLETIONS
                     ? ChatStreams.fromOpenAi(x.plan.clientWantsUsage()) : null;
-            case FROM_ANTHROPIC -> ChatStreams.fromAnthropic(meta(), x.plan.clientWantsUsage());
-            case FROM_GEMINI -> ChatStreams.fromGemini(meta(), x.plan.clientWantsUsage());
+            case FROM_ANTHROPIC -> x.plan.forClient(ChatStreams.fromAnthropic(meta(), x.plan.clientWantsUsage()));
+            case FROM_GEMINI -> x.plan.forClient(ChatStreams.fromGemini(meta(), x.plan.clientWantsUsage()));
         };
         tracker = converter != null ? converter.usage() : StreamUsageTracker.of(x.plan.format());
         String type = h.get("content-type");
@@ -488,7 +488,7 @@ final class UpstreamCall {
     }
 
     private CompletionMeta meta() {
-        return new CompletionMeta("chatcmpl-" + r.traceId.substring(0, 24), x.profile.id(), core.clock.epochMillis() / 1000);
+        return new CompletionMeta("chatcmpl-" + r.traceId.substring(0, 24), x.profile.model(), core.clock.epochMillis() / 1000);
     }
 
     private void passHeaders(HttpHeaders h) {

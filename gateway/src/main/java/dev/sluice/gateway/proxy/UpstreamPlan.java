@@ -7,8 +7,13 @@ import dev.sluice.runtime.config.DeploymentKind;
 import dev.sluice.runtime.config.ProfileConfig;
 import dev.sluice.gateway.http.Operation;
 import dev.sluice.gateway.translate.AnthropicRequests;
+import dev.sluice.gateway.translate.ChatStreamConverter;
+import dev.sluice.gateway.translate.ChatStreams;
 import dev.sluice.gateway.translate.GeminiRequests;
+import dev.sluice.gateway.translate.ResponsesAnswers;
+import dev.sluice.gateway.translate.ResponsesRequests;
 import dev.sluice.gateway.translate.WireFormat;
+import dev.sluice.runtime.config.ProfileConfig.Task;
 import io.netty.handler.codec.http.HttpHeaders;
 import io.vertx.core.MultiMap;
 import java.net.URLEncoder;
@@ -27,14 +32,40 @@ import java.util.Optional;
  * @param translation how the answer becomes what the client asked for
  * @param streaming whether the answer is a stream
  * @param clientWantsUsage for OpenAI chat streams: whether the client asked for the usage chunk
+ * @param answer what a translated answer becomes for the client
  */
 record UpstreamPlan(String pathAndQuery, ObjectNode body, Optional<byte[]> verbatim, WireFormat format,
-        Translation translation, boolean streaming, boolean clientWantsUsage) {
+        Translation translation, boolean streaming, boolean clientWantsUsage, ClientAnswer answer) {
 
-    /** A plan whose body is sent as serialised from its tree. */
+    /** A plan whose body is sent as serialised from its tree, answered as a chat completion. */
     UpstreamPlan(String pathAndQuery, ObjectNode body, WireFormat format, Translation translation, boolean streaming,
             boolean clientWantsUsage) {
-        this(pathAndQuery, body, Optional.empty(), format, translation, streaming, clientWantsUsage);
+        this(pathAndQuery, body, Optional.empty(), format, translation, streaming, clientWantsUsage, ClientAnswer.CHAT);
+    }
+
+    /** A plan answered as a chat completion when translated. */
+    UpstreamPlan(String pathAndQuery, ObjectNode body, Optional<byte[]> verbatim, WireFormat format,
+            Translation translation, boolean streaming, boolean clientWantsUsage) {
+        this(pathAndQuery, body, verbatim, format, translation, streaming, clientWantsUsage, ClientAnswer.CHAT);
+    }
+
+    /**
+     * What a translated answer (a chat completion, or a chat chunk stream, made from the provider's)
+     * is sent as: the chat completion itself ({@code /v1/chat/completions}), or a Responses API
+     * answer ({@code /v1/responses}).
+     */
+    enum ClientAnswer {
+        CHAT, RESPONSES
+    }
+
+    /** A translated whole answer, already a chat completion, in the shape the client asked for. */
+    ObjectNode forClient(ObjectNode chatCompletion) {
+        return answer == ClientAnswer.RESPONSES ? ResponsesAnswers.fromChat(chatCompletion) : chatCompletion;
+    }
+
+    /** A translated stream, already converted to chat chunks, in the shape the client asked for. */
+    ChatStreamConverter forClient(ChatStreamConverter chatStream) {
+        return answer == ClientAnswer.RESPONSES ? ChatStreams.toResponses(chatStream) : chatStream;
     }
 
     /**
@@ -59,7 +90,8 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, Optional<byte[]> verba
                         unasked);
             }
         }
-        return new UpstreamPlan(pathAndQuery, body, format, translation, streaming, clientWantsUsage);
+        return new UpstreamPlan(pathAndQuery, body, Optional.empty(), format, translation, streaming, clientWantsUsage,
+                answer);
     }
 
     private static void lower(ObjectNode node, String field, double factor, long unasked) {
@@ -100,6 +132,15 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, Optional<byte[]> verba
         DeploymentKind kind = d.kind();
         String base = basePath(d);
         boolean stream = body.path("stream").asBoolean(false);
+        boolean embedding = profile.task() == Task.EMBEDDING;
+        if (op.embedding() && !embedding) {
+            throw new Unsupported(op.suffix() + " serves embedding profiles only; profile " + profile.id()
+                    + " is a chat profile (a profile is marked with task: embedding)");
+        }
+        if (embedding && op != Operation.OPENAI_EMBEDDINGS && !op.embedding()) {
+            throw new Unsupported("profile " + profile.id() + " is an embedding profile (task: embedding); it serves "
+                    + "embedContent, batchEmbedContents and /v1/embeddings, not " + op.suffix());
+        }
         switch (op.family()) {
             case OPENAI -> {
                 if (kind.openAiFamily()) {
@@ -117,19 +158,21 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, Optional<byte[]> verba
                     return new UpstreamPlan(openAiPath(op, d, base), body, verbatim, WireFormat.OPENAI,
                             Translation.NATIVE, stream, wantsUsage);
                 }
+                if (op == Operation.OPENAI_RESPONSES) {
+                    // No Responses API upstream: the request is read as the chat request it amounts to, and the
+                    // translated chat answer is made a Responses answer (always with its usage, which it carries).
+                    ObjectNode chat = ResponsesRequests.toChat(body);
+                    UpstreamPlan p = translated(chat, profile, kind, base, stream, true);
+                    return new UpstreamPlan(p.pathAndQuery, p.body, Optional.empty(), p.format, p.translation, stream,
+                            true, ClientAnswer.RESPONSES);
+                }
                 if (op != Operation.OPENAI_CHAT) {
                     throw new Unsupported("/v1/" + op.suffix() + " is not available for profile " + profile.id()
-                            + ", which is served by a " + kind.wireName() + " deployment; use /v1/chat/completions");
+                            + ", which is served by a " + kind.wireName() + " deployment; use /v1/chat/completions"
+                            + " or /v1/responses");
                 }
                 boolean wantsUsage = body.path("stream_options").path("include_usage").asBoolean(false);
-                if (kind == DeploymentKind.ANTHROPIC) {
-                    ObjectNode out = AnthropicRequests.fromChat(body, profile.model(), profile.defaultMaxOutputTokens());
-                    return new UpstreamPlan(base + "/v1/messages", out, WireFormat.ANTHROPIC,
-                            Translation.FROM_ANTHROPIC, stream, wantsUsage);
-                }
-                ObjectNode out = GeminiRequests.fromChat(body);
-                return new UpstreamPlan(base + GeminiRequests.path(profile.model(), stream), out,
-                        WireFormat.GEMINI, Translation.FROM_GEMINI, stream, wantsUsage);
+                return translated(body, profile, kind, base, stream, wantsUsage);
             }
             case ANTHROPIC -> {
                 if (kind != DeploymentKind.ANTHROPIC) {
@@ -147,12 +190,35 @@ record UpstreamPlan(String pathAndQuery, ObjectNode body, Optional<byte[]> verba
                             + " is served by a " + kind.wireName() + " deployment; use /v1/chat/completions");
                 }
                 boolean streaming = op == Operation.GEMINI_STREAM_GENERATE;
+                // Upstream is always v1beta, the superset: a client on v1 asks for nothing v1beta lacks.
                 String path = base + "/v1beta/models/" + URLEncoder.encode(profile.model(), StandardCharsets.UTF_8)
                         + ":" + op.suffix() + (streaming && query != null && query.contains("alt=sse") ? "?alt=sse" : "");
+                if (op == Operation.GEMINI_BATCH_EMBED) {
+                    // Each request names its model, which must be the path's: the provider's, not the profile.
+                    for (JsonNode r : body.path("requests")) {
+                        if (r.isObject()) {
+                            ((ObjectNode) r).put("model", "models/" + profile.model());
+                        }
+                    }
+                    return new UpstreamPlan(path, body, WireFormat.GEMINI, Translation.NATIVE, false, false);
+                }
                 return new UpstreamPlan(path, body, VerbatimBody.unchanged(raw), WireFormat.GEMINI, Translation.NATIVE,
                         streaming, false);
             }
         }
+    }
+
+    /** A chat request for an Anthropic or Gemini deployment, translated. */
+    private static UpstreamPlan translated(ObjectNode chat, ProfileConfig profile, DeploymentKind kind, String base,
+            boolean stream, boolean wantsUsage) {
+        if (kind == DeploymentKind.ANTHROPIC) {
+            ObjectNode out = AnthropicRequests.fromChat(chat, profile.model(), profile.defaultMaxOutputTokens());
+            return new UpstreamPlan(base + "/v1/messages", out, WireFormat.ANTHROPIC, Translation.FROM_ANTHROPIC, stream,
+                    wantsUsage);
+        }
+        ObjectNode out = GeminiRequests.fromChat(chat);
+        return new UpstreamPlan(base + GeminiRequests.path(profile.model(), stream), out, WireFormat.GEMINI,
+                Translation.FROM_GEMINI, stream, wantsUsage);
     }
 
     private static String openAiPath(Operation op, DeploymentConfig d, String base) {

@@ -25,6 +25,14 @@ public final class ChatStreams {
     }
 
     /**
+     * A translated chat stream as the Responses API's events; see {@link ResponsesStream}. The
+     * chat converter must have been made with {@code includeUsage}, so the last event has usage.
+     */
+    public static ChatStreamConverter toResponses(ChatStreamConverter chat) {
+        return new ResponsesStream(chat);
+    }
+
+    /**
      * OpenAI (or OpenAI-compatible) chat/completions SSE passed through, tracking usage.
      *
      * @param forwardUsageChunk false when the gateway added {@code include_usage} and the client

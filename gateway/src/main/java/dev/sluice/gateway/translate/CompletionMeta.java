@@ -7,7 +7,7 @@ import java.util.Objects;
  * chosen by the gateway so translated answers look the same whatever the provider.
  *
  * @param id      the completion id, such as {@code chatcmpl-7f3a}
- * @param model   the model name the client asked for (the profile name, not the provider's)
+ * @param model   the provider's model name, as every answer names it (docs/CLIENTS.md, the model rule)
  * @param created creation time in epoch seconds
  */
 public record CompletionMeta(String id, String model, long created) {

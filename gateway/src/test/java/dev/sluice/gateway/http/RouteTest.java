@@ -39,9 +39,64 @@ class RouteTest {
     }
 
     @Test
+    void theAnthropicMessagesPathIsTakenWithOrWithoutV1() {
+        for (String path : new String[] {"/v1/messages", "/messages", "/v1/v1/messages"}) {
+            assertThat(Route.match(HttpMethod.POST, path).orElseThrow().operation()).isEqualTo(Operation.ANTHROPIC_MESSAGES);
+        }
+        assertThat(Route.match(HttpMethod.POST, "/messages/count_tokens").orElseThrow().operation())
+                .isEqualTo(Operation.ANTHROPIC_COUNT_TOKENS);
+    }
+
+    @Test
+    void geminiIsServedUnderV1AsUnderV1beta() {
+        for (String version : new String[] {"v1", "v1beta"}) {
+            assertThat(Route.match(HttpMethod.POST, "/" + version + "/models/g:embedContent").orElseThrow())
+                    .isEqualTo(new Route(Operation.GEMINI_EMBED, Optional.of("g")));
+            assertThat(Route.match(HttpMethod.POST, "/" + version + "/models/g:batchEmbedContents").orElseThrow().operation())
+                    .isEqualTo(Operation.GEMINI_BATCH_EMBED);
+            assertThat(Route.match(HttpMethod.GET, "/" + version + "/models/g", ApiFamily.GEMINI).orElseThrow())
+                    .isEqualTo(new Route(Operation.GEMINI_MODEL, Optional.of("g")));
+        }
+        assertThat(Route.match(HttpMethod.GET, "/v1beta/models", ApiFamily.OPENAI).orElseThrow().operation())
+                .isEqualTo(Operation.GEMINI_MODELS);
+    }
+
+    @Test
+    void aSharedPathIsTheRouteOfTheDialectItIsAskedIn() {
+        assertThat(Route.match(HttpMethod.GET, "/v1/models", ApiFamily.ANTHROPIC).orElseThrow().operation())
+                .isEqualTo(Operation.ANTHROPIC_MODELS);
+        assertThat(Route.match(HttpMethod.GET, "/v1/models", ApiFamily.GEMINI).orElseThrow().operation())
+                .isEqualTo(Operation.GEMINI_MODELS);
+        assertThat(Route.match(HttpMethod.GET, "/v1/models/claude", ApiFamily.OPENAI).orElseThrow())
+                .isEqualTo(new Route(Operation.OPENAI_MODEL, Optional.of("claude")));
+    }
+
+    @Test
+    void theDialectIsReadFromWhatEachSdkAlwaysSends() {
+        io.vertx.core.MultiMap none = io.vertx.core.MultiMap.caseInsensitiveMultiMap();
+        assertThat(Route.dialect("/v2/x", none, null)).isEqualTo(ApiFamily.OPENAI);
+        assertThat(Route.dialect("/v2/x", io.vertx.core.MultiMap.caseInsensitiveMultiMap().add("anthropic-version", "1"), null))
+                .isEqualTo(ApiFamily.ANTHROPIC);
+        assertThat(Route.dialect("/v2/x", io.vertx.core.MultiMap.caseInsensitiveMultiMap().add("x-api-key", "k"), null))
+                .isEqualTo(ApiFamily.ANTHROPIC);
+        assertThat(Route.dialect("/v2/x", io.vertx.core.MultiMap.caseInsensitiveMultiMap().add("x-goog-api-key", "k"), null))
+                .isEqualTo(ApiFamily.GEMINI);
+        assertThat(Route.dialect("/v2/x", none, "alt=sse&key=k")).isEqualTo(ApiFamily.GEMINI);
+        assertThat(Route.dialect("/v2/x", none, "monkey=1")).isEqualTo(ApiFamily.OPENAI);
+        assertThat(Route.dialect("/v1beta/x", io.vertx.core.MultiMap.caseInsensitiveMultiMap().add("x-api-key", "k"), null))
+                .isEqualTo(ApiFamily.GEMINI);
+    }
+
+    @Test
     void onlyTheCallersOwnMeteredRoutesPassAdmission() {
         assertThat(Operation.OPENAI_CHAT.metered()).isTrue();
         assertThat(Operation.OPENAI_MODELS.metered()).isFalse();
         assertThat(Operation.HEALTH.open()).isTrue();
+        for (Operation op : Operation.values()) {
+            assertThat(op.metered()).as(op.name()).isEqualTo(!op.catalogue() && !op.open()
+                    && op != Operation.ANTHROPIC_COUNT_TOKENS && op != Operation.GEMINI_COUNT_TOKENS);
+        }
+        assertThat(Operation.GEMINI_MODELS.catalogue()).isTrue();
+        assertThat(Operation.GEMINI_EMBED.metered()).isTrue();
     }
 }

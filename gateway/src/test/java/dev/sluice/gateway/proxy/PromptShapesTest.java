@@ -51,6 +51,28 @@ class PromptShapesTest {
     }
 
     @Test
+    void responsesCountFunctionCallsAndTheirOutputs() {
+        PromptShape p = PromptShapes.of(Operation.OPENAI_RESPONSES, json("""
+                {"instructions":"Sys","max_output_tokens":5,"input":[{"role":"user","content":"Hi"},
+                  {"type":"function_call","call_id":"c","name":"get_weather","arguments":"{\\"city\\":\\"x\\"}"},
+                  {"type":"function_call_output","call_id":"c","output":"sunny"}]}"""));
+        assertThat(p.messages()).extracting(MessagePart::role).containsExactly("system", "user", "assistant", "tool");
+        assertThat(p.messages().get(2).text()).contains("get_weather").contains("city");
+        assertThat(p.messages().get(3).text()).isEqualTo("sunny");
+        assertThat(p.maxOutputTokens()).hasValue(5);
+    }
+
+    @Test
+    void geminiEmbeddingsReadEveryContentAndReserveNoOutput() {
+        PromptShape one = PromptShapes.of(Operation.GEMINI_EMBED, json("{\"content\":{\"parts\":[{\"text\":\"Hi\"}]}}"));
+        assertThat(one.messages()).extracting(MessagePart::text).containsExactly("Hi");
+        PromptShape batch = PromptShapes.of(Operation.GEMINI_BATCH_EMBED, json(
+                "{\"requests\":[{\"content\":{\"parts\":[{\"text\":\"a\"}]}},{\"content\":{\"parts\":[{\"text\":\"b\"}]}}]}"));
+        assertThat(batch.messages()).extracting(MessagePart::text).containsExactly("a", "b");
+        assertThat(batch.maxOutputTokens()).hasValue(0);
+    }
+
+    @Test
     void embeddingsReserveNoOutput() {
         PromptShape p = PromptShapes.of(Operation.OPENAI_EMBEDDINGS, json("{\"input\":[\"a\",\"b\"]}"));
         assertThat(p.messages()).hasSize(2);

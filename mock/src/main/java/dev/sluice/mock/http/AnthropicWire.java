@@ -18,7 +18,7 @@ final class AnthropicWire {
     }
 
     static String stopReason(Generation g) {
-        return g.hitMaxTokens() ? "max_tokens" : "end_turn";
+        return g.callsTool() ? "tool_use" : g.hitMaxTokens() ? "max_tokens" : "end_turn";
     }
 
     static ObjectNode usage(Call c, long outputTokens) {
@@ -45,7 +45,13 @@ final class AnthropicWire {
         o.put("model", c.model());
         var content = o.putArray("content");
         if (!started) {
-            content.addObject().put("type", "text").put("text", g.fullText());
+            if (g.callsTool()) {
+                ToolUse t = g.tool().orElseThrow();
+                content.addObject().put("type", "tool_use").put("id", g.toolCallId("toolu_")).put("name", t.name())
+                        .set("input", t.arguments());
+            } else {
+                content.addObject().put("type", "text").put("text", g.fullText());
+            }
             o.put("stop_reason", stopReason(g));
         } else {
             o.putNull("stop_reason");
@@ -66,7 +72,12 @@ final class AnthropicWire {
 
     static StreamPlan stream(Call c, Generation g, int perChunk) {
         ObjectNode blockStart = Wire.obj().put("type", "content_block_start").put("index", 0);
-        blockStart.putObject("content_block").put("type", "text").put("text", "");
+        if (g.callsTool()) {
+            blockStart.putObject("content_block").put("type", "tool_use").put("id", g.toolCallId("toolu_"))
+                    .put("name", g.tool().orElseThrow().name()).putObject("input");
+        } else {
+            blockStart.putObject("content_block").put("type", "text").put("text", "");
+        }
         List<Chunk> head = List.of(
                 Chunk.of(Wire.sse("message_start",
                         Wire.obj().put("type", "message_start").set("message", message(c, g, true)))),
@@ -76,7 +87,12 @@ final class AnthropicWire {
         long from = 0;
         for (long size : StreamPlan.split(g.outputTokens(), perChunk)) {
             ObjectNode delta = Wire.obj().put("type", "content_block_delta").put("index", 0);
-            delta.putObject("delta").put("type", "text_delta").put("text", g.text(from, size));
+            if (g.callsTool()) {
+                delta.putObject("delta").put("type", "input_json_delta")
+                        .put("partial_json", g.tool().orElseThrow().fragment(from, size));
+            } else {
+                delta.putObject("delta").put("type", "text_delta").put("text", g.text(from, size));
+            }
             content.add(new Chunk(Wire.sse("content_block_delta", delta), size));
             from += size;
         }

@@ -53,6 +53,14 @@ final class CallReader {
             case RESPONSES -> PromptCounter.responses(body);
             case MESSAGES, COUNT_TOKENS -> PromptCounter.anthropic(body);
             case GENERATE, STREAM_GENERATE, GEMINI_COUNT_TOKENS -> PromptCounter.gemini(body);
+            case EMBED_CONTENT -> PromptCounter.gemini(Wire.obj().set("contents", Wire.arr().add(body.path("content"))));
+            case BATCH_EMBED_CONTENTS -> {
+                long sum = 0;
+                for (JsonNode r : body.path("requests")) {
+                    sum += PromptCounter.gemini(Wire.obj().set("contents", Wire.arr().add(r.path("content"))));
+                }
+                yield sum;
+            }
             case MODELS -> 0;
         };
     }
@@ -73,7 +81,7 @@ final class CallReader {
                 JsonNode config = body.path("generationConfig");
                 yield config.has("maxOutputTokens") ? positive(config, "maxOutputTokens") : fallback;
             }
-            case EMBEDDINGS, MODELS, COUNT_TOKENS, GEMINI_COUNT_TOKENS -> 0;
+            case EMBEDDINGS, MODELS, COUNT_TOKENS, GEMINI_COUNT_TOKENS, EMBED_CONTENT, BATCH_EMBED_CONTENTS -> 0;
         };
     }
 

@@ -1,5 +1,6 @@
 package dev.sluice.mock.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.mock.http.StreamPlan.Chunk;
 import io.vertx.core.buffer.Buffer;
@@ -27,10 +28,20 @@ final class GeminiWire {
     }
 
     private static ObjectNode response(Call c, String text, String finishReason, long candidatesSoFar) {
+        return response(c, Wire.obj().put("text", text), finishReason, candidatesSoFar);
+    }
+
+    private static ObjectNode call(ToolUse t) {
+        ObjectNode part = Wire.obj();
+        part.putObject("functionCall").put("name", t.name()).set("args", t.arguments());
+        return part;
+    }
+
+    private static ObjectNode response(Call c, ObjectNode part, String finishReason, long candidatesSoFar) {
         ObjectNode o = Wire.obj();
         ObjectNode candidate = o.putArray("candidates").addObject();
         ObjectNode content = candidate.putObject("content");
-        content.putArray("parts").addObject().put("text", text);
+        content.putArray("parts").add(part);
         content.put("role", "model");
         if (finishReason != null) {
             candidate.put("finishReason", finishReason);
@@ -47,7 +58,35 @@ final class GeminiWire {
     }
 
     static ObjectNode generate(Call c, Generation g) {
+        if (g.callsTool()) {
+            return response(c, call(g.tool().orElseThrow()), finishReason(g), g.outputTokens());
+        }
         return response(c, g.fullText(), finishReason(g), g.outputTokens());
+    }
+
+    /** A deterministic 8-dimension vector for a text: the same text always embeds the same. */
+    private static ObjectNode embedding(JsonNode content) {
+        ObjectNode e = Wire.obj();
+        var values = e.putArray("values");
+        long h = Wire.json(content).hashCode();
+        for (int d = 0; d < 8; d++) {
+            h = h * 6364136223846793005L + 1442695040888963407L;
+            values.add(((h >>> 40) % 2000) / 1000.0 - 1.0);
+        }
+        return e;
+    }
+
+    static ObjectNode embedContent(Call c) {
+        return Wire.obj().set("embedding", embedding(c.body().path("content")));
+    }
+
+    static ObjectNode batchEmbedContents(Call c) {
+        ObjectNode o = Wire.obj();
+        var list = o.putArray("embeddings");
+        for (JsonNode r : c.body().path("requests")) {
+            list.add(embedding(r.path("content")));
+        }
+        return o;
     }
 
     static ObjectNode countTokens(long promptTokens) {
@@ -68,8 +107,13 @@ final class GeminiWire {
     static StreamPlan stream(Call c, Generation g, int perChunk) {
         long[] sizes = StreamPlan.split(g.outputTokens(), perChunk);
         List<ObjectNode> pieces = new ArrayList<>();
+        if (g.callsTool()) {
+            // Gemini sends a function call whole, in one piece.
+            pieces.add(response(c, call(g.tool().orElseThrow()), finishReason(g), g.outputTokens()));
+            sizes = new long[] {g.outputTokens()};
+        }
         long from = 0;
-        for (int i = 0; i < sizes.length; i++) {
+        for (int i = 0; i < sizes.length && !g.callsTool(); i++) {
             boolean last = i == sizes.length - 1;
             pieces.add(response(c, g.text(from, sizes[i]), last ? finishReason(g) : null, from + sizes[i]));
             from += sizes[i];

@@ -372,8 +372,12 @@ public final class MockProviderServer {
     }
 
     private Generation generation(Exchange ex, Call call, long sampled) {
-        if (call.route().endpoint() == Endpoint.EMBEDDINGS) {
+        if (call.route().endpoint().embeds()) {
             return new Generation(0, false, ex.seq);
+        }
+        java.util.Optional<ToolUse> tool = ToolUse.of(call.route().endpoint(), call.body());
+        if (tool.isPresent()) {
+            return Generation.calling(tool.get(), config.seed() ^ ex.seq);
         }
         long wanted = CallReader.headerLong(ex.req.headers(), HEADER_OUTPUT_TOKENS, sampled);
         long out = Math.min(wanted, call.maxTokens());
@@ -470,6 +474,8 @@ public final class MockProviderServer {
             case CHAT, GEMINI_COMPAT_CHAT -> OpenAiWire.chat(call, g);
             case COMPLETIONS -> OpenAiWire.completion(call, g);
             case EMBEDDINGS -> OpenAiWire.embeddings(call);
+            case EMBED_CONTENT -> GeminiWire.embedContent(call);
+            case BATCH_EMBED_CONTENTS -> GeminiWire.batchEmbedContents(call);
             case RESPONSES -> OpenAiWire.responses(call, g);
             case MESSAGES -> AnthropicWire.messages(call, g);
             case GENERATE, STREAM_GENERATE -> GeminiWire.generate(call, g);
@@ -491,7 +497,7 @@ public final class MockProviderServer {
 
     private void stream(Exchange ex, Call call, Generation g, Ticket ticket, LimitSnapshot snapshot, During fault,
             ErrorWire errors) {
-        if (call.route().endpoint() == Endpoint.EMBEDDINGS) {
+        if (call.route().endpoint().embeds()) {
             whole(ex, call, g, ticket, snapshot, fault, errors);
             return;
         }

@@ -16,7 +16,11 @@ final class OpenAiWire {
     private OpenAiWire() {}
 
     static String finishReason(Generation g) {
-        return g.hitMaxTokens() ? "length" : "stop";
+        return g.callsTool() ? "tool_calls" : g.hitMaxTokens() ? "length" : "stop";
+    }
+
+    private static String callId(Generation g) {
+        return g.toolCallId("call_");
     }
 
     /** Chat Completions usage: cached tokens are part of {@code prompt_tokens}. */
@@ -55,7 +59,14 @@ final class OpenAiWire {
         choice.put("index", 0);
         ObjectNode message = choice.putObject("message");
         message.put("role", "assistant");
-        message.put("content", g.fullText());
+        if (g.callsTool()) {
+            message.putNull("content");
+            ToolUse t = g.tool().orElseThrow();
+            ObjectNode call = message.putArray("tool_calls").addObject().put("id", callId(g)).put("type", "function");
+            call.putObject("function").put("name", t.name()).put("arguments", t.argumentsJson());
+        } else {
+            message.put("content", g.fullText());
+        }
         message.putNull("refusal");
         message.putArray("annotations");
         choice.putNull("logprobs");
@@ -85,13 +96,28 @@ final class OpenAiWire {
     }
 
     static StreamPlan chatStream(Call c, Generation g, int perChunk) {
-        ObjectNode first = Wire.obj().put("role", "assistant").put("content", "");
+        ObjectNode first = Wire.obj().put("role", "assistant");
+        if (g.callsTool()) {
+            first.putNull("content");
+            ToolUse t = g.tool().orElseThrow();
+            ObjectNode call = first.putArray("tool_calls").addObject().put("index", 0).put("id", callId(g))
+                    .put("type", "function");
+            call.putObject("function").put("name", t.name()).put("arguments", "");
+        } else {
+            first.put("content", "");
+        }
         first.putNull("refusal");
         List<Chunk> head = List.of(Chunk.of(Wire.sse(chatChunk(c, first, null))));
         List<Chunk> content = new ArrayList<>();
         long from = 0;
         for (long size : StreamPlan.split(g.outputTokens(), perChunk)) {
-            ObjectNode delta = Wire.obj().put("content", g.text(from, size));
+            ObjectNode delta = Wire.obj();
+            if (g.callsTool()) {
+                delta.putArray("tool_calls").addObject().put("index", 0).putObject("function")
+                        .put("arguments", g.tool().orElseThrow().fragment(from, size));
+            } else {
+                delta.put("content", g.text(from, size));
+            }
             content.add(new Chunk(Wire.sse(chatChunk(c, delta, null)), size));
             from += size;
         }
@@ -221,7 +247,11 @@ final class OpenAiWire {
         o.put("status", done ? (g.hitMaxTokens() ? "incomplete" : "completed") : "in_progress");
         o.put("model", c.model());
         ArrayNode output = o.putArray("output");
-        if (done) {
+        if (done && g.callsTool()) {
+            output.add(functionCall(c, g, true));
+            o.putNull("incomplete_details");
+            o.set("usage", responsesUsage(c, g));
+        } else if (done) {
             ObjectNode item = output.addObject();
             item.put("type", "message");
             item.put("id", messageId(c));
@@ -245,7 +275,45 @@ final class OpenAiWire {
         return response(c, g, true);
     }
 
+    private static String functionCallId(Call c) {
+        return "fc_" + c.requestId().substring(4);
+    }
+
+    private static ObjectNode functionCall(Call c, Generation g, boolean done) {
+        ToolUse t = g.tool().orElseThrow();
+        return Wire.obj().put("type", "function_call").put("id", functionCallId(c)).put("call_id", callId(g))
+                .put("name", t.name()).put("arguments", done ? t.argumentsJson() : "")
+                .put("status", done ? "completed" : "in_progress");
+    }
+
+    private static StreamPlan responsesToolStream(Call c, Generation g, int perChunk) {
+        int[] seq = {0};
+        List<Chunk> head = List.of(
+                Chunk.of(event(seq, "response.created", Wire.obj().set("response", response(c, g, false)))),
+                Chunk.of(event(seq, "response.in_progress", Wire.obj().set("response", response(c, g, false)))),
+                Chunk.of(event(seq, "response.output_item.added",
+                        Wire.obj().put("output_index", 0).set("item", functionCall(c, g, false)))));
+        List<Chunk> content = new ArrayList<>();
+        long from = 0;
+        for (long size : StreamPlan.split(g.outputTokens(), perChunk)) {
+            ObjectNode delta = Wire.obj().put("item_id", functionCallId(c)).put("output_index", 0)
+                    .put("delta", g.tool().orElseThrow().fragment(from, size));
+            content.add(new Chunk(event(seq, "response.function_call_arguments.delta", delta), size));
+            from += size;
+        }
+        List<Chunk> tail = List.of(
+                Chunk.of(event(seq, "response.function_call_arguments.done", Wire.obj().put("item_id", functionCallId(c))
+                        .put("output_index", 0).put("arguments", g.tool().orElseThrow().argumentsJson()))),
+                Chunk.of(event(seq, "response.output_item.done",
+                        Wire.obj().put("output_index", 0).set("item", functionCall(c, g, true)))),
+                Chunk.of(event(seq, "response.completed", Wire.obj().set("response", response(c, g, true)))));
+        return StreamPlan.of(StreamPlan.SSE, head, content, tail);
+    }
+
     static StreamPlan responsesStream(Call c, Generation g, int perChunk) {
+        if (g.callsTool()) {
+            return responsesToolStream(c, g, perChunk);
+        }
         int[] seq = {0};
         List<Chunk> head = List.of(
                 Chunk.of(event(seq, "response.created", Wire.obj().set("response", response(c, g, false)))),

@@ -23,6 +23,8 @@ record Route(Endpoint endpoint, Optional<String> pathModel, boolean needsApiVers
         GENERATE(true),
         STREAM_GENERATE(true),
         GEMINI_COUNT_TOKENS(false),
+        EMBED_CONTENT(true),
+        BATCH_EMBED_CONTENTS(true),
         /** Gemini's OpenAI-compatible chat completions. */
         GEMINI_COMPAT_CHAT(true);
 
@@ -30,6 +32,11 @@ record Route(Endpoint endpoint, Optional<String> pathModel, boolean needsApiVers
 
         Endpoint(boolean admitted) {
             this.admitted = admitted;
+        }
+
+        /** Whether it embeds (no output tokens, no stream). */
+        boolean embeds() {
+            return this == EMBEDDINGS || this == EMBED_CONTENT || this == BATCH_EMBED_CONTENTS;
         }
 
         /** Whether the endpoint goes through the limit model. */
@@ -130,6 +137,8 @@ record Route(Endpoint endpoint, Optional<String> pathModel, boolean needsApiVers
             case "generateContent" -> Optional.of(new Route(Endpoint.GENERATE, model, false));
             case "streamGenerateContent" -> Optional.of(new Route(Endpoint.STREAM_GENERATE, model, false));
             case "countTokens" -> Optional.of(new Route(Endpoint.GEMINI_COUNT_TOKENS, model, false));
+            case "embedContent" -> Optional.of(new Route(Endpoint.EMBED_CONTENT, model, false));
+            case "batchEmbedContents" -> Optional.of(new Route(Endpoint.BATCH_EMBED_CONTENTS, model, false));
             default -> Optional.empty();
         };
     }

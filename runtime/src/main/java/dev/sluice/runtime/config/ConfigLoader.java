@@ -51,7 +51,7 @@ public final class ConfigLoader {
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
-            "classes", "deployments", "profiles", "orgs");
+            "classes", "deployments", "profiles", "orgs", "admin");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
@@ -64,16 +64,19 @@ public final class ConfigLoader {
     private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
     private static final Set<String> RAMP = Set.of("enabled", "stages");
     private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
-            "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits");
+            "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits", "task");
     private static final Set<String> ORG = Set.of("limits", "tenants");
     private static final Set<String> TENANT = Set.of("weight", "guaranteed", "limits", "teams");
     private static final Set<String> TEAM = Set.of("limits", "keys");
     private static final Set<String> KEY = Set.of("secret_env", "key_sha256", "secret", "profiles", "class",
             "max_class", "deadline", "limits", "paused");
     private static final Set<String> LIMIT = Set.of("amount", "burst");
+    private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "tokens");
+    private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token");
 
     private final String sourceName;
     private final Function<String, String> env;
+    private final Secrets secrets = new Secrets();
 
     private ConfigLoader(String sourceName, Function<String, String> env) {
         this.sourceName = sourceName;
@@ -143,7 +146,34 @@ public final class ConfigLoader {
         Map<String, OrgConfig> orgs = new LinkedHashMap<>();
         Tree tree = new Tree(profiles);
         top.get("orgs").entries().forEach((id, n) -> orgs.put(id, tree.org(id, n)));
-        return new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes, deployments, profiles, orgs);
+        Optional<AdminSettings> admin = top.get("admin").present() ? Optional.of(admin(top.get("admin"), orgs))
+                : Optional.empty();
+        return new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes, deployments, profiles,
+                orgs, admin);
+    }
+
+    private AdminSettings admin(YamlNode n, Map<String, OrgConfig> orgs) {
+        n.allowOnly(ADMIN);
+        String host = n.get("host").text(AdminSettings.DEFAULT_HOST);
+        int port = n.get("port").intValue(AdminSettings.DEFAULT_PORT);
+        long body = n.get("max_body_bytes").longValue(AdminSettings.DEFAULT_MAX_BODY_BYTES);
+        Set<String> subjects = new java.util.HashSet<>(orgs.keySet());
+        orgs.values().forEach(o -> subjects.addAll(o.tenants().keySet()));
+        Map<String, AdminToken> tokens = new LinkedHashMap<>();
+        n.get("tokens").entries().forEach((id, t) -> {
+            t.requireObject();
+            t.allowOnly(ADMIN_TOKEN);
+            String raw = t.get("scope").text();
+            AdminScope scope = AdminScope.parse(raw).orElseThrow(() -> new ConfigException(t.get("scope").path(),
+                    "admin, read or partner:<org or tenant id>", "\"" + raw + "\""));
+            scope.subject().ifPresent(s -> ConfigException.require(subjects.contains(s), t.get("scope").path(),
+                    "partner:<one of the organisations and tenants " + new java.util.TreeSet<>(subjects) + ">",
+                    "\"" + raw + "\""));
+            Secrets.Read read = secrets.read(t, "token_env", "token_sha256", "token",
+                    "a secret no other token or client key uses");
+            tokens.put(id, new AdminToken(id, scope, read.sha256(), read.source()));
+        });
+        return build(n.path(), () -> new AdminSettings(host, port, body, tokens));
     }
 
     private static ServerSettings server(YamlNode n) {
@@ -314,8 +344,13 @@ public final class ConfigLoader {
                 : d.kind() == DeploymentKind.OPENAI || d.kind() == DeploymentKind.AZURE_OPENAI
                         ? OutputReservation.MAX_TOKENS : OutputReservation.LEARNED;
         Limits limits = limits(n.get("limits"));
+        YamlNode taskNode = n.get("task");
+        ProfileConfig.Task task = taskNode.present()
+                ? ProfileConfig.Task.fromConfigName(taskNode.text()).orElseThrow(() -> new ConfigException(
+                        taskNode.path(), "chat or embedding", "\"" + taskNode.text() + "\""))
+                : ProfileConfig.Task.CHAT;
         return build(n.path(), () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, reservation,
-                limits));
+                limits, task));
     }
 
     private static Tokenizer tokenizer(YamlNode n) {
@@ -334,7 +369,6 @@ public final class ConfigLoader {
         private final Map<String, ProfileConfig> profiles;
         private final Map<String, String> tenantPaths = new HashMap<>();
         private final Map<String, String> keyPaths = new HashMap<>();
-        private final Map<String, String> secretPaths = new HashMap<>();
 
         Tree(Map<String, ProfileConfig> profiles) {
             this.profiles = profiles;
@@ -382,35 +416,9 @@ public final class ConfigLoader {
             String other = keyPaths.putIfAbsent(id, n.path());
             ConfigException.require(other == null, n.path(), "a key id unique across the file",
                     "\"" + id + "\" also at " + other);
-            YamlNode envNode = n.get("secret_env");
-            YamlNode hashNode = n.get("key_sha256");
-            YamlNode litNode = n.get("secret");
-            int given = (envNode.present() ? 1 : 0) + (hashNode.present() ? 1 : 0) + (litNode.present() ? 1 : 0);
-            ConfigException.require(given == 1, n.path(), "exactly one of secret_env, key_sha256, secret",
-                    given + " of them");
-            Optional<byte[]> hash;
-            String source;
-            if (envNode.present()) {
-                String var = envNode.text();
-                source = "secret_env " + var;
-                String value = env.apply(var);
-                hash = value == null || value.isBlank() ? Optional.empty() : Optional.of(sha256(value));
-            } else if (hashNode.present()) {
-                String hex = hashNode.text().toLowerCase(java.util.Locale.ROOT);
-                ConfigException.require(hex.matches("[0-9a-f]{64}"), hashNode.path(), "64 hexadecimal digits",
-                        hex.length() + " characters");
-                source = "key_sha256";
-                hash = Optional.of(HexFormat.of().parseHex(hex));
-            } else {
-                // The literal is hashed at once; only the hash is kept, and it is never echoed.
-                source = "secret";
-                hash = Optional.of(sha256(litNode.text()));
-            }
-            hash.ifPresent(h -> {
-                String prior = secretPaths.putIfAbsent(HexFormat.of().formatHex(h), n.path());
-                ConfigException.require(prior == null, n.path(), "a secret no other key uses",
-                        "the same secret as " + prior);
-            });
+            Secrets.Read read = secrets.read(n, "secret_env", "key_sha256", "secret", "a secret no other key uses");
+            Optional<byte[]> hash = read.sha256();
+            String source = read.source();
             List<String> keyProfiles = new ArrayList<>();
             YamlNode pn = n.get("profiles");
             if (pn.present()) {
@@ -515,6 +523,52 @@ public final class ConfigLoader {
             throw new IllegalStateException("SHA-256 is part of every JDK", e);
         }
     });
+
+    /**
+     * Reads a secret given as exactly one of an environment variable, a SHA-256 hash or a literal,
+     * and keeps only its hash; no two secrets of the file (client keys and admin tokens alike) may
+     * be the same, so a client key is never an admin token.
+     */
+    private final class Secrets {
+        private final Map<String, String> byHash = new LinkedHashMap<>();
+
+        /** A secret's hash (empty while its variable is not set) and where it comes from, for messages. */
+        record Read(Optional<byte[]> sha256, String source) {}
+
+        Read read(YamlNode n, String envKey, String hashKey, String literalKey, String unique) {
+            YamlNode envNode = n.get(envKey);
+            YamlNode hashNode = n.get(hashKey);
+            YamlNode litNode = n.get(literalKey);
+            int given = (envNode.present() ? 1 : 0) + (hashNode.present() ? 1 : 0) + (litNode.present() ? 1 : 0);
+            ConfigException.require(given == 1, n.path(), "exactly one of " + envKey + ", " + hashKey + ", "
+                    + literalKey, given + " of them");
+            Optional<byte[]> hash;
+            String source;
+            if (envNode.present()) {
+                String var = envNode.text();
+                ConfigException.require(var.matches("[A-Za-z_][A-Za-z0-9_]*"), envNode.path(),
+                        "an environment variable name", "\"" + var + "\"");
+                source = envKey + " " + var;
+                String value = env.apply(var);
+                hash = value == null || value.isBlank() ? Optional.empty() : Optional.of(sha256(value));
+            } else if (hashNode.present()) {
+                String hex = hashNode.text().toLowerCase(java.util.Locale.ROOT);
+                ConfigException.require(hex.matches("[0-9a-f]{64}"), hashNode.path(), "64 hexadecimal digits",
+                        hex.length() + " characters");
+                source = hashKey;
+                hash = Optional.of(HexFormat.of().parseHex(hex));
+            } else {
+                // The literal is hashed at once; only the hash is kept, and it is never echoed.
+                source = literalKey;
+                hash = Optional.of(sha256(litNode.text()));
+            }
+            hash.ifPresent(h -> {
+                String prior = byHash.putIfAbsent(HexFormat.of().formatHex(h), n.path());
+                ConfigException.require(prior == null, n.path(), unique, "the same secret as " + prior);
+            });
+            return new Read(hash, source);
+        }
+    }
 
     /** SHA-256 of a client key secret, as stored and compared. */
     public static byte[] sha256(String secret) {

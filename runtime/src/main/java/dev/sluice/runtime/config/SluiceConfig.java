@@ -32,10 +32,12 @@ import java.util.Optional;
  * @param deployments provider deployments by id, in file order
  * @param profiles model profiles by id, in file order
  * @param orgs the key tree by organisation id, in file order
+ * @param admin the admin listener, when the file has an {@code admin:} section
  */
 public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
         ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
-        Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs) {
+        Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
+        Optional<AdminSettings> admin) {
 
     public SluiceConfig {
         Objects.requireNonNull(sourceName, "sourceName");
@@ -49,6 +51,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         deployments = Collections.unmodifiableMap(new LinkedHashMap<>(deployments));
         profiles = Collections.unmodifiableMap(new LinkedHashMap<>(profiles));
         orgs = Collections.unmodifiableMap(new LinkedHashMap<>(orgs));
+        Objects.requireNonNull(admin, "admin");
     }
 
     /** The governor's configuration: limits, weights and guarantees per scope, class policies, lease times. */
@@ -128,24 +131,35 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
                 && ledger.password().isEmpty()) {
             out.add("ledger.password_env: environment variable " + ledger.passwordEnv().orElseThrow() + " is not set");
         }
+        admin.ifPresent(a -> a.tokens().values().forEach(t -> {
+            if (t.secretSha256().isEmpty()) {
+                out.add("admin token " + t.id() + ": " + t.secretSource() + " is not set");
+            }
+        }));
         return out;
     }
 
     /** A copy with other server settings (a test or the demo picking its port). */
     public SluiceConfig withServer(ServerSettings next) {
         return new SluiceConfig(sourceName, next, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs);
+                classes, deployments, profiles, orgs, admin);
     }
 
     /** A copy with other ledger settings (a test or the demo choosing where to record). */
     public SluiceConfig withLedger(LedgerSettings next) {
         return new SluiceConfig(sourceName, server, store, next, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs);
+                classes, deployments, profiles, orgs, admin);
+    }
+
+    /** A copy with other admin listener settings (a test or the demo picking its port). */
+    public SluiceConfig withAdmin(AdminSettings next) {
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, profiles, orgs, Optional.of(next));
     }
 
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, next, profiles, orgs);
+                classes, next, profiles, orgs, admin);
     }
 }

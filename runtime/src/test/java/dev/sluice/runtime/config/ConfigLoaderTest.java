@@ -286,4 +286,62 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> ConfigLoader.load(java.nio.file.Path.of("/nonexistent/sluice.yaml")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("a readable YAML file");
     }
+
+    private static final String ADMIN_BASE = """
+            deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1" } }
+            profiles: { p: { deployment: d, model: gpt-4o-mini } }
+            orgs: { o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-client" } } } } } } } }
+            """;
+
+    @Test
+    void theAdminListenerIsOffWithoutItsSection() {
+        assertThat(ConfigLoader.parse(ADMIN_BASE, "x", v -> null).admin()).isEmpty();
+    }
+
+    @Test
+    void adminTokensAreHashedWithTheirScopes() {
+        SluiceConfig c = ConfigLoader.parse(ADMIN_BASE + """
+                admin:
+                  tokens:
+                    ops: { scope: admin, token_env: OPS_TOKEN }
+                    viewer: { scope: read, token: "sla-read" }
+                    reseller: { scope: "partner:acme", token_sha256: "%s" }
+                """.formatted(HexFormat.of().formatHex(ConfigLoader.sha256("sla-partner"))), "x",
+                v -> v.equals("OPS_TOKEN") ? "sla-ops" : null);
+        var admin = c.admin().orElseThrow();
+        assertThat(admin.host()).isEqualTo("127.0.0.1");
+        assertThat(admin.port()).isEqualTo(8081);
+        assertThat(admin.tokens().get("ops").scope()).isEqualTo(dev.sluice.runtime.config.AdminScope.ADMIN);
+        assertThat(admin.tokens().get("ops").secretSha256().orElseThrow()).isEqualTo(ConfigLoader.sha256("sla-ops"));
+        assertThat(admin.tokens().get("reseller").scope().subject()).contains("acme");
+        assertThat(admin.tokens().get("viewer").toString()).doesNotContain("sla-read");
+    }
+
+    @Test
+    void aPartnerScopeNamesAnOrganisationOrTenantThatExists() {
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + """
+                admin: { tokens: { r: { scope: "partner:globex", token: "sla-x" } } }
+                """, "x", v -> null)).isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("admin.tokens.r.scope: \"partner:globex\"");
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + """
+                admin: { tokens: { r: { scope: owner, token: "sla-x" } } }
+                """, "x", v -> null)).hasMessage(
+                "admin.tokens.r.scope: \"owner\" (expected: admin, read or partner:<org or tenant id>)");
+    }
+
+    @Test
+    void aClientKeyIsNeverAnAdminToken() {
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + """
+                admin: { tokens: { r: { scope: admin, token: "sk-client" } } }
+                """, "x", v -> null)).hasMessageContaining("admin.tokens.r")
+                .hasMessageContaining("a secret no other token or client key uses");
+    }
+
+    @Test
+    void anUnsetTokenVariableIsReportedByName() {
+        SluiceConfig c = ConfigLoader.parse(ADMIN_BASE + """
+                admin: { tokens: { ops: { scope: admin, token_env: OPS_TOKEN } } }
+                """, "x", v -> null);
+        assertThat(c.missingEnvironment()).containsExactly("admin token ops: token_env OPS_TOKEN is not set");
+    }
 }

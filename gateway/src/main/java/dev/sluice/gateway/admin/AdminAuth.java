@@ -1,0 +1,49 @@
+package dev.sluice.gateway.admin;
+
+import dev.sluice.runtime.config.AdminSettings;
+import dev.sluice.runtime.config.AdminToken;
+import dev.sluice.runtime.config.ConfigLoader;
+import io.vertx.core.http.HttpServerRequest;
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Resolves the admin token a request presents ({@code Authorization: Bearer}). Only SHA-256 hashes
+ * of tokens are held; the presented token is hashed, the hash selects a candidate, and the
+ * candidate is compared with {@link MessageDigest#isEqual} (constant time). Client API keys are
+ * not admin tokens: the configuration refuses a token equal to any key.
+ */
+final class AdminAuth {
+
+    private record Entry(byte[] hash, AdminPrincipal principal) {}
+
+    private final Map<ByteBuffer, Entry> byHash = new HashMap<>();
+
+    AdminAuth(AdminSettings settings) {
+        for (AdminToken t : settings.tokens().values()) {
+            t.secretSha256().ifPresent(h -> byHash.put(ByteBuffer.wrap(h), new Entry(h,
+                    new AdminPrincipal(t.id(), t.scope()))));
+        }
+    }
+
+    /** The principal of the token {@code request} presents, if it presents a known one. */
+    Optional<AdminPrincipal> principal(HttpServerRequest request) {
+        String auth = request.getHeader("authorization");
+        if (auth == null || !auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+            return Optional.empty();
+        }
+        String presented = auth.substring(7).strip();
+        if (presented.isEmpty()) {
+            return Optional.empty();
+        }
+        byte[] hash = ConfigLoader.sha256(presented);
+        Entry e = byHash.get(ByteBuffer.wrap(hash));
+        if (e == null || !MessageDigest.isEqual(e.hash, hash)) {
+            return Optional.empty();
+        }
+        return Optional.of(e.principal);
+    }
+}

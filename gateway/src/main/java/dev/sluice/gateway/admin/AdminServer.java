@@ -1,0 +1,56 @@
+package dev.sluice.gateway.admin;
+
+import dev.sluice.runtime.SluiceRuntime;
+import dev.sluice.runtime.config.AdminSettings;
+import io.vertx.core.Future;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import java.util.Objects;
+
+/**
+ * The admin listener: its own port (loopback by default), never the client listener. One event
+ * loop is plenty for the operations plane; nothing here is on a client request's way.
+ */
+public final class AdminServer {
+
+    private final Vertx vertx;
+    private final AdminSettings settings;
+    private final AdminRouter router;
+    private HttpServer server;
+
+    public AdminServer(Vertx vertx, AdminSettings settings, SluiceRuntime runtime) {
+        this.vertx = Objects.requireNonNull(vertx, "vertx");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes());
+        AdminRoutes.install(router, runtime);
+    }
+
+    /** The routes, for documentation checks. */
+    public AdminRouter router() {
+        return router;
+    }
+
+    public Future<AdminServer> start() {
+        HttpServerOptions options = new HttpServerOptions().setHost(settings.host()).setPort(settings.port())
+                .setCompressionSupported(false).setMaxHeaderSize(16 * 1024);
+        return vertx.createHttpServer(options).requestHandler(router::handle).listen().map(s -> {
+            server = s;
+            return this;
+        });
+    }
+
+    /** The port it listens on. */
+    public int port() {
+        return server.actualPort();
+    }
+
+    /** {@code http://host:port}. */
+    public String baseUrl() {
+        return "http://" + settings.host() + ":" + port();
+    }
+
+    public Future<Void> stop() {
+        return server == null ? Future.succeededFuture() : server.close();
+    }
+}
