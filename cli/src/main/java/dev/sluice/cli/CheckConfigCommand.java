@@ -2,6 +2,7 @@ package dev.sluice.cli;
 
 import dev.sluice.config.ConfigException;
 import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.LedgerSettings;
 import dev.sluice.runtime.config.SluiceConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -24,6 +25,8 @@ final class CheckConfigCommand {
         }
         out.printf("%s: valid: %d deployments, %d profiles, %d tenants, %d keys%n", args[0], c.deployments().size(),
                 c.profiles().size(), c.tenants().size(), c.keys().size());
+        out.println("  ledger: " + (c.ledger().kind() == LedgerSettings.Kind.OFF ? "off"
+                : c.ledger().kind().wireName() + " at " + c.ledger().describeLocation()));
         for (String missing : c.missingEnvironment()) {
             out.println("  warning: " + missing + " (needed to serve)");
         }

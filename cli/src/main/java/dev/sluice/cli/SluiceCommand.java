@@ -4,8 +4,8 @@ import java.io.PrintStream;
 import java.util.Arrays;
 
 /**
- * The {@code sluice} command line: {@code serve}, {@code check-config}, {@code demo} and
- * {@code sim}. Exit status 0 on success, 1 on a runtime failure, 2 on bad arguments or a bad
+ * The {@code sluice} command line: {@code serve}, {@code check-config}, {@code demo}, {@code sim},
+ * {@code usage} and {@code report}. Exit status 0 on success, 1 on a runtime failure, 2 on bad arguments or a bad
  * configuration.
  */
 public final class SluiceCommand {
@@ -18,6 +18,11 @@ public final class SluiceCommand {
               demo [--seconds N] [--port P] [--provider-model K [--seed S]]
                                                  gateway + mock providers + synthetic tenants, live summary
               sim [options]                      the deterministic simulator (sluice sim --help)
+              usage [--since 24h] [--by tenant|key|profile|deployment|class] [--config FILE]
+                                                 usage recorded in the ledger, per group
+              report [--since 7d] [--config FILE]
+                                                 the weekly review: estimation error, stranded quota,
+                                                 cache-read headroom, retry-after, top consumers, borrowing
             """;
 
     private SluiceCommand() {}
@@ -43,6 +48,10 @@ public final class SluiceCommand {
                 case "demo" -> DemoCommand.run(Args.parse(rest, "--seconds", "--port", "--provider-model", "--seed"), out,
                         err);
                 case "sim" -> dev.sluice.sim.SimCommand.run(rest, out, err);
+                case "usage" -> UsageCommand.usage(Args.parse(rest, "--since", "--by", "--config"), out, err,
+                        java.time.Clock.systemUTC());
+                case "report" -> UsageCommand.report(Args.parse(rest, "--since", "--config"), out, err,
+                        java.time.Clock.systemUTC());
                 default -> {
                     err.println("sluice: unknown command '" + args[0] + "'");
                     err.print(USAGE);

@@ -39,6 +39,7 @@ class SluiceCommandTest {
                 """);
         assertThat(run("check-config", file.toString())).isZero();
         assertThat(out()).contains("valid: 1 deployments, 1 profiles")
+                .contains("  ledger: sqlite at sluice-data/ledger.db")
                 .contains("SLUICE_TEST_UNSET_VAR is not set");
     }
 

@@ -50,11 +50,13 @@ public final class ConfigLoader {
     private static final ObjectMapper YAML = new ObjectMapper(
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
-    private static final Set<String> TOP = Set.of("server", "store", "daily_reset_zone", "governor", "classes",
-            "deployments", "profiles", "orgs", "admin");
+    private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
+            "classes", "deployments", "profiles", "orgs", "admin");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
+    private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
+            "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
     private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
     private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
@@ -120,6 +122,7 @@ public final class ConfigLoader {
     private SluiceConfig config(YamlNode top) {
         ServerSettings server = server(top.get("server"));
         StoreSettings store = store(top.get("store"));
+        LedgerSettings ledger = ledger(top.get("ledger"));
         ZoneId zone = zone(top.get("daily_reset_zone"));
         YamlNode gov = top.get("governor").allowOnly(GOVERNOR);
         Duration leaseTtl = positive(gov.get("lease_ttl"), GovernorConfig.DEFAULT_LEASE_TTL);
@@ -145,8 +148,8 @@ public final class ConfigLoader {
         top.get("orgs").entries().forEach((id, n) -> orgs.put(id, tree.org(id, n)));
         Optional<AdminSettings> admin = top.get("admin").present() ? Optional.of(admin(top.get("admin"), orgs))
                 : Optional.empty();
-        return new SluiceConfig(sourceName, server, store, zone, leaseTtl, sweep, classes, deployments, profiles, orgs,
-                admin);
+        return new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes, deployments, profiles,
+                orgs, admin);
     }
 
     private AdminSettings admin(YamlNode n, Map<String, OrgConfig> orgs) {
@@ -193,6 +196,32 @@ public final class ConfigLoader {
         String uri = n.get("redis_uri").text(d.redisUri());
         int replicas = n.get("replicas").intValue(d.replicas());
         return build(n.path(), () -> new StoreSettings(kind, uri, policy, replicas));
+    }
+
+    private LedgerSettings ledger(YamlNode n) {
+        n.allowOnly(LEDGER);
+        LedgerSettings d = LedgerSettings.defaults();
+        YamlNode kindNode = n.get("kind");
+        // YAML 1.1 reads a bare off as the boolean false; "kind: off" means what it says.
+        boolean bareOff = kindNode.json().map(j -> j.isBoolean() && !j.booleanValue()).orElse(false);
+        LedgerSettings.Kind kind = bareOff ? LedgerSettings.Kind.OFF
+                : choice(kindNode, LedgerSettings.Kind.values(), d.kind());
+        Path path = n.get("path").optText().map(Path::of).orElse(d.path());
+        Optional<String> url = n.get("url").optText();
+        String schema = n.get("schema").text(d.schema());
+        Optional<String> user = n.get("user").optText();
+        YamlNode pwNode = n.get("password_env");
+        Optional<String> passwordEnv = pwNode.optText();
+        passwordEnv.ifPresent(v -> ConfigException.require(v.matches("[A-Za-z_][A-Za-z0-9_]*"), pwNode.path(),
+                "an environment variable name", "\"" + v + "\""));
+        Optional<Secret> password = passwordEnv.map(env).filter(v -> !v.isEmpty()).map(Secret::new);
+        Duration flush = n.get("flush_interval").duration(d.flushInterval());
+        int buffer = n.get("buffer_size").intValue(d.bufferSize());
+        int batch = n.get("batch_size").intValue(d.batchSize());
+        Duration retention = n.get("retention").duration(d.retention());
+        Duration rollups = n.get("rollup_retention").duration(d.rollupRetention());
+        return build(n.path(), () -> new LedgerSettings(kind, path, url, schema, user, passwordEnv, password, flush,
+                buffer, batch, retention, rollups));
     }
 
     private static ZoneId zone(YamlNode n) {

@@ -24,6 +24,7 @@ import java.util.Optional;
  * @param sourceName where it was read from, for messages
  * @param server listener settings
  * @param store quota-state settings
+ * @param ledger where every request is recorded
  * @param dailyResetZone daily caps reset at midnight here
  * @param leaseTtl how long a reservation may stay unsettled
  * @param leaseSweepInterval how often expired leases are looked for
@@ -33,8 +34,8 @@ import java.util.Optional;
  * @param orgs the key tree by organisation id, in file order
  * @param admin the admin listener, when the file has an {@code admin:} section
  */
-public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, ZoneId dailyResetZone,
-        Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
+public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
+        ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
         Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
         Optional<AdminSettings> admin) {
 
@@ -42,6 +43,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         Objects.requireNonNull(sourceName, "sourceName");
         Objects.requireNonNull(server, "server");
         Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(ledger, "ledger");
         Objects.requireNonNull(dailyResetZone, "dailyResetZone");
         Objects.requireNonNull(leaseTtl, "leaseTtl");
         Objects.requireNonNull(leaseSweepInterval, "leaseSweepInterval");
@@ -125,6 +127,10 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
                 out.add("key " + k.id() + ": " + k.secretSource() + " is not set");
             }
         }
+        if (ledger.kind() == LedgerSettings.Kind.POSTGRES && ledger.passwordEnv().isPresent()
+                && ledger.password().isEmpty()) {
+            out.add("ledger.password_env: environment variable " + ledger.passwordEnv().orElseThrow() + " is not set");
+        }
         admin.ifPresent(a -> a.tokens().values().forEach(t -> {
             if (t.secretSha256().isEmpty()) {
                 out.add("admin token " + t.id() + ": " + t.secretSource() + " is not set");
@@ -135,19 +141,25 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
 
     /** A copy with other server settings (a test or the demo picking its port). */
     public SluiceConfig withServer(ServerSettings next) {
-        return new SluiceConfig(sourceName, next, store, dailyResetZone, leaseTtl, leaseSweepInterval, classes,
-                deployments, profiles, orgs, admin);
+        return new SluiceConfig(sourceName, next, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, profiles, orgs, admin);
+    }
+
+    /** A copy with other ledger settings (a test or the demo choosing where to record). */
+    public SluiceConfig withLedger(LedgerSettings next) {
+        return new SluiceConfig(sourceName, server, store, next, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, profiles, orgs, admin);
     }
 
     /** A copy with other admin listener settings (a test or the demo picking its port). */
     public SluiceConfig withAdmin(AdminSettings next) {
-        return new SluiceConfig(sourceName, server, store, dailyResetZone, leaseTtl, leaseSweepInterval, classes,
-                deployments, profiles, orgs, Optional.of(next));
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, profiles, orgs, Optional.of(next));
     }
 
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
-        return new SluiceConfig(sourceName, server, store, dailyResetZone, leaseTtl, leaseSweepInterval, classes,
-                next, profiles, orgs, admin);
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, next, profiles, orgs, admin);
     }
 }

@@ -24,6 +24,9 @@ import java.util.OptionalLong;
  * @param estimate what was reserved for it
  * @param usage what it used: the provider's report, or Sluice's count when there was none
  * @param usageReported whether {@code usage} came whole from the provider
+ * @param cacheReadsCounted whether this route's provider counts cache reads against its input
+ *     limit (the profile's {@code cache_read_counts_against_input_limit}); where it does not, the
+ *     cache reads are input the limit never saw
  * @param settlement how its reservation ended
  * @param latencyNanos from sending to the end of the answer (or the failure)
  * @param timeToFirstTokenNanos from sending to the first byte of the answer, when one came
@@ -32,8 +35,8 @@ import java.util.OptionalLong;
 public record AttemptEvent(String traceId, int attempt, String deployment, String provider, String providerModel,
         Map<String, String> providerScope, long startedAtEpochMillis, AttemptResult result, int status, String reason,
         Optional<String> limitHit, OptionalLong providerRetryAfterMillis, TokenCounts estimate, TokenCounts usage,
-        boolean usageReported, Settlement settlement, long latencyNanos, OptionalLong timeToFirstTokenNanos,
-        OptionalLong retryDelayMillis) {
+        boolean usageReported, boolean cacheReadsCounted, Settlement settlement, long latencyNanos,
+        OptionalLong timeToFirstTokenNanos, OptionalLong retryDelayMillis) {
 
     public AttemptEvent {
         Objects.requireNonNull(traceId, "traceId");

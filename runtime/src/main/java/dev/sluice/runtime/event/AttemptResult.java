@@ -17,7 +17,10 @@ public enum AttemptResult {
     /** Nothing reached the provider (a connection that could not be made, a client gone before sending). */
     NEVER_SENT;
 
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
+    /** The name in events, rows and metrics: lower case. */
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 }

@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 
 /**
  * One client request from arrival to its answer: every fact an operator, the usage ledger, the
@@ -12,6 +13,8 @@ import java.util.OptionalLong;
  * gone (or its client has). No secret, prompt or answer is in it.
  *
  * @param traceId the W3C trace id (the caller's {@code traceparent}, or one Sluice made)
+ * @param spanId Sluice's own span for this request, 16 lowercase hex digits, new for every request: a
+ *     caller's trace may hold many requests, so the trace id and this together name one request
  * @param receivedAtEpochMillis when it arrived, wall time
  * @param operation what was asked, such as {@code openai.chat}, {@code anthropic.messages}
  * @param caller who asked; empty when the request carried no known key
@@ -33,6 +36,8 @@ import java.util.OptionalLong;
  * @param queueWaitNanos how long it waited in its class queue before its first attempt
  * @param mode the deployment's adaptive mode at admission ({@code normal} ...); empty without one
  * @param brownout whether admission trimmed it for brownout
+ * @param borrowed whether it was admitted on capacity beyond its tenant's guaranteed share of the
+ *     deployment (idle capacity lent by other tenants)
  * @param attempts how many provider attempts were made (0 when none)
  * @param fallback when an attempt ran on a deployment other than the first choice, why
  * @param status the HTTP status answered; 499 when the client went away before its answer
@@ -41,20 +46,26 @@ import java.util.OptionalLong;
  * @param timeToFirstTokenNanos from arrival to the first byte of the provider's answer, when one came
  * @param attemptEvents every attempt, in order
  */
-public record RequestEvent(String traceId, long receivedAtEpochMillis, String operation, Optional<Caller> caller,
-        Optional<String> profile, Optional<String> trafficClass, Optional<String> deployment,
+public record RequestEvent(String traceId, String spanId, long receivedAtEpochMillis, String operation,
+        Optional<Caller> caller, Optional<String> profile, Optional<String> trafficClass, Optional<String> deployment,
         Optional<String> provider, Optional<String> providerModel, Map<String, String> providerScope,
         boolean streaming, TokenCounts estimate, TokenCounts usage, boolean usageReported, String decision,
         Optional<String> gatewayDecision, Optional<Decider> decider, Optional<String> code, long queueWaitNanos,
-        Optional<String> mode, boolean brownout, int attempts, Optional<String> fallback, int status,
-        OptionalLong retryAfterMillis, long latencyNanos, OptionalLong timeToFirstTokenNanos,
+        Optional<String> mode, boolean brownout, boolean borrowed, int attempts, Optional<String> fallback,
+        int status, OptionalLong retryAfterMillis, long latencyNanos, OptionalLong timeToFirstTokenNanos,
         List<AttemptEvent> attemptEvents) {
 
     /** The status recorded for a request whose client went away before it was answered (nginx's convention). */
     public static final int CLIENT_CLOSED_REQUEST = 499;
 
+    private static final Pattern SPAN_ID = Pattern.compile("[0-9a-f]{16}");
+
     public RequestEvent {
         Objects.requireNonNull(traceId, "traceId");
+        Objects.requireNonNull(spanId, "spanId");
+        if (!SPAN_ID.matcher(spanId).matches()) {
+            throw new IllegalArgumentException("spanId: \"" + spanId + "\" (expected: 16 lowercase hex digits)");
+        }
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(caller, "caller");
         Objects.requireNonNull(profile, "profile");

@@ -11,7 +11,10 @@ public enum Settlement {
     /** Kept for the next attempt on the same deployment (a gateway retry after a provider 429). */
     HELD;
 
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
+    /** The name in events, rows and metrics: lower case. */
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 }

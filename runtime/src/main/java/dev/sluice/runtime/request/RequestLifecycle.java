@@ -14,6 +14,7 @@ import dev.sluice.runtime.event.Decider;
 import dev.sluice.runtime.event.RequestEvent;
 import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.event.Settlement;
+import dev.sluice.runtime.event.SpanIds;
 import dev.sluice.runtime.event.TokenCounts;
 import dev.sluice.runtime.routing.RouteChoice;
 import dev.sluice.signal.LimitKind;
@@ -41,6 +42,8 @@ public final class RequestLifecycle {
 
     private final SluiceRuntime runtime;
     private final String traceId;
+    /** This request's own span: with the trace id it names the request in the ledger (a trace may hold many). */
+    private final String spanId = SpanIds.random();
     private final RequestThread thread;
     private final long receivedAtNanos;
     private final long receivedAtEpochMillis;
@@ -388,7 +391,8 @@ public final class RequestLifecycle {
                 .map(r -> new Decider(r.limiterName(), r.scopeName(), Optional.empty()));
         Optional<String> errorCode = code.isPresent() ? code : Optional.ofNullable(rejection).map(Rejection::code);
         DeploymentConfig d = lastDeployment;
-        RequestEvent e = new RequestEvent(traceId, receivedAtEpochMillis, operation, Optional.ofNullable(caller),
+        RequestEvent e = new RequestEvent(traceId, spanId, receivedAtEpochMillis, operation,
+                Optional.ofNullable(caller),
                 Optional.ofNullable(plan).map(p -> p.profile().id()),
                 Optional.ofNullable(plan).map(p -> p.trafficClass().wireName()),
                 Optional.ofNullable(d).map(DeploymentConfig::id),
@@ -399,7 +403,9 @@ public final class RequestLifecycle {
                         : new TokenCounts(plan.estimate().inputTokens(), plan.estimate().outputTokens(),
                                 plan.estimate().expectedCacheReadTokens()),
                 new TokenCounts(usageIn, usageOut, usageCacheRead), usageReported && attempts > 0, decision,
-                gatewayDecision, decider, errorCode, queueWaitNanos, Optional.ofNullable(mode), brownout, attempts,
+                // borrowed: false until the governor's admission says whether the tenant was beyond its share.
+                gatewayDecision, decider, errorCode, queueWaitNanos, Optional.ofNullable(mode), brownout, false,
+                attempts,
                 Optional.ofNullable(fallback), responseStatus, retryAfterMillis, now - receivedAtNanos,
                 firstContentAtNanos < 0 ? OptionalLong.empty() : OptionalLong.of(firstContentAtNanos - receivedAtNanos),
                 attemptEvents == null ? List.of() : attemptEvents);
@@ -432,7 +438,8 @@ public final class RequestLifecycle {
                         plan.estimate().expectedCacheReadTokens()),
                 u.map(x -> new TokenCounts(x.inputTokens(), x.outputTokens(), x.cacheReadTokens()))
                         .orElse(TokenCounts.NONE),
-                u.map(ObservedUsage::reportedByProvider).orElse(false), settlement, latency,
+                u.map(ObservedUsage::reportedByProvider).orElse(false),
+                plan.profile().cacheReadCountsAgainstInputLimit(), settlement, latency,
                 a.firstContentAtNanos() >= 0 ? OptionalLong.of(a.firstContentAtNanos() - a.sentAtNanos())
                         : OptionalLong.empty(),
                 retryDelay);

@@ -1,0 +1,166 @@
+package dev.sluice.ledger.db;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.runtime.event.AttemptEvent;
+import dev.sluice.runtime.event.Caller;
+import dev.sluice.runtime.event.Decider;
+import dev.sluice.runtime.event.RequestEvent;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/** One row per request and one per attempt: every fact of the events, in the columns of migration 1. */
+final class EventRows {
+
+    static final String INSERT_REQUEST = "INSERT INTO requests (trace_id, span_id, received_at, operation, org, "
+            + "tenant, team, api_key, profile, traffic_class, deployment, provider, provider_model, provider_scope, "
+            + "streaming, estimated_input, estimated_output, estimated_cache_read, input_tokens, output_tokens, "
+            + "cache_read_tokens, usage_reported, decision, gateway_decision, decider_limiter, decider_scope, "
+            + "decider_window, code, queue_wait_ns, mode, brownout, borrowed, attempts, fallback, status, "
+            + "retry_after_ms, latency_ns, ttft_ns, writer) VALUES (" + marks(39) + ") "
+            + "ON CONFLICT (trace_id, span_id) DO NOTHING";
+
+    static final String INSERT_ATTEMPT = "INSERT INTO attempts (trace_id, span_id, attempt, started_at, deployment, "
+            + "provider, provider_model, provider_scope, result, status, reason, limit_hit, provider_retry_after_ms, "
+            + "estimated_input, estimated_output, estimated_cache_read, input_tokens, output_tokens, "
+            + "cache_read_tokens, usage_reported, cache_reads_counted, settlement, latency_ns, ttft_ns, "
+            + "retry_delay_ms) VALUES (" + marks(25) + ") ON CONFLICT (trace_id, span_id, attempt) DO NOTHING";
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private EventRows() {}
+
+    static void bindRequest(PreparedStatement s, RequestEvent e, String writer) throws SQLException {
+        bindRequest(s, e, writer, new java.util.HashMap<>());
+    }
+
+    static void bindRequest(PreparedStatement s, RequestEvent e, String writer, Map<Map<String, String>, String> json)
+            throws SQLException {
+        Optional<Caller> caller = e.caller();
+        Optional<Decider> decider = e.decider();
+        int i = 1;
+        s.setString(i++, e.traceId());
+        s.setString(i++, e.spanId());
+        s.setLong(i++, e.receivedAtEpochMillis());
+        s.setString(i++, e.operation());
+        text(s, i++, caller.map(Caller::org));
+        text(s, i++, caller.map(Caller::tenant));
+        text(s, i++, caller.map(Caller::team));
+        text(s, i++, caller.map(Caller::apiKeyId));
+        text(s, i++, e.profile());
+        text(s, i++, e.trafficClass());
+        text(s, i++, e.deployment());
+        text(s, i++, e.provider());
+        text(s, i++, e.providerModel());
+        s.setString(i++, json(e.providerScope(), json));
+        s.setInt(i++, e.streaming() ? 1 : 0);
+        s.setLong(i++, e.estimate().input());
+        s.setLong(i++, e.estimate().output());
+        s.setLong(i++, e.estimate().cacheRead());
+        s.setLong(i++, e.usage().input());
+        s.setLong(i++, e.usage().output());
+        s.setLong(i++, e.usage().cacheRead());
+        s.setInt(i++, e.usageReported() ? 1 : 0);
+        s.setString(i++, e.decision());
+        text(s, i++, e.gatewayDecision());
+        text(s, i++, decider.map(Decider::limiter));
+        text(s, i++, decider.map(Decider::scope));
+        text(s, i++, decider.flatMap(Decider::window));
+        text(s, i++, e.code());
+        s.setLong(i++, e.queueWaitNanos());
+        text(s, i++, e.mode());
+        s.setInt(i++, e.brownout() ? 1 : 0);
+        s.setInt(i++, e.borrowed() ? 1 : 0);
+        s.setInt(i++, e.attempts());
+        text(s, i++, e.fallback());
+        s.setInt(i++, e.status());
+        number(s, i++, e.retryAfterMillis());
+        s.setLong(i++, e.latencyNanos());
+        number(s, i++, e.timeToFirstTokenNanos());
+        s.setString(i, writer);
+    }
+
+    static void bindAttempt(PreparedStatement s, RequestEvent r, AttemptEvent a, Map<Map<String, String>, String> json)
+            throws SQLException {
+        int i = 1;
+        s.setString(i++, r.traceId());
+        s.setString(i++, r.spanId());
+        s.setInt(i++, a.attempt());
+        s.setLong(i++, a.startedAtEpochMillis());
+        s.setString(i++, a.deployment());
+        s.setString(i++, a.provider());
+        s.setString(i++, a.providerModel());
+        s.setString(i++, json(a.providerScope(), json));
+        s.setString(i++, a.result().wireName());
+        s.setInt(i++, a.status());
+        s.setString(i++, a.reason());
+        text(s, i++, a.limitHit());
+        number(s, i++, a.providerRetryAfterMillis());
+        s.setLong(i++, a.estimate().input());
+        s.setLong(i++, a.estimate().output());
+        s.setLong(i++, a.estimate().cacheRead());
+        s.setLong(i++, a.usage().input());
+        s.setLong(i++, a.usage().output());
+        s.setLong(i++, a.usage().cacheRead());
+        s.setInt(i++, a.usageReported() ? 1 : 0);
+        s.setInt(i++, a.cacheReadsCounted() ? 1 : 0);
+        s.setString(i++, a.settlement().wireName());
+        s.setLong(i++, a.latencyNanos());
+        number(s, i++, a.timeToFirstTokenNanos());
+        number(s, i, a.retryDelayMillis());
+    }
+
+    /**
+     * The scope labels as JSON, through {@code cache}: a gateway has a few scopes (one per
+     * deployment), met again in every row. Cleared when it grows past a few hundred (scopes equal
+     * but not the same map, which then cost their serialisation each time).
+     */
+    static String json(Map<String, String> scope, Map<Map<String, String>, String> cache) {
+        String j = cache.get(scope);
+        if (j == null) {
+            if (cache.size() > 256) {
+                cache.clear();
+            }
+            j = json(scope);
+            cache.put(scope, j);
+        }
+        return j;
+    }
+
+    /** The scope labels as a JSON object, keys in order, so equal scopes are equal text. */
+    static String json(Map<String, String> scope) {
+        if (scope.isEmpty()) {
+            return "{}";
+        }
+        try {
+            return JSON.writeValueAsString(new TreeMap<>(scope));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a map of strings always serialises", e);
+        }
+    }
+
+    private static void text(PreparedStatement s, int i, Optional<String> v) throws SQLException {
+        if (v.isPresent()) {
+            s.setString(i, v.get());
+        } else {
+            s.setNull(i, Types.VARCHAR);
+        }
+    }
+
+    private static void number(PreparedStatement s, int i, OptionalLong v) throws SQLException {
+        if (v.isPresent()) {
+            s.setLong(i, v.getAsLong());
+        } else {
+            s.setNull(i, Types.BIGINT);
+        }
+    }
+
+    private static String marks(int n) {
+        return String.join(", ", java.util.Collections.nCopies(n, "?"));
+    }
+}

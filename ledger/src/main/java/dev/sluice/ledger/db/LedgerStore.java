@@ -1,0 +1,175 @@
+package dev.sluice.ledger.db;
+
+import dev.sluice.runtime.event.AttemptEvent;
+import dev.sluice.runtime.event.RequestEvent;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The writing side of the ledger: one connection, used by one thread. A batch is one transaction:
+ * its request rows, their attempt rows and what they add to the rollups. Writing is idempotent on
+ * (trace id, span id) and (trace id, span id, attempt): a batch written again after a failure whose
+ * commit may or may not have happened, or by two replicas, adds every request exactly once.
+ */
+public final class LedgerStore implements AutoCloseable {
+
+    /** What one batch did. */
+    public record WriteResult(int inserted, int duplicates, int attemptRows) {}
+
+    private static final Comparator<RequestEvent> KEY = Comparator.comparing(RequestEvent::traceId)
+            .thenComparing(RequestEvent::spanId);
+
+    private final Database db;
+    private final String writer;
+    private Connection connection;
+    /** By identity: the lifecycle passes each deployment's own scope map, so a lookup need not hash its entries. */
+    private final java.util.Map<java.util.Map<String, String>, String> scopeJson = new java.util.IdentityHashMap<>();
+
+    /**
+     * @param writer this process's name in the rollup keys (its own rows, never another replica's)
+     */
+    public LedgerStore(Database db, String writer) {
+        this.db = Objects.requireNonNull(db, "db");
+        this.writer = Objects.requireNonNull(writer, "writer");
+    }
+
+    /** Brings the schema to the latest version (see {@link Migrations}); returns it. */
+    public int migrate() throws SQLException {
+        return Migrations.migrate(connection(), db.dialect(), db.schema());
+    }
+
+    /**
+     * Writes {@code batch} in one transaction. On an exception nothing of it is kept and the
+     * connection is dropped; the caller may write the same batch again.
+     */
+    public WriteResult write(List<RequestEvent> batch) throws SQLException {
+        if (batch.isEmpty()) {
+            return new WriteResult(0, 0, 0);
+        }
+        // One order for every writer: inserts that meet on a key wait for each other, never in a cycle.
+        List<RequestEvent> sorted = new ArrayList<>(batch);
+        sorted.sort(KEY);
+        Connection c = connection();
+        try {
+            c.setAutoCommit(false);
+            int[] counts;
+            try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
+                for (RequestEvent e : sorted) {
+                    EventRows.bindRequest(s, e, writer, scopeJson);
+                    s.addBatch();
+                }
+                counts = s.executeBatch();
+            }
+            Rollups.Batch rollups = new Rollups.Batch(writer);
+            int inserted = 0;
+            int attempts = 0;
+            try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_ATTEMPT)) {
+                for (int i = 0; i < sorted.size(); i++) {
+                    if (counts[i] == 0) {
+                        continue; // already recorded: by an earlier try of this batch, or another replica
+                    }
+                    if (counts[i] != 1) {
+                        throw new SQLException("ledger: the driver reported " + counts[i]
+                                + " rows for one insert (expected 0 or 1)");
+                    }
+                    RequestEvent e = sorted.get(i);
+                    inserted++;
+                    rollups.add(e);
+                    for (AttemptEvent a : e.attemptEvents()) {
+                        EventRows.bindAttempt(s, e, a, scopeJson);
+                        s.addBatch();
+                        attempts++;
+                    }
+                }
+                if (attempts > 0) {
+                    s.executeBatch();
+                }
+            }
+            rollups.write(c, db.dialect());
+            c.commit();
+            // Back to auto-commit: SQLite's driver would otherwise begin the next (write-locking) transaction at once.
+            c.setAutoCommit(true);
+            return new WriteResult(inserted, sorted.size() - inserted, attempts);
+        } catch (SQLException | RuntimeException e) {
+            reset();
+            throw e;
+        }
+    }
+
+    /**
+     * One bounded step of retention: deletes at most {@code limit} rows from each table that has
+     * rows past its age (requests and attempts older than {@code rows}, hourly rollups older than
+     * {@link Grain#HOURLY_RETENTION} or {@code rollups} if sooner, daily rollups older than
+     * {@code rollups}), each table in its own short transaction. Returns how many rows went; the
+     * caller steps again while that is not 0, between batches.
+     */
+    public int deleteExpired(long nowMillis, Duration rows, Duration rollups, int limit) throws SQLException {
+        Connection c = connection();
+        c.setAutoCommit(true);
+        long rowCutoff = nowMillis - rows.toMillis();
+        long hourCutoff = (nowMillis - Math.min(rollups.toMillis(), Grain.HOURLY_RETENTION.toMillis())) / 1000;
+        long dayCutoff = (nowMillis - rollups.toMillis()) / 1000;
+        int deleted = 0;
+        try {
+            deleted += delete(c, "requests", "received_at < ?", rowCutoff, limit);
+            deleted += delete(c, "attempts", "started_at < ?", rowCutoff, limit);
+            for (Rollups.Table t : Rollups.ALL) {
+                deleted += delete(c, t.name(), "grain = 'h' AND period_start < ?", hourCutoff, limit);
+                deleted += delete(c, t.name(), "grain = 'd' AND period_start < ?", dayCutoff, limit);
+            }
+        } catch (SQLException | RuntimeException e) {
+            reset();
+            throw e;
+        }
+        return deleted;
+    }
+
+    private int delete(Connection c, String table, String condition, long cutoff, int limit) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(db.dialect().deleteOldest(table, condition))) {
+            s.setLong(1, cutoff);
+            s.setInt(2, limit);
+            return s.executeUpdate();
+        }
+    }
+
+    /** Drops the connection (after a failure); the next call opens another. */
+    public void reset() {
+        Connection c = connection;
+        connection = null;
+        if (c != null) {
+            try {
+                c.close();
+            } catch (SQLException ignored) {
+                // it is being dropped because it failed
+            }
+        }
+    }
+
+    private Connection connection() throws SQLException {
+        if (connection == null) {
+            connection = db.connect();
+        }
+        return connection;
+    }
+
+    /** SQLite: folds the write-ahead log back into the file, so a clean stop leaves one file. */
+    public void checkpoint() throws SQLException {
+        if (db.dialect() == Dialect.SQLITE) {
+            try (Statement s = connection().createStatement()) {
+                s.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        reset();
+    }
+}

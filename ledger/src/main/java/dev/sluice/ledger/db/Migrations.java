@@ -1,0 +1,322 @@
+package dev.sluice.ledger.db;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/**
+ * The ledger's schema as numbered steps, applied in order at start, each once: the versions applied
+ * are rows of {@code schema_version}. A step's text never changes once released; a change of schema
+ * is a new step. Several replicas starting at once apply each step once (PostgreSQL: an advisory
+ * lock around the run; SQLite: each step in a transaction that takes the write lock at its start).
+ */
+public final class Migrations {
+
+    /** One step: its statements run in one transaction together with its {@code schema_version} row. */
+    public record Migration(int version, String description, List<String> statements) {
+        public Migration {
+            statements = List.copyOf(statements);
+        }
+    }
+
+    // Times: epoch milliseconds in per-request rows, epoch seconds (UTC) for rollup periods.
+    // Flags are INTEGER 0/1 in both databases. An absent value is NULL in a row, '' in a rollup key
+    // (NULLs never conflict, so a key with one could not be upserted).
+    static final List<Migration> ALL = List.of(
+            new Migration(1, "per-request and per-attempt rows", List.of("""
+                    CREATE TABLE requests (
+                      trace_id TEXT NOT NULL,
+                      span_id TEXT NOT NULL,
+                      received_at BIGINT NOT NULL,
+                      operation TEXT NOT NULL,
+                      org TEXT,
+                      tenant TEXT,
+                      team TEXT,
+                      api_key TEXT,
+                      profile TEXT,
+                      traffic_class TEXT,
+                      deployment TEXT,
+                      provider TEXT,
+                      provider_model TEXT,
+                      provider_scope TEXT NOT NULL,
+                      streaming INTEGER NOT NULL,
+                      estimated_input BIGINT NOT NULL,
+                      estimated_output BIGINT NOT NULL,
+                      estimated_cache_read BIGINT NOT NULL,
+                      input_tokens BIGINT NOT NULL,
+                      output_tokens BIGINT NOT NULL,
+                      cache_read_tokens BIGINT NOT NULL,
+                      usage_reported INTEGER NOT NULL,
+                      decision TEXT NOT NULL,
+                      gateway_decision TEXT,
+                      decider_limiter TEXT,
+                      decider_scope TEXT,
+                      decider_window TEXT,
+                      code TEXT,
+                      queue_wait_ns BIGINT NOT NULL,
+                      mode TEXT,
+                      brownout INTEGER NOT NULL,
+                      borrowed INTEGER NOT NULL,
+                      attempts INTEGER NOT NULL,
+                      fallback TEXT,
+                      status INTEGER NOT NULL,
+                      retry_after_ms BIGINT,
+                      latency_ns BIGINT NOT NULL,
+                      ttft_ns BIGINT,
+                      writer TEXT NOT NULL,
+                      PRIMARY KEY (trace_id, span_id))""", """
+                    CREATE TABLE attempts (
+                      trace_id TEXT NOT NULL,
+                      span_id TEXT NOT NULL,
+                      attempt INTEGER NOT NULL,
+                      started_at BIGINT NOT NULL,
+                      deployment TEXT NOT NULL,
+                      provider TEXT NOT NULL,
+                      provider_model TEXT NOT NULL,
+                      provider_scope TEXT NOT NULL,
+                      result TEXT NOT NULL,
+                      status INTEGER NOT NULL,
+                      reason TEXT NOT NULL,
+                      limit_hit TEXT,
+                      provider_retry_after_ms BIGINT,
+                      estimated_input BIGINT NOT NULL,
+                      estimated_output BIGINT NOT NULL,
+                      estimated_cache_read BIGINT NOT NULL,
+                      input_tokens BIGINT NOT NULL,
+                      output_tokens BIGINT NOT NULL,
+                      cache_read_tokens BIGINT NOT NULL,
+                      usage_reported INTEGER NOT NULL,
+                      cache_reads_counted INTEGER NOT NULL,
+                      settlement TEXT NOT NULL,
+                      latency_ns BIGINT NOT NULL,
+                      ttft_ns BIGINT,
+                      retry_delay_ms BIGINT,
+                      PRIMARY KEY (trace_id, span_id, attempt))""",
+                    // Retention deletes by age and a drill-down lists a period: both walk these.
+                    "CREATE INDEX requests_received_at ON requests (received_at)",
+                    "CREATE INDEX attempts_started_at ON attempts (started_at)")),
+            new Migration(2, "hourly and daily rollups", List.of("""
+                    CREATE TABLE usage_rollup (
+                      grain TEXT NOT NULL,
+                      period_start BIGINT NOT NULL,
+                      org TEXT NOT NULL,
+                      tenant TEXT NOT NULL,
+                      team TEXT NOT NULL,
+                      api_key TEXT NOT NULL,
+                      profile TEXT NOT NULL,
+                      deployment TEXT NOT NULL,
+                      provider TEXT NOT NULL,
+                      traffic_class TEXT NOT NULL,
+                      writer TEXT NOT NULL,
+                      requests BIGINT NOT NULL,
+                      answered BIGINT NOT NULL,
+                      refused_locally BIGINT NOT NULL,
+                      provider_rejected BIGINT NOT NULL,
+                      client_gone BIGINT NOT NULL,
+                      failed BIGINT NOT NULL,
+                      queued BIGINT NOT NULL,
+                      streaming BIGINT NOT NULL,
+                      attempts BIGINT NOT NULL,
+                      fallbacks BIGINT NOT NULL,
+                      estimated_input BIGINT NOT NULL,
+                      estimated_output BIGINT NOT NULL,
+                      estimated_cache_read BIGINT NOT NULL,
+                      input_tokens BIGINT NOT NULL,
+                      output_tokens BIGINT NOT NULL,
+                      cache_read_tokens BIGINT NOT NULL,
+                      usage_unreported BIGINT NOT NULL,
+                      queue_wait_ns BIGINT NOT NULL,
+                      latency_ns BIGINT NOT NULL,
+                      ttft_ns BIGINT NOT NULL,
+                      ttft_count BIGINT NOT NULL,
+                      borrowed BIGINT NOT NULL,
+                      borrowed_input BIGINT NOT NULL,
+                      borrowed_output BIGINT NOT NULL,
+                      PRIMARY KEY (grain, period_start, org, tenant, team, api_key, profile, deployment, provider,
+                                   traffic_class, writer))""", """
+                    CREATE TABLE attempt_rollup (
+                      grain TEXT NOT NULL,
+                      period_start BIGINT NOT NULL,
+                      deployment TEXT NOT NULL,
+                      provider TEXT NOT NULL,
+                      provider_model TEXT NOT NULL,
+                      profile TEXT NOT NULL,
+                      writer TEXT NOT NULL,
+                      attempts BIGINT NOT NULL,
+                      answered BIGINT NOT NULL,
+                      throttled BIGINT NOT NULL,
+                      refused BIGINT NOT NULL,
+                      failed BIGINT NOT NULL,
+                      client_gone BIGINT NOT NULL,
+                      never_sent BIGINT NOT NULL,
+                      settled BIGINT NOT NULL,
+                      released BIGINT NOT NULL,
+                      held BIGINT NOT NULL,
+                      estimated_input BIGINT NOT NULL,
+                      estimated_output BIGINT NOT NULL,
+                      estimated_cache_read BIGINT NOT NULL,
+                      input_tokens BIGINT NOT NULL,
+                      output_tokens BIGINT NOT NULL,
+                      cache_read_tokens BIGINT NOT NULL,
+                      uncounted_cache_read BIGINT NOT NULL,
+                      reserved_input BIGINT NOT NULL,
+                      reserved_output BIGINT NOT NULL,
+                      used_input BIGINT NOT NULL,
+                      used_output BIGINT NOT NULL,
+                      stranded_input BIGINT NOT NULL,
+                      stranded_output BIGINT NOT NULL,
+                      overage_input BIGINT NOT NULL,
+                      overage_output BIGINT NOT NULL,
+                      latency_ns BIGINT NOT NULL,
+                      PRIMARY KEY (grain, period_start, deployment, provider, provider_model, profile, writer))""", """
+                    CREATE TABLE estimate_ratio_rollup (
+                      grain TEXT NOT NULL,
+                      period_start BIGINT NOT NULL,
+                      profile TEXT NOT NULL,
+                      deployment TEXT NOT NULL,
+                      dimension TEXT NOT NULL,
+                      bucket INTEGER NOT NULL,
+                      writer TEXT NOT NULL,
+                      samples BIGINT NOT NULL,
+                      estimated BIGINT NOT NULL,
+                      actual BIGINT NOT NULL,
+                      ratio_sum DOUBLE PRECISION NOT NULL,
+                      PRIMARY KEY (grain, period_start, profile, deployment, dimension, bucket, writer))""", """
+                    CREATE TABLE retry_after_rollup (
+                      grain TEXT NOT NULL,
+                      period_start BIGINT NOT NULL,
+                      source TEXT NOT NULL,
+                      provider TEXT NOT NULL,
+                      deployment TEXT NOT NULL,
+                      limiter TEXT NOT NULL,
+                      bucket INTEGER NOT NULL,
+                      writer TEXT NOT NULL,
+                      samples BIGINT NOT NULL,
+                      total_ms BIGINT NOT NULL,
+                      max_ms BIGINT NOT NULL,
+                      PRIMARY KEY (grain, period_start, source, provider, deployment, limiter, bucket, writer))""")));
+
+    private Migrations() {}
+
+    /** The version this code writes and reads. */
+    public static int latest() {
+        return ALL.size();
+    }
+
+    /** Applies every step not yet applied; returns the version reached. */
+    public static int migrate(Connection c, Dialect dialect, String schema) throws SQLException {
+        return migrate(c, dialect, schema, latest());
+    }
+
+    /**
+     * Applies the steps up to {@code target} not yet applied (a test makes an older schema so).
+     *
+     * @throws SchemaTooNewException when the database holds a version this code does not know
+     */
+    public static int migrate(Connection c, Dialect dialect, String schema, int target) throws SQLException {
+        if (target < 0 || target > latest()) {
+            throw new IllegalArgumentException("target: " + target + " (expected: 0.." + latest() + ")");
+        }
+        boolean auto = c.getAutoCommit();
+        long lock = lockKey(schema);
+        if (dialect == Dialect.POSTGRES) {
+            try (PreparedStatement s = c.prepareStatement("SELECT pg_advisory_lock(?)")) {
+                s.setLong(1, lock);
+                s.execute();
+            }
+        }
+        try {
+            c.setAutoCommit(false);
+            try (Statement s = c.createStatement()) {
+                if (dialect == Dialect.POSTGRES) {
+                    s.execute("CREATE SCHEMA IF NOT EXISTS " + schema);
+                    c.setSchema(schema);
+                }
+                s.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, "
+                        + "description TEXT NOT NULL, applied_at BIGINT NOT NULL)");
+            }
+            c.commit();
+            while (true) {
+                int at = version(c, dialect);
+                if (at > latest()) {
+                    c.rollback();
+                    throw new SchemaTooNewException(at, latest());
+                }
+                if (at >= target) {
+                    c.commit();
+                    return at;
+                }
+                Migration m = ALL.get(at);
+                try (Statement s = c.createStatement()) {
+                    for (String sql : m.statements()) {
+                        s.execute(sql);
+                    }
+                }
+                try (PreparedStatement s = c.prepareStatement(
+                        "INSERT INTO schema_version (version, description, applied_at) VALUES (?, ?, ?)")) {
+                    s.setInt(1, m.version());
+                    s.setString(2, m.description());
+                    s.setLong(3, System.currentTimeMillis());
+                    s.executeUpdate();
+                }
+                c.commit();
+            }
+        } catch (SQLException | RuntimeException e) {
+            c.rollback();
+            throw e;
+        } finally {
+            c.setAutoCommit(auto);
+            if (dialect == Dialect.POSTGRES) {
+                try (PreparedStatement s = c.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+                    s.setLong(1, lock);
+                    s.execute();
+                }
+            }
+        }
+    }
+
+    /** The version the database holds: 0 when it has no ledger tables at all. */
+    public static int version(Connection c, Dialect dialect) throws SQLException {
+        if (!hasVersionTable(c, dialect)) {
+            return 0;
+        }
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("SELECT MAX(version) FROM schema_version")) {
+            r.next();
+            return r.getInt(1);
+        }
+    }
+
+    private static boolean hasVersionTable(Connection c, Dialect dialect) throws SQLException {
+        DatabaseMetaData md = c.getMetaData();
+        String schema = dialect == Dialect.POSTGRES ? c.getSchema() : null;
+        if (dialect == Dialect.POSTGRES && schema == null) {
+            return false; // the schema itself does not exist yet
+        }
+        try (ResultSet r = md.getTables(null, schema, "schema_version", null)) {
+            return r.next();
+        }
+    }
+
+    /** One lock per schema, so ledgers in other schemas of the same database never wait for this one. */
+    private static long lockKey(String schema) {
+        long h = 1125899906842597L;
+        for (char ch : ("sluice-ledger:" + schema).toCharArray()) {
+            h = 31 * h + ch;
+        }
+        return h;
+    }
+
+    /** The database was migrated by a newer Sluice: this one must not write to it. */
+    public static final class SchemaTooNewException extends SQLException {
+        private static final long serialVersionUID = 1L;
+
+        SchemaTooNewException(int found, int known) {
+            super("ledger schema version " + found + " is newer than this Sluice knows (" + known
+                    + "): run the Sluice that migrated it, or point the ledger elsewhere");
+        }
+    }
+}

@@ -1,0 +1,147 @@
+package dev.sluice.ledger.db;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.ledger.Ledger;
+import dev.sluice.ledger.LedgerException;
+import dev.sluice.ledger.Traffic;
+import dev.sluice.ledger.query.Grouping;
+import dev.sluice.ledger.query.LedgerQueries;
+import dev.sluice.ledger.query.Window;
+import dev.sluice.runtime.config.LedgerSettings;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+
+/** The schema runner on each database: from nothing, from an older schema, twice, against a newer one. */
+abstract class MigrationsContract {
+
+    abstract LedgerSettings settings();
+
+    Database db() {
+        return Database.of(settings());
+    }
+
+    List<String> versions(Connection c) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT version, description FROM schema_version ORDER BY version")) {
+            while (r.next()) {
+                out.add(r.getInt(1) + " " + r.getString(2));
+            }
+        }
+        return out;
+    }
+
+    static final List<String> ALL = List.of("1 per-request and per-attempt rows", "2 hourly and daily rollups");
+
+    @Test
+    void fromNothingEveryStepIsApplied() throws SQLException {
+        Database db = db();
+        try (Connection c = db.connect()) {
+            assertThat(Migrations.version(c, db.dialect())).isZero();
+            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(2);
+            assertThat(versions(c)).isEqualTo(ALL);
+            assertThat(Migrations.version(c, db.dialect())).isEqualTo(Migrations.latest());
+        }
+    }
+
+    @Test
+    void againNothingChanges() throws SQLException {
+        Database db = db();
+        try (Connection c = db.connect()) {
+            Migrations.migrate(c, db.dialect(), db.schema());
+            Migrations.migrate(c, db.dialect(), db.schema());
+            assertThat(versions(c)).isEqualTo(ALL);
+        }
+        Ledger.open(settings()).close();
+        try (Connection c = db.connect()) {
+            assertThat(versions(c)).isEqualTo(ALL);
+        }
+    }
+
+    @Test
+    void fromAnOlderSchemaTheLaterStepsAreAppliedAndTheRowsKept() throws SQLException {
+        Database db = db();
+        try (Connection c = db.connect()) {
+            assertThat(Migrations.migrate(c, db.dialect(), db.schema(), 1)).isEqualTo(1);
+            assertThat(versions(c)).containsExactly(ALL.get(0));
+            try (var s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
+                EventRows.bindRequest(s, Traffic.e1(), "old");
+                s.executeUpdate();
+            }
+        }
+        // A reader refuses the older schema rather than fail on a missing table.
+        assertThatThrownBy(() -> LedgerQueries.open(settings())).isInstanceOf(LedgerException.class)
+                .hasMessageContaining("has schema version 1; this Sluice reads version 2: start the gateway once");
+        Ledger ledger = Ledger.open(settings());
+        ledger.onRequest(Traffic.e2());
+        ledger.close();
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT trace_id, writer FROM requests ORDER BY trace_id")) {
+            assertThat(versions(c)).isEqualTo(ALL);
+            r.next();
+            assertThat(r.getString(1)).isEqualTo(Traffic.e1().traceId());
+            assertThat(r.getString(2)).isEqualTo("old");
+            r.next();
+            assertThat(r.getString(1)).isEqualTo(Traffic.e2().traceId());
+        }
+        // Rows written before the rollups existed are not in them; everything after is.
+        assertThat(LedgerQueries.open(settings()).usage(Window.last(Duration.ofDays(1), Traffic.NOW),
+                Grouping.TENANT).total().requests()).isEqualTo(1);
+    }
+
+    @Test
+    void aNewerSchemaIsRefused() throws SQLException {
+        Database db = db();
+        try (Connection c = db.connect()) {
+            Migrations.migrate(c, db.dialect(), db.schema());
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO schema_version (version, description, applied_at) "
+                        + "VALUES (3, 'from the future', 0)");
+            }
+            assertThatThrownBy(() -> Migrations.migrate(c, db.dialect(), db.schema()))
+                    .isInstanceOf(Migrations.SchemaTooNewException.class);
+        }
+        assertThatThrownBy(() -> Ledger.open(settings())).isInstanceOf(LedgerException.class)
+                .hasMessageStartingWith("ledger: cannot open " + settings().describeLocation()
+                        + ": ledger schema version 3 is newer than this Sluice knows (2)");
+        assertThatThrownBy(() -> LedgerQueries.open(settings())).isInstanceOf(LedgerException.class)
+                .hasMessageContaining("has schema version 3; this Sluice reads version 2");
+    }
+
+    @Test
+    void twoProcessesStartingAtOnceApplyEachStepOnce() throws Exception {
+        CountDownLatch go = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            Thread t = new Thread(() -> {
+                try (Connection c = db().connect()) {
+                    go.await();
+                    Migrations.migrate(c, db().dialect(), db().schema());
+                } catch (Exception e) {
+                    failure.set(e);
+                }
+            });
+            t.start();
+            threads.add(t);
+        }
+        go.countDown();
+        for (Thread t : threads) {
+            t.join();
+        }
+        assertThat(failure.get()).isNull();
+        try (Connection c = db().connect()) {
+            assertThat(versions(c)).isEqualTo(ALL);
+        }
+    }
+}
