@@ -40,7 +40,7 @@ final class DemoCommand {
 
     private static int demo(Vertx vertx, int seconds, int port, int model, int seed, PrintStream out,
             PrintStream err) throws Exception {
-        DemoStack stack = DemoStack.start(vertx, port, model, seed, err);
+        DemoStack stack = DemoStack.start(vertx, port, model, seed, true, err);
         Gateway gateway = stack.gateway();
         String base = gateway.baseUrl();
         out.println("Sluice demo: gateway on " + base + " in front of mock OpenAI, Anthropic and Gemini providers");
@@ -83,7 +83,7 @@ final class DemoCommand {
             Thread.sleep(20);
         }
         out.println("Final: " + traffic.summary((System.nanoTime() - startNanos) / 1_000_000_000L, g.counters().inFlight()));
-        out.println("Gateway ledger: " + g.counters());
+        out.println("Gateway counters: " + g.counters());
         traffic.close();
         stack.close();
         try {

@@ -1,6 +1,7 @@
 package dev.sluice.cli;
 
 import dev.sluice.gateway.Gateway;
+import dev.sluice.ledger.Ledger;
 import dev.sluice.mock.http.Flavour;
 import dev.sluice.mock.http.LatencyConfig;
 import dev.sluice.mock.http.MockConfig;
@@ -39,14 +40,15 @@ record DemoStack(MockProviderServer openai, MockProviderServer anthropic, MockPr
      * on a free port, saying so on {@code err}.
      */
     static DemoStack start(Vertx vertx, int port, PrintStream err) throws Exception {
-        return start(vertx, port, 0, 1, err);
+        return start(vertx, port, 0, 1, false, err);
     }
 
     /**
      * As {@link #start(Vertx, int, PrintStream)}, the mock providers behaving as member {@code model}
      * of the provider family drawn from {@code seed} (0, the reference model).
      */
-    static DemoStack start(Vertx vertx, int port, int model, long seed, PrintStream err) throws Exception {
+    static DemoStack start(Vertx vertx, int port, int model, long seed, boolean recordUsage, PrintStream err)
+            throws Exception {
         Duration horizon = Duration.ofMinutes(10);
         // Provider limits a little above the gateway's, as a provider's real quota usually is.
         LatencyConfig latency = new LatencyConfig(Duration.ofMillis(80), 400, 8);
@@ -64,12 +66,15 @@ record DemoStack(MockProviderServer openai, MockProviderServer anthropic, MockPr
                 .replace("${ANTHROPIC_URL}", anthropic.baseUrl()).replace("${GEMINI_URL}", gemini.baseUrl());
         SluiceConfig config = ConfigLoader.parse(yaml, "demo.yaml (bundled)", name -> null);
         Gateway gateway;
+        // The demo records its traffic where its configuration says (sluice-data/ledger.db), so that
+        // 'sluice usage' and 'sluice report' have something to show afterwards.
+        Ledger ledger = recordUsage ? Ledger.open(config.ledger()) : Ledger.off();
         try {
             SluiceConfig asked = config.withServer(config.server().withPort(port));
             if (port == 0) {
                 asked = asked.withAdmin(asked.admin().orElseThrow().withPort(0)); // any free port: both listeners
             }
-            gateway = DemoCommand.await(Gateway.builder(asked).vertx(vertx).start());
+            gateway = DemoCommand.await(Gateway.builder(asked).vertx(vertx).ledger(ledger).start());
         } catch (Exception e) {
             if (port == 0) {
                 throw e;
@@ -77,7 +82,8 @@ record DemoStack(MockProviderServer openai, MockProviderServer anthropic, MockPr
             err.println("sluice demo: port " + port + " or the admin port is busy; using free ports instead");
             SluiceConfig free = config.withServer(config.server().withPort(0));
             free = free.withAdmin(free.admin().orElseThrow().withPort(0));
-            gateway = DemoCommand.await(Gateway.builder(free).vertx(vertx).start());
+            gateway = DemoCommand.await(Gateway.builder(free).vertx(vertx).ledger(recordUsage
+                    ? Ledger.open(config.ledger()) : Ledger.off()).start());
         }
         return new DemoStack(openai, anthropic, gemini, gateway);
     }

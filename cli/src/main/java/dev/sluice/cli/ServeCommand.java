@@ -2,6 +2,7 @@ package dev.sluice.cli;
 
 import dev.sluice.config.ConfigException;
 import dev.sluice.gateway.Gateway;
+import dev.sluice.ledger.Ledger;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
@@ -39,6 +40,12 @@ final class ServeCommand {
             config = config.withServer(config.server().withPort(port.get()));
         }
         Gateway.Builder b = Gateway.builder(config);
+        try {
+            b.ledger(Ledger.open(config.ledger()));
+        } catch (RuntimeException e) {
+            err.println("sluice serve: cannot open the usage ledger: " + e.getMessage());
+            return 1;
+        }
         if (config.store().kind() == StoreSettings.Kind.REDIS) {
             try {
                 b.store(redisStore(config));

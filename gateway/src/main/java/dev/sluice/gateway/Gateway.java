@@ -6,6 +6,7 @@ import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.gateway.admin.AdminServer;
 import dev.sluice.gateway.proxy.GatewayCore;
 import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.ledger.Ledger;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
@@ -39,13 +40,15 @@ public final class Gateway {
     private final List<String> deployments = new ArrayList<>();
     private int port;
     private AdminServer admin;
+    private final Ledger ledger;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
         this.ownsVertx = b.vertx == null;
         this.config = b.config;
+        this.ledger = b.ledger;
         this.runtime = SluiceRuntime.builder(config, store).clock(b.clock).estimatorConfig(b.estimatorConfig)
-                .adaptive(b.adaptive).seed(b.seed).events(b.events)
+                .adaptive(b.adaptive).seed(b.seed).events(RequestEventSink.all(List.of(ledger.sink(), b.events)))
                 // Store calls that wait on the network run on Vert.x's workers, unordered: never on an event loop.
                 .workers(work -> vertx.executeBlocking(() -> {
                     work.run();
@@ -75,6 +78,11 @@ public final class Gateway {
 
     public SluiceConfig config() {
         return config;
+    }
+
+    /** The usage ledger every request is recorded in ({@link Ledger#off()} unless one was given). */
+    public Ledger ledger() {
+        return ledger;
     }
 
     /** The admin listener, when the configuration has an {@code admin:} section. */
@@ -120,6 +128,8 @@ public final class Gateway {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
         }
         return all.compose(v -> {
+            // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
+            ledger.close();
             runtime.close();
             return ownsVertx ? vertx.close() : Future.succeededFuture();
         });
@@ -151,6 +161,7 @@ public final class Gateway {
         private Vertx vertx;
         private NanoClock clock = NanoClock.system();
         private RequestEventSink events = RequestEventSink.none();
+        private Ledger ledger = Ledger.off();
         private QuotaStore store;
         private EstimatorConfig estimatorConfig = EstimatorConfig.defaults();
         private int instances = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
@@ -175,6 +186,15 @@ public final class Gateway {
         /** Where request and attempt events go (the usage ledger, metrics, the access log). */
         public Builder events(RequestEventSink e) {
             this.events = Objects.requireNonNull(e, "events");
+            return this;
+        }
+
+        /**
+         * The usage ledger to record every request in ({@code Ledger.open(config.ledger())}); the
+         * gateway closes it when it stops. By default none: a gateway embedded in a test writes no file.
+         */
+        public Builder ledger(Ledger l) {
+            this.ledger = Objects.requireNonNull(l, "ledger");
             return this;
         }
 
@@ -240,6 +260,7 @@ public final class Gateway {
             return warm.compose(x -> g.listen(instances)).recover(e -> {
                 g.vertx.cancelTimer(g.adaptiveTimer);
                 g.wakeups.close();
+                g.ledger.close();
                 Future<Void> cleanup = vertx == null ? v.close() : Future.succeededFuture();
                 return cleanup.transform(x -> Future.failedFuture(e));
             });
