@@ -1,40 +1,44 @@
 package dev.sluice.limits;
 
 import dev.sluice.config.ConfigException;
-import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
  * One limit on one dimension. For a {@linkplain Dimension.Kind#RATE rate} the amount is per
- * minute and {@code burst} is the bucket's capacity (how much may go at once after a quiet
- * spell); for a gauge it is the maximum in flight; for a daily cap the amount per calendar day.
+ * minute, {@code burst} is the bucket's capacity (how much may go at once after a quiet spell) and
+ * {@code window} the provider's short window over which the minute is enforced; for a gauge it is
+ * the maximum in flight; for a daily cap the amount per calendar day.
  *
  * @param dimension what is limited
  * @param amount per minute, in flight, or per day, by the dimension's kind; positive
  * @param burst the bucket capacity of a rate; empty for the level's default (see
  *     {@link #capacityAt(ScopeLevel)})
+ * @param window the short window of a rate; empty for the level's default (see
+ *     {@link #windowAt(ScopeLevel)})
  */
-public record Limit(Dimension dimension, long amount, OptionalLong burst) {
-
-    /**
-     * Providers enforce per-minute request limits over shorter windows: OpenAI quantises 60,000 RPM
-     * to 1,000 a second, Azure checks RPM over 1- or 10-second windows, Anthropic refills a token
-     * bucket continuously (60 RPM may act as one a second). One second's worth is the burst that
-     * fits all of them, so by default a provider deployment lets at most that many requests go at
-     * once; more would pass our bucket and be refused upstream.
-     */
-    public static final Duration DEPLOYMENT_REQUEST_BURST = Duration.ofSeconds(1);
+public record Limit(Dimension dimension, long amount, OptionalLong burst, Optional<ShortWindow> window) {
 
     public Limit {
         Objects.requireNonNull(dimension, "dimension");
         Objects.requireNonNull(burst, "burst");
+        Objects.requireNonNull(window, "window");
         ConfigException.require(amount > 0, dimension.limiterName(), "> 0", amount);
         if (burst.isPresent()) {
             ConfigException.require(dimension.kind() == Dimension.Kind.RATE,
                     dimension.limiterName() + ".burst", "no burst: only rates have one", burst.getAsLong());
             ConfigException.require(burst.getAsLong() > 0, dimension.limiterName() + ".burst", "> 0", burst.getAsLong());
         }
+        if (window.isPresent()) {
+            ConfigException.require(dimension.kind() == Dimension.Kind.RATE,
+                    dimension.limiterName() + ".window", "no window: only rates have one", window.get().length());
+        }
+    }
+
+    /** A limit with the level's default burst and window. */
+    public Limit(Dimension dimension, long amount, OptionalLong burst) {
+        this(dimension, amount, burst, Optional.empty());
     }
 
     public static Limit of(Dimension dimension, long amount) {
@@ -45,20 +49,55 @@ public record Limit(Dimension dimension, long amount, OptionalLong burst) {
         return new Limit(dimension, amount, OptionalLong.of(burst));
     }
 
+    /** A rate enforced over {@code window}: the bucket holds the window's allowance. */
+    public static Limit windowed(Dimension dimension, long amount, ShortWindow window) {
+        return new Limit(dimension, amount, OptionalLong.empty(), Optional.of(window));
+    }
+
+    /** This limit with {@code newWindow} as its short window. */
+    public Limit withWindow(ShortWindow newWindow) {
+        return new Limit(dimension, amount, burst, Optional.of(newWindow));
+    }
+
     /**
-     * The most this limit lets through at once at the given level: the burst for a rate (default:
-     * one minute's worth, or {@link #DEPLOYMENT_REQUEST_BURST} of requests at a provider
-     * deployment), the amount for gauges and daily caps. A request needing more can never fit.
+     * The short window that shapes this rate at {@code level}: the configured one; else, at a
+     * provider deployment without a configured burst, {@link ShortWindow#DEFAULT}, because the
+     * provider enforces its minute over a short window and a minute's worth at once would pass
+     * Sluice and be refused upstream; else none (a tenant or key may spend its minute at once).
+     */
+    public Optional<ShortWindow> windowAt(ScopeLevel level) {
+        if (dimension.kind() != Dimension.Kind.RATE) {
+            return Optional.empty();
+        }
+        if (window.isPresent()) {
+            return window;
+        }
+        return level == ScopeLevel.PROVIDER_DEPLOYMENT && burst.isEmpty()
+                ? Optional.of(ShortWindow.DEFAULT) : Optional.empty();
+    }
+
+    /**
+     * The most this limit lets through at once at the given level: the burst for a rate if one is
+     * configured, else its window's allowance ({@link #windowAt}), else one minute's worth; the
+     * amount for gauges and daily caps.
      */
     public long capacityAt(ScopeLevel level) {
         if (burst.isPresent()) {
             return burst.getAsLong();
         }
-        if (dimension == Dimension.REQUESTS && level == ScopeLevel.PROVIDER_DEPLOYMENT) {
-            long perWindow = amount * DEPLOYMENT_REQUEST_BURST.toMillis() / 60_000;
-            return Math.max(1, perWindow);
-        }
-        return amount;
+        Optional<ShortWindow> w = windowAt(level);
+        return w.isPresent() ? w.get().allowance(amount) : amount;
+    }
+
+    /**
+     * The largest single request this limit can ever take at {@code level}. Where a short window
+     * shapes a rate, a request larger than the window's allowance waits for a full bucket (an empty
+     * window) and leaves debt, so only one larger than the whole minute never fits; elsewhere it
+     * is the capacity.
+     */
+    public long ceilingAt(ScopeLevel level) {
+        long capacity = capacityAt(level);
+        return windowAt(level).isPresent() ? Math.max(amount, capacity) : capacity;
     }
 
     /** Refill per nanosecond for a rate; zero for gauges and daily caps. */

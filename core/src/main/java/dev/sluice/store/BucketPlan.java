@@ -6,10 +6,13 @@ import dev.sluice.limits.Limits;
 import dev.sluice.limits.Scope;
 import java.util.Arrays;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The resolved, immutable shape of one bucket: its scope and, per dimension, the configured amount,
- * the capacity and the refill rate. Built once per configuration; the state (levels, debts,
+ * the capacity, the ceiling (the largest request it can ever take) and the refill rate. A rate
+ * shaped by a short provider window ({@link Limit#windowAt}) holds the window's allowance and has
+ * the minute's amount as its ceiling: a request between the two waits for a full bucket. Built once per configuration; the state (levels, debts,
  * leases) lives in a {@link QuotaStore} under {@link #key()} and survives a reload.
  */
 public final class BucketPlan {
@@ -18,6 +21,7 @@ public final class BucketPlan {
     private final String key;
     private final long[] amount = new long[Dimension.COUNT];
     private final long[] capacity = new long[Dimension.COUNT];
+    private final long[] ceiling = new long[Dimension.COUNT];
     private final double[] refillPerNano = new double[Dimension.COUNT];
     private final int[] dimensions;
     private final boolean hasDailyCap;
@@ -31,16 +35,50 @@ public final class BucketPlan {
             int d = l.dimension().ordinal();
             amount[d] = l.amount();
             capacity[d] = l.capacityAt(scope.level());
+            ceiling[d] = l.ceilingAt(scope.level());
             refillPerNano[d] = l.refillPerNano();
             dims[n++] = d;
         }
         Arrays.sort(dims, 0, n);
         this.dimensions = Arrays.copyOf(dims, n);
+        this.hasDailyCap = hasDaily(dimensions);
+    }
+
+    /** {@code from} scaled by {@code fraction}, every value rounded down. */
+    private BucketPlan(BucketPlan from, double fraction) {
+        this.scope = from.scope;
+        this.key = from.key;
+        this.dimensions = from.dimensions;
+        for (int d : dimensions) {
+            amount[d] = (long) Math.floor(from.amount[d] * fraction);
+            capacity[d] = (long) Math.floor(from.capacity[d] * fraction);
+            ceiling[d] = (long) Math.floor(from.ceiling[d] * fraction);
+            refillPerNano[d] = from.refillPerNano[d] == 0 ? 0 : amount[d] / 60e9;
+        }
+        this.hasDailyCap = from.hasDailyCap;
+    }
+
+    private static boolean hasDaily(int[] dimensions) {
         boolean daily = false;
         for (int d : dimensions) {
             daily |= Dimension.byOrdinal(d).kind() == Dimension.Kind.DAILY;
         }
-        this.hasDailyCap = daily;
+        return daily;
+    }
+
+    /**
+     * This bucket shrunk to {@code fraction} of itself (one replica's share of a shared limit):
+     * every amount, capacity and ceiling scaled and rounded down, so shares never add up to more
+     * than the whole; empty when some dimension rounds to nothing.
+     */
+    public Optional<BucketPlan> scaled(double fraction) {
+        BucketPlan p = new BucketPlan(this, fraction);
+        for (int d : dimensions) {
+            if (p.amount[d] < 1 || p.capacity[d] < 1) {
+                return Optional.empty();
+            }
+        }
+        return Optional.of(p);
     }
 
     /** Whether any dimension is a daily cap (then the calendar matters). */
@@ -75,6 +113,15 @@ public final class BucketPlan {
     /** The most the bucket holds at once; 0 when not limited. */
     public long capacity(Dimension d) {
         return capacity[d.ordinal()];
+    }
+
+    /**
+     * The largest single request this bucket can ever take on {@code d}: above it a request never
+     * fits; between the capacity and it a request waits for a full bucket and leaves debt. 0 when
+     * not limited.
+     */
+    public long ceiling(Dimension d) {
+        return ceiling[d.ordinal()];
     }
 
     /** Configured refill per nanosecond of a rate, before any adaptive factor. */

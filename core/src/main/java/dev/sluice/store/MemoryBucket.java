@@ -191,8 +191,12 @@ final class MemoryBucket extends BriefLock {
                 continue;
             }
             ReserveOutcome.Short shortHere;
-            if (need > cap) {
+            // Above the capacity but within the ceiling (a short window's bucket): the request
+            // waits for a full bucket, an empty window, like one above an adapted capacity.
+            if (need > cap && need > plan.ceiling(DIMS[d])) {
                 shortHere = shortOf(pathIndex, d, ReserveOutcome.Short.UNKNOWN_WAIT, true, false, need);
+            } else if (need > cap && pause <= 0 && level >= required - 1e-9) {
+                continue;
             } else {
                 double rate = Double.longBitsToDouble(s[b + REFILL]) * factor;
                 double deficit = Math.max(0, required - level);
@@ -236,9 +240,10 @@ final class MemoryBucket extends BriefLock {
         return a > b ? candidate : current;
     }
 
+    /** A shortfall on {@code d}; one that never fits names the largest request that would. */
     private ReserveOutcome.Short shortOf(int pathIndex, int d, long wait, boolean never, boolean daily, long need) {
         return new ReserveOutcome.Short(pathIndex, plan.scope(), DIMS[d], wait, never, daily,
-                (long) Math.floor(available(d)), need, s[base(d) + CAPACITY]);
+                (long) Math.floor(available(d)), need, never ? plan.ceiling(DIMS[d]) : s[base(d) + CAPACITY]);
     }
 
     /** Takes {@code amounts} on the dimensions in {@code dims}; the caller has checked that they fit. */

@@ -240,8 +240,9 @@ class AdaptiveControllerTest {
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
         c.onSignal(Signals.success(Signals.remaining(LimitKind.TOKENS, 1_000)), 100 * MS);
         assertThat(state(g, Dimension.TOTAL_TOKENS).available()).isEqualTo(1_000.0);
+        // The deployment's bucket held one second of 900,000 a minute.
         assertThat(eventsOf(CapacitySynced.class)).containsExactly(
-                new CapacitySynced(DEP, Dimension.TOTAL_TOKENS, 900_000, 1_000, 0));
+                new CapacitySynced(DEP, Dimension.TOTAL_TOKENS, 15_000, 1_000, 0));
     }
 
     @Test

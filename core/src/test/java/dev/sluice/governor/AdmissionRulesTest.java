@@ -3,6 +3,7 @@ package dev.sluice.governor;
 import static dev.sluice.governor.GovernorFixture.config;
 import static dev.sluice.governor.GovernorFixture.deployment;
 import static dev.sluice.governor.GovernorFixture.limits;
+import static dev.sluice.governor.GovernorFixture.minute;
 import static dev.sluice.governor.GovernorFixture.tenant;
 import static dev.sluice.limits.Dimension.CONCURRENT_REQUESTS;
 import static dev.sluice.limits.Dimension.DAILY_TOKENS;
@@ -24,7 +25,7 @@ class AdmissionRulesTest {
     void aRequestThatFitsEveryBucketIsAdmittedAndHeldOnEachOfThem() {
         GovernorFixture f = new GovernorFixture(config()
                 .scope(tenant("acme"), limits(INPUT_TOKENS, 10_000))
-                .scope(deployment(), limits(INPUT_TOKENS, 60_000)).build());
+                .scope(deployment(), minute(INPUT_TOKENS, 60_000)).build());
 
         Decision d = f.admit("acme", 1_000, 0);
 
@@ -52,7 +53,7 @@ class AdmissionRulesTest {
     void aRejectionLeavesNoPartialHoldAnywhere() {
         GovernorFixture f = new GovernorFixture(config()
                 .scope(tenant("acme"), limits(INPUT_TOKENS, 10_000))
-                .scope(deployment(), limits(INPUT_TOKENS, 6_000)).build());
+                .scope(deployment(), minute(INPUT_TOKENS, 6_000)).build());
         f.admit("acme", 5_000, 0);
 
         Decision d = f.governor.admit(f.request("acme", 2_000, 0, TrafficClass.INTERACTIVE));
@@ -67,7 +68,7 @@ class AdmissionRulesTest {
     @Test
     void retryAfterComesFromRefillArithmetic() {
         // 6,000 per minute = 100 per second; 1,000 available, 2,000 needed: 10 s.
-        GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(INPUT_TOKENS, 6_000)).build());
+        GovernorFixture f = new GovernorFixture(config().scope(deployment(), minute(INPUT_TOKENS, 6_000)).build());
         f.admit("acme", 5_000, 0);
 
         Rejection r = ((Decision.Rejected) f.governor.admit(f.request("acme", 2_000, 0, TrafficClass.INTERACTIVE)))
@@ -89,6 +90,33 @@ class AdmissionRulesTest {
         assertThat(r.code()).isEqualTo("tenant_input_tpm_too_large");
         assertThat(r.retryable()).isFalse();
         assertThat(f.governor.snapshot().lanes().getFirst().queued().get(TrafficClass.BATCH)).isZero();
+    }
+
+    @Test
+    void aRequestLargerThanTheDeploymentsWindowWaitsForAnEmptyWindowInsteadOfBeingRejected() {
+        // 60,000 a minute over the default one-second window: 1,000 at once.
+        GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(INPUT_TOKENS, 60_000)).build());
+        f.admit("acme", 500, 0);
+
+        Decision d = f.governor.admit(f.request("acme", 5_000, 0, TrafficClass.BATCH));
+
+        assertThat(d).isInstanceOf(Decision.Queued.class);
+        f.clock.advanceMillis(500);
+        f.governor.onTimer();
+        assertThat(((Decision.Queued) d).outcome().toCompletableFuture().getNow(null))
+                .isInstanceOf(Decision.Admitted.class);
+        assertThat(f.state(deployment(), INPUT_TOKENS).available()).isEqualTo(-4_000);
+    }
+
+    @Test
+    void aRequestLargerThanTheDeploymentsWholeMinuteIsRejectedAtOnce() {
+        GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(INPUT_TOKENS, 60_000)).build());
+
+        Rejection r = ((Decision.Rejected) f.governor.admit(f.request("acme", 60_001, 0, TrafficClass.BATCH)))
+                .rejection();
+
+        assertThat(r.code()).isEqualTo("deployment_input_tpm_too_large");
+        assertThat(r.retryable()).isFalse();
     }
 
     @Test

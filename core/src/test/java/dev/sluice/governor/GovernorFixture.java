@@ -62,6 +62,19 @@ final class GovernorFixture {
         return GovernorConfig.builder();
     }
 
+    /**
+     * Limits whose rates hold a whole minute at once (burst = amount): a provider deployment
+     * without a short window, for rules that are not about windows.
+     */
+    static Limits minute(Object... pairs) {
+        Limits.Builder b = Limits.builder();
+        for (int i = 0; i < pairs.length; i += 2) {
+            long amount = ((Number) pairs[i + 1]).longValue();
+            b.add(dev.sluice.limits.Limit.of((dev.sluice.limits.Dimension) pairs[i], amount, amount));
+        }
+        return b.build();
+    }
+
     static Limits limits(Object... pairs) {
         Limits.Builder b = Limits.builder();
         for (int i = 0; i < pairs.length; i += 2) {

@@ -3,6 +3,7 @@ package dev.sluice.governor;
 import static dev.sluice.governor.GovernorFixture.config;
 import static dev.sluice.governor.GovernorFixture.deployment;
 import static dev.sluice.governor.GovernorFixture.limits;
+import static dev.sluice.governor.GovernorFixture.minute;
 import static dev.sluice.governor.GovernorFixture.tenant;
 import static dev.sluice.limits.Dimension.CONCURRENT_REQUESTS;
 import static dev.sluice.limits.Dimension.INPUT_TOKENS;
@@ -31,12 +32,12 @@ class ReconfigurationTest {
 
     @Test
     void aLoweredLimitTakesEffectAtOnceAndARaisedOneRefillsTowardsIt() {
-        GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(INPUT_TOKENS, 6_000)).build());
+        GovernorFixture f = new GovernorFixture(config().scope(deployment(), minute(INPUT_TOKENS, 6_000)).build());
 
-        f.governor.reconfigure(config().scope(deployment(), limits(INPUT_TOKENS, 3_000)).build());
+        f.governor.reconfigure(config().scope(deployment(), minute(INPUT_TOKENS, 3_000)).build());
         assertThat(f.state(deployment(), INPUT_TOKENS).available()).isEqualTo(3_000);
 
-        f.governor.reconfigure(config().scope(deployment(), limits(INPUT_TOKENS, 12_000)).build());
+        f.governor.reconfigure(config().scope(deployment(), minute(INPUT_TOKENS, 12_000)).build());
         f.clock.advanceMillis(10_000);
         assertThat(f.state(deployment(), INPUT_TOKENS).available()).isEqualTo(5_000);
     }

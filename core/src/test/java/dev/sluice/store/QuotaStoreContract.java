@@ -7,6 +7,7 @@ import dev.sluice.limits.Limit;
 import dev.sluice.limits.Limits;
 import dev.sluice.limits.Scope;
 import dev.sluice.limits.ScopeLevel;
+import dev.sluice.limits.ShortWindow;
 import dev.sluice.time.FakeClock;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -158,6 +159,105 @@ public abstract class QuotaStoreContract {
         ReserveOutcome.Short sh = shortOf(reserve(s, p, need(Dimension.REQUESTS, 1)));
         assertThat(sh.capacity()).isEqualTo(10);
         assertThat(sh.waitNanos()).isEqualTo(100_000_000L);
+    }
+
+    // ---- short provider windows ------------------------------------------------------------
+
+    private static BucketPlan deployment(Limit... limits) {
+        return plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", limits);
+    }
+
+    @Test
+    void aDeploymentHoldsOneSecondOfTokensByDefault() {
+        QuotaStore s = store();
+        // 60,000 a minute is 1,000 a second, and so a token a millisecond.
+        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
+        granted(reserve(s, p, tokens(1_000)));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(1)));
+        assertThat(sh.capacity()).isEqualTo(1_000);
+        assertThat(sh.neverFits()).isFalse();
+        assertThat(sh.waitNanos()).isEqualTo(1_000_000L);
+    }
+
+    @Test
+    void aRequestLargerThanTheWindowWaitsForAFullBucketAndLeavesDebt() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
+        granted(reserve(s, p, tokens(300)));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(5_000)));
+        // It waits for the 300 tokens that make the window's bucket full again, not for 5,000.
+        assertThat(sh.neverFits()).isFalse();
+        assertThat(sh.waitNanos()).isEqualTo(300_000_000L);
+        assertThat(sh.capacity()).isEqualTo(1_000);
+        clock.advance(Duration.ofMillis(300));
+        granted(reserve(s, p, tokens(5_000)));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(-4_000.0);
+        // A small request behind it waits until the debt is paid and its own 100 tokens are back.
+        assertThat(shortOf(reserve(s, p, tokens(100))).waitNanos()).isEqualTo(4_100_000_000L);
+    }
+
+    @Test
+    void aRequestLargerThanTheWholeMinuteNeverFitsADeployment() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
+        granted(reserve(s, p, tokens(60_000)));
+        clock.advance(Duration.ofMinutes(2));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(60_001)));
+        assertThat(sh.neverFits()).isTrue();
+        assertThat(sh.waitKnown()).isFalse();
+        assertThat(sh.capacity()).isEqualTo(60_000);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(1_000.0);
+    }
+
+    @Test
+    void aConfiguredWindowAndBurstSizeTheBucket() {
+        QuotaStore s = store();
+        // 100 ms at 1.5 times 1,000 a second: 150 at once.
+        BucketPlan p = deployment(Limit.windowed(Dimension.INPUT_TOKENS, 60_000,
+                new ShortWindow(Duration.ofMillis(100), 1.5)));
+        granted(reserve(s, p, need(Dimension.INPUT_TOKENS, 150)));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, need(Dimension.INPUT_TOKENS, 400)));
+        assertThat(sh.capacity()).isEqualTo(150);
+        assertThat(sh.waitNanos()).isEqualTo(150_000_000L);
+        clock.advance(Duration.ofMillis(150));
+        granted(reserve(s, p, need(Dimension.INPUT_TOKENS, 400)));
+        assertThat(dim(s, p, Dimension.INPUT_TOKENS).available()).isEqualTo(-250.0);
+    }
+
+    @Test
+    void aConfiguredBurstReplacesTheDefaultWindowAndStaysTheCeiling() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000, 5_000));
+        granted(reserve(s, p, tokens(5_000)));
+        clock.advance(Duration.ofSeconds(5));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(5_001)));
+        assertThat(sh.neverFits()).isTrue();
+        assertThat(sh.capacity()).isEqualTo(5_000);
+    }
+
+    @Test
+    void aTenantSpendsItsMinuteAtOnceUnlessGivenAWindow() {
+        QuotaStore s = store();
+        BucketPlan open = tenant(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
+        granted(reserve(s, open, tokens(60_000)));
+        BucketPlan paced = plan(ScopeLevel.TENANT, "paced", Limit.windowed(Dimension.TOTAL_TOKENS, 60_000,
+                ShortWindow.of(Duration.ofSeconds(2))));
+        granted(reserve(s, paced, tokens(2_000)));
+        assertThat(shortOf(reserve(s, paced, tokens(1))).capacity()).isEqualTo(2_000);
+    }
+
+    @Test
+    void aReplicasShareOfAWindowedBucketKeepsItsCeiling() {
+        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
+        BucketPlan share = p.scaled(0.25).orElseThrow();
+        assertThat(share.capacity(Dimension.TOTAL_TOKENS)).isEqualTo(250);
+        assertThat(share.ceiling(Dimension.TOTAL_TOKENS)).isEqualTo(15_000);
+        assertThat(share.amount(Dimension.TOTAL_TOKENS)).isEqualTo(15_000);
+        QuotaStore s = store();
+        granted(reserve(s, share, tokens(250)));
+        clock.advance(Duration.ofSeconds(1));
+        granted(reserve(s, share, tokens(10_000)));
+        assertThat(dim(s, share, Dimension.TOTAL_TOKENS).available()).isEqualTo(-9_750.0);
     }
 
     // ---- paths ----------------------------------------------------------------------------

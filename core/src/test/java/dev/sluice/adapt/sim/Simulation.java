@@ -88,7 +88,8 @@ final class Simulation {
         this.seed = seed;
         this.random = new SplittableRandom(seed);
         this.provider = provider;
-        Limits limits = Limits.of(requestLimit, Limit.of(Dimension.TOTAL_TOKENS, configuredTpm));
+        // A minute's tokens at once: the simulated provider enforces its token limit per minute.
+        Limits limits = Limits.of(requestLimit, Limit.of(Dimension.TOTAL_TOKENS, configuredTpm, configuredTpm));
         this.governor = new QuotaGovernor(GovernorConfig.builder().scope(SCOPE, limits).build(),
                 new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock);
         this.controllers = new AdaptiveControllers(governor, d -> config, seed);

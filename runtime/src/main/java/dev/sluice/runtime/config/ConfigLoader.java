@@ -16,6 +16,7 @@ import dev.sluice.governor.TrafficClass;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Limit;
 import dev.sluice.limits.Limits;
+import dev.sluice.limits.ShortWindow;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -35,6 +36,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -60,7 +62,7 @@ public final class ConfigLoader {
     private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
     private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
-            "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy");
+            "azure_deployment", "api_version", "limits", "window", "adaptive", "ramp", "failure_policy");
     private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
     private static final Set<String> RAMP = Set.of("enabled", "stages");
     private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
@@ -70,7 +72,8 @@ public final class ConfigLoader {
     private static final Set<String> TEAM = Set.of("limits", "keys");
     private static final Set<String> KEY = Set.of("secret_env", "key_sha256", "secret", "profiles", "class",
             "max_class", "deadline", "limits", "paused");
-    private static final Set<String> LIMIT = Set.of("amount", "burst");
+    private static final Set<String> LIMIT = Set.of("amount", "burst", "window");
+    private static final Set<String> WINDOW = Set.of("length", "burst");
     private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "tokens");
     private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token");
 
@@ -276,7 +279,7 @@ public final class ConfigLoader {
         if (kind == DeploymentKind.AZURE_OPENAI && apiVersion.isEmpty()) {
             apiVersion = Optional.of(DeploymentConfig.DEFAULT_AZURE_API_VERSION);
         }
-        Limits limits = limits(n.get("limits"));
+        Limits limits = withWindow(limits(n.get("limits")), window(n.get("window")));
         AdaptiveSettings adaptive = adaptive(n.get("adaptive"));
         RampSettings ramp = ramp(n.get("ramp"));
         Optional<StoreSettings.FailurePolicy> policy = n.get("failure_policy").present()
@@ -456,7 +459,10 @@ public final class ConfigLoader {
         return Arrays.stream(TrafficClass.values()).map(TrafficClass::wireName).toList().toString();
     }
 
-    /** A limits mapping: {@code rpm: 500} or {@code rpm: {amount: 500, burst: 50}} per dimension. */
+    /**
+     * A limits mapping: {@code rpm: 500} or {@code rpm: {amount: 500, burst: 50, window: 1s}} per
+     * dimension.
+     */
     static Limits limits(YamlNode n) {
         if (!n.present()) {
             return Limits.none();
@@ -471,9 +477,9 @@ public final class ConfigLoader {
                 v.allowOnly(LIMIT);
                 long amount = v.get("amount").requiredLong();
                 YamlNode burstNode = v.get("burst");
-                boolean hasBurst = burstNode.present();
-                long burst = burstNode.longValue(0);
-                limit = build(n.path(), () -> hasBurst ? Limit.of(d, amount, burst) : Limit.of(d, amount));
+                OptionalLong burst = burstNode.present() ? OptionalLong.of(burstNode.longValue(0)) : OptionalLong.empty();
+                Optional<ShortWindow> window = window(v.get("window"));
+                limit = build(n.path(), () -> new Limit(d, amount, burst, window));
             } else {
                 long amount = v.longValue(0);
                 limit = build(n.path(), () -> Limit.of(d, amount));
@@ -481,6 +487,41 @@ public final class ConfigLoader {
             b.add(limit);
         });
         return b.build();
+    }
+
+    /**
+     * A provider's short window: {@code window: 500ms} (at the per-minute rate) or
+     * {@code window: {length: 500ms, burst: 1.5}}; empty when absent.
+     */
+    static Optional<ShortWindow> window(YamlNode n) {
+        if (!n.present()) {
+            return Optional.empty();
+        }
+        if (!n.isMapping()) {
+            Duration length = n.requiredDuration();
+            return Optional.of(build(n.path(), () -> ShortWindow.of(length)));
+        }
+        n.allowOnly(WINDOW);
+        Duration length = n.get("length").requiredDuration();
+        double burst = n.get("burst").doubleValue(1.0);
+        return Optional.of(build(n.path(), () -> new ShortWindow(length, burst)));
+    }
+
+    /**
+     * A deployment's window given to each of its rates that names neither a window nor a burst of
+     * its own: the dimension's setting is the more specific one.
+     */
+    private static Limits withWindow(Limits limits, Optional<ShortWindow> window) {
+        if (window.isEmpty()) {
+            return limits;
+        }
+        Limits out = limits;
+        for (Limit l : limits.all()) {
+            if (l.dimension().kind() == Dimension.Kind.RATE && l.window().isEmpty() && l.burst().isEmpty()) {
+                out = out.with(l.withWindow(window.get()));
+            }
+        }
+        return out;
     }
 
     private static Duration positive(YamlNode n, Duration fallback) {

@@ -8,8 +8,10 @@ import dev.sluice.estimate.Tokenizer;
 import dev.sluice.governor.GovernorConfig;
 import dev.sluice.governor.TrafficClass;
 import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Limits;
 import dev.sluice.limits.Scope;
 import dev.sluice.limits.ScopeLevel;
+import dev.sluice.limits.ShortWindow;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.Map;
@@ -194,6 +196,51 @@ class ConfigLoaderTest {
     void burstOnAGaugeIsRefused() {
         ConfigException e = error(MINI.replace("model: m }", "model: m, limits: { concurrency: { amount: 5, burst: 9 } } }"));
         assertThat(e.path()).isEqualTo("profiles.p.limits.concurrency.burst");
+    }
+
+    private static SluiceConfig windowed(String deployment) {
+        return ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", " + deployment + " }"), "windows.yaml", k -> null);
+    }
+
+    @Test
+    void aDeploymentsWindowShapesEachRateThatNamesNoneOfItsOwn() {
+        SluiceConfig c = windowed("window: { length: 100ms, burst: 1.5 }, limits: { rpm: 600, input_tpm: "
+                + "{ amount: 600000, window: 10s }, output_tpm: { amount: 60000, burst: 5000 }, concurrency: 8 }");
+        Limits limits = c.deployments().get("d").limits();
+        assertThat(limits.get(Dimension.REQUESTS).orElseThrow().window())
+                .contains(new ShortWindow(Duration.ofMillis(100), 1.5));
+        assertThat(limits.get(Dimension.INPUT_TOKENS).orElseThrow().window())
+                .contains(ShortWindow.of(Duration.ofSeconds(10)));
+        assertThat(limits.get(Dimension.OUTPUT_TOKENS).orElseThrow().window()).isEmpty();
+        assertThat(limits.get(Dimension.CONCURRENT_REQUESTS).orElseThrow().window()).isEmpty();
+        // 600 a minute over 100 ms at 1.5: 1.5 requests, so 1 at once; 600,000 over 10 s: 100,000.
+        assertThat(limits.get(Dimension.REQUESTS).orElseThrow().capacityAt(ScopeLevel.PROVIDER_DEPLOYMENT)).isEqualTo(1);
+        assertThat(limits.get(Dimension.INPUT_TOKENS).orElseThrow().capacityAt(ScopeLevel.PROVIDER_DEPLOYMENT))
+                .isEqualTo(100_000);
+    }
+
+    @Test
+    void aWindowIsADurationOrALengthAndABurst() {
+        SluiceConfig c = windowed("limits: { input_tpm: { amount: 60000, window: 2s } }");
+        assertThat(c.deployments().get("d").limits().get(Dimension.INPUT_TOKENS).orElseThrow()
+                .capacityAt(ScopeLevel.PROVIDER_DEPLOYMENT)).isEqualTo(2_000);
+    }
+
+    @Test
+    void aWindowOutsideItsRangeNamesItsPath() {
+        ConfigException e = error(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", window: { length: 2m } }"));
+        assertThat(e.getMessage()).isEqualTo("deployments.d.window.length: PT2M (expected: between 1ms and 60s)");
+        ConfigException burst = error(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", limits: { rpm: { amount: 60, window: { length: 1s, burst: 0.5 } } } }"));
+        assertThat(burst.getMessage()).isEqualTo("deployments.d.limits.rpm.window.burst: 0.5 (expected: between 1 and 10)");
+    }
+
+    @Test
+    void aWindowOnAGaugeIsRefused() {
+        ConfigException e = error(MINI.replace("model: m }", "model: m, limits: { concurrency: { amount: 5, window: 1s } } }"));
+        assertThat(e.path()).isEqualTo("profiles.p.limits.concurrency.window");
     }
 
     @Test

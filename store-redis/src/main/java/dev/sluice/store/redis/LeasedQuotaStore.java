@@ -83,7 +83,7 @@ public final class LeasedQuotaStore implements QuotaStore {
         }
         ReserveOutcome o = local.reserve(localPath, amounts, leaseTtlNanos);
         if (o instanceof ReserveOutcome.Short sh && sh.neverFits()
-                && sh.needed() <= path[sh.pathIndex()].capacity(sh.dimension())) {
+                && sh.needed() <= path[sh.pathIndex()].ceiling(sh.dimension())) {
             // It would fit the whole bucket, just not this replica's share of it.
             return new ReserveOutcome.Short(sh.pathIndex(), sh.scope(), sh.dimension(), ReserveOutcome.Short.UNKNOWN_WAIT,
                     false, sh.dailyCap(), sh.available(), sh.needed(), sh.capacity());

@@ -15,11 +15,14 @@ final class Packing {
 
     private Packing() {}
 
-    /** Per bucket: path index and dimension count, then ordinal, capacity, refill per nano per dimension. */
+    /**
+     * Per bucket: path index and dimension count, then per dimension ordinal, capacity, refill per
+     * nano and ceiling (the largest request it can ever take).
+     */
     static byte[] plans(BucketPlan[] plans, int[] pathIndex) {
         int size = 0;
         for (BucketPlan p : plans) {
-            size += 2 + 17 * p.limitedDimensions().length;
+            size += 2 + 25 * p.limitedDimensions().length;
         }
         ByteBuffer b = buffer(size);
         for (int i = 0; i < plans.length; i++) {
@@ -27,7 +30,8 @@ final class Packing {
             b.put((byte) pathIndex[i]).put((byte) dims.length);
             for (int d : dims) {
                 Dimension dim = Dimension.byOrdinal(d);
-                b.put((byte) d).putDouble(plans[i].capacity(dim)).putDouble(plans[i].refillPerNano(dim));
+                b.put((byte) d).putDouble(plans[i].capacity(dim)).putDouble(plans[i].refillPerNano(dim))
+                        .putDouble(plans[i].ceiling(dim));
             }
         }
         return b.array();

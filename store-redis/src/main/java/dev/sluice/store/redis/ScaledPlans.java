@@ -1,8 +1,5 @@
 package dev.sluice.store.redis;
 
-import dev.sluice.limits.Dimension;
-import dev.sluice.limits.Limit;
-import dev.sluice.limits.Limits;
 import dev.sluice.store.BucketPlan;
 import java.util.Optional;
 
@@ -11,29 +8,8 @@ final class ScaledPlans {
 
     private ScaledPlans() {}
 
-    /**
-     * {@code plan} with every amount and capacity scaled by {@code fraction} and rounded down, so
-     * shares never add up to more than the whole; empty when some dimension rounds to nothing.
-     */
+    /** {@code plan} shrunk to {@code fraction} of itself ({@link BucketPlan#scaled}). */
     static Optional<BucketPlan> scale(BucketPlan plan, double fraction) {
-        Limits.Builder b = Limits.builder();
-        for (int d : plan.limitedDimensions()) {
-            Dimension dim = Dimension.byOrdinal(d);
-            if (dim.kind() == Dimension.Kind.RATE) {
-                long amount = (long) Math.floor(plan.amount(dim) * fraction);
-                long burst = (long) Math.floor(plan.capacity(dim) * fraction);
-                if (amount < 1 || burst < 1) {
-                    return Optional.empty();
-                }
-                b.add(Limit.of(dim, amount, burst));
-            } else {
-                long amount = (long) Math.floor(plan.capacity(dim) * fraction);
-                if (amount < 1) {
-                    return Optional.empty();
-                }
-                b.add(Limit.of(dim, amount));
-            }
-        }
-        return Optional.of(BucketPlan.of(plan.scope(), b.build()));
+        return plan.scaled(fraction);
     }
 }

@@ -14,8 +14,8 @@
 -- needs: the amount per dimension (doubles), '<H' + id, '<B' bucket count, then per bucket '<H'
 -- mask of the dimensions taken and '<H' + key.
 --
--- Plans (argument): per bucket '<BB' path index and dimension count, then per dimension '<Bdd'
--- ordinal, capacity, refill per nanosecond.
+-- Plans (argument): per bucket '<BB' path index and dimension count, then per dimension '<Bddd'
+-- ordinal, capacity, refill per nanosecond, ceiling (the largest request it can ever take).
 --
 -- Clock (argument): '' for the server's clock (TIME, read once per call), else '<dd' now (ns)
 -- and epoch ms.
@@ -78,7 +78,7 @@ end
 -- its keys and is dropped when it grows large.
 local plan_cache, plan_cached = {}, 0
 
--- The plans of a group: per bucket {index, n, d = ordinals, kind, cap, rpn}, the last four by
+-- The plans of a group: per bucket {index, n, d = ordinals, kind, cap, rpn, ceil}, the last five by
 -- position 1..n. Callers never change them.
 local function plans(arg)
   local out = plan_cache[arg]
@@ -88,11 +88,11 @@ local function plans(arg)
   while pos <= last do
     local index, n
     index, n, pos = struct.unpack('<BB', arg, pos)
-    local pl = {index = index, n = n, d = {}, kind = {}, cap = {}, rpn = {}}
+    local pl = {index = index, n = n, d = {}, kind = {}, cap = {}, rpn = {}, ceil = {}}
     for k = 1, n do
-      local d, cap, rpn
-      d, cap, rpn, pos = struct.unpack('<Bdd', arg, pos)
-      pl.d[k], pl.kind[k], pl.cap[k], pl.rpn[k] = d, KIND[d], cap, rpn
+      local d, cap, rpn, ceil
+      d, cap, rpn, ceil, pos = struct.unpack('<Bddd', arg, pos)
+      pl.d[k], pl.kind[k], pl.cap[k], pl.rpn[k], pl.ceil[k] = d, KIND[d], cap, rpn, ceil
     end
     out[#out + 1] = pl
   end
@@ -317,10 +317,11 @@ local function binds(c, cur)
   return a > b
 end
 
+-- One that never fits names the largest request that would (MemoryBucket.shortOf).
 local function shortfall(v, o, pl, k, wait, never, daily, need)
   local cap = pl.cap[k]
   return {0, pl.index, pl.d[k], wait, never and 1 or 0, daily and 1 or 0,
-    math.floor(available(v, o, pl.kind[k], cap)), need, cap}
+    math.floor(available(v, o, pl.kind[k], cap)), need, never and pl.ceil[k] or cap}
 end
 
 -- Whether need fits on the plan's k-th dimension now; if not, the shortfall (MemoryBucket.check).
@@ -329,7 +330,9 @@ local function check(v, pl, k, need, now, to_midnight)
   local kind = pl.kind[k]
   local o = W * k - 5
   if kind == 'R' then
-    if need > cap then return shortfall(v, o, pl, k, -1, true, false, need) end
+    -- Above the capacity but within the ceiling (a short window's bucket), a request waits for a
+    -- full bucket, an empty window.
+    if need > cap and need > pl.ceil[k] then return shortfall(v, o, pl, k, -1, true, false, need) end
     local pause = 0
     if v[o + P] - now > 0 then pause = v[o + P] - now end
     local f = v[o + F]

@@ -31,7 +31,7 @@ class LibraryLoadingTest {
 
     private static final long SECOND = 1_000_000_000L;
     private static final BucketPlan DEP = BucketPlan.of(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt"),
-            Limits.of(Limit.of(Dimension.TOTAL_TOKENS, 6_000), Limit.of(Dimension.CONCURRENT_REQUESTS, 2)));
+            Limits.of(Limit.of(Dimension.TOTAL_TOKENS, 6_000, 6_000), Limit.of(Dimension.CONCURRENT_REQUESTS, 2)));
     private static final BucketPlan[] PATH = {DEP};
 
     private final OwnRedisServer server = new OwnRedisServer();
