@@ -17,6 +17,7 @@ import dev.sluice.store.QuotaStore;
 import dev.sluice.time.NanoClock;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,12 +128,21 @@ public final class Gateway {
         for (String id : deployments) {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
         }
-        return all.compose(v -> {
+        // The rest runs on a thread of its own: the ledger may take a while to write what it holds,
+        // which must not block an event loop, and a Vert.x closed from one of its own event loops
+        // reports its end to a loop already gone (a RejectedExecutionException on every stop).
+        Promise<Void> stopped = Promise.promise();
+        all.onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
             // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
             ledger.close();
             runtime.close();
-            return ownsVertx ? vertx.close() : Future.succeededFuture();
-        });
+            if (ownsVertx) {
+                vertx.close().onComplete(stopped);
+            } else {
+                stopped.complete();
+            }
+        }));
+        return stopped.future();
     }
 
     private Future<Gateway> listen(int instances) {
