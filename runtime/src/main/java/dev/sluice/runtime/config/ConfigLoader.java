@@ -62,7 +62,8 @@ public final class ConfigLoader {
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
             "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy");
     private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
-    private static final Set<String> RAMP = Set.of("enabled", "stages");
+    private static final Set<String> RAMP = Set.of("enabled", "stages", "stage_duration", "min_samples",
+            "max_growth_per_minute");
     private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
             "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits", "task");
     private static final Set<String> ORG = Set.of("limits", "tenants");
@@ -316,9 +317,12 @@ public final class ConfigLoader {
         List<Double> stages = n.get("stages").present()
                 ? n.get("stages").items().stream().map(s -> s.doubleValue(0)).toList()
                 : d.stages();
+        Duration stageDuration = n.get("stage_duration").duration(d.stageDuration());
+        int minSamples = n.get("min_samples").intValue(d.minSamples());
+        double growth = n.get("max_growth_per_minute").doubleValue(d.maxGrowthPerMinute());
         // Writing a ramp section without 'enabled' means wanting a ramp.
         boolean enabled = n.get("enabled").bool(n.present());
-        return build(n.path(), () -> new RampSettings(enabled, stages));
+        return build(n.path(), () -> new RampSettings(enabled, stages, stageDuration, minSamples, growth));
     }
 
     private static ProfileConfig profile(String id, YamlNode n, Map<String, DeploymentConfig> deployments) {
