@@ -193,6 +193,7 @@ final class ClientRequest {
     void reject(RejectionView v) {
         Refusal refusal = Refusal.of(v);
         refusal.headers(resp.headers());
+        v.explanation().ifPresent(x -> resp.headers().set(HeaderNames.EXPLANATION, HeaderNames.explanation(x, v.mode())));
         send(refusal.status(), "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.rejection(family, v, refusal))),
                 Optional.of(v.code()), refusal.retry() ? refusal.retryAfterMillis() : OptionalLong.empty());
     }
