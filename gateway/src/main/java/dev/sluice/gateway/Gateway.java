@@ -138,13 +138,15 @@ public final class Gateway {
     private Future<Gateway> listen(int instances) {
         // Port 0 asks for a free port; Vert.x shares a random port among listeners given the same negative port.
         int requested = config.server().port() == 0 ? -1 : config.server().port();
-        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested);
+        ConnectionCaps caps = ConnectionCaps.of(config.server().maxConnections(),
+                config.server().maxConnectionsPerAddress());
+        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested, caps);
         return vertx.deployVerticle(first).compose(id -> {
             deployments.add(id);
             port = first.actualPort();
             Future<Void> rest = Future.succeededFuture();
             for (int i = 1; i < instances; i++) {
-                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested),
+                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested, caps),
                         new DeploymentOptions()).map(deployments::add).mapEmpty());
             }
             return rest;

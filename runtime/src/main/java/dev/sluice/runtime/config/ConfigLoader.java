@@ -53,7 +53,8 @@ public final class ConfigLoader {
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
             "classes", "deployments", "profiles", "orgs", "admin");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
-            "upstream_timeout");
+            "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
+            "max_connections_per_address");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
             "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
@@ -184,7 +185,13 @@ public final class ConfigLoader {
         long body = n.get("max_body_bytes").longValue(d.maxBodyBytes());
         int header = n.get("max_header_bytes").intValue(d.maxHeaderBytes());
         Duration timeout = n.get("upstream_timeout").duration(d.upstreamTimeout());
-        return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout));
+        Duration headerTimeout = n.get("header_timeout").duration(d.headerTimeout());
+        Duration bodyTimeout = n.get("body_timeout").duration(d.bodyTimeout());
+        Duration idleTimeout = n.get("idle_timeout").duration(d.idleTimeout());
+        int connections = n.get("max_connections").intValue(d.maxConnections());
+        int perAddress = n.get("max_connections_per_address").intValue(d.maxConnectionsPerAddress());
+        return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout, headerTimeout, bodyTimeout,
+                idleTimeout, connections, perAddress));
     }
 
     private static StoreSettings store(YamlNode n) {
