@@ -95,7 +95,7 @@ final class ClientRequest {
         Operation op = route.operation();
         family = op.family();
         lifecycle.operation(op.eventName());
-        key = Credentials.presented(req).flatMap(core.keys::resolve).orElse(null);
+        key = Credentials.presented(req).flatMap(k -> core.keys.resolve(k, core.clock.epochMillis())).orElse(null);
         if (key == null) {
             fail(401, "invalid_api_key", "Missing or unknown API key. Send it as 'Authorization: Bearer <key>', "
                     + "'x-api-key' or 'x-goog-api-key'.", Optional.empty());

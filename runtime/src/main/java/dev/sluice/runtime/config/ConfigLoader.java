@@ -457,7 +457,7 @@ public final class ConfigLoader {
     }
 
     /** A limits mapping: {@code rpm: 500} or {@code rpm: {amount: 500, burst: 50}} per dimension. */
-    static Limits limits(YamlNode n) {
+    public static Limits limits(YamlNode n) {
         if (!n.present()) {
             return Limits.none();
         }
