@@ -524,7 +524,7 @@ class AdaptiveControllerTest {
     // ---- ramp ----
 
     private static final RampConfig FAST_RAMP = RampConfig.defaults().withStages(List.of(0.5, 1.0)).withMinSamples(1)
-            .withStageDuration(Duration.ofSeconds(1));
+            .withStageDuration(Duration.ofSeconds(1)).withMaxGrowthPerMinute(0.5);
 
     /** Runs the ramp to its end: 0.5 until 1 s, then up to 1.0 by 61 s. */
     private AdaptiveController rampedUp(QuotaGovernor g) {

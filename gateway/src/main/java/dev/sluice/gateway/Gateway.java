@@ -10,6 +10,8 @@ import dev.sluice.ledger.Ledger;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
+import dev.sluice.runtime.control.ControlJournal;
+import dev.sluice.runtime.control.ControlPlane;
 import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.request.RequestCounters;
 import dev.sluice.store.InMemoryQuotaStore;
@@ -42,6 +44,7 @@ public final class Gateway {
     private int port;
     private AdminServer admin;
     private final Ledger ledger;
+    private final ControlPlane control;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
@@ -56,6 +59,9 @@ public final class Gateway {
                     return null;
                 }, false))
                 .build();
+        this.control = new ControlPlane(runtime, b.journal);
+        // What was changed through the admin API before the restart wins over the file for what it touched.
+        control.replay();
         this.core = new GatewayCore(vertx, runtime);
         this.wakeups = new WakeupDriver(vertx, runtime);
         runtime.governor().onWakeup(wakeups::request);
@@ -84,6 +90,11 @@ public final class Gateway {
     /** The usage ledger every request is recorded in ({@link Ledger#off()} unless one was given). */
     public Ledger ledger() {
         return ledger;
+    }
+
+    /** Where changes without a restart go: the key tree, keys, pauses; audited in its journal. */
+    public ControlPlane control() {
+        return control;
     }
 
     /** The admin listener, when the configuration has an {@code admin:} section. */
@@ -148,18 +159,20 @@ public final class Gateway {
     private Future<Gateway> listen(int instances) {
         // Port 0 asks for a free port; Vert.x shares a random port among listeners given the same negative port.
         int requested = config.server().port() == 0 ? -1 : config.server().port();
-        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested);
+        ConnectionCaps caps = ConnectionCaps.of(config.server().maxConnections(),
+                config.server().maxConnectionsPerAddress());
+        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested, caps);
         return vertx.deployVerticle(first).compose(id -> {
             deployments.add(id);
             port = first.actualPort();
             Future<Void> rest = Future.succeededFuture();
             for (int i = 1; i < instances; i++) {
-                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested),
+                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested, caps),
                         new DeploymentOptions()).map(deployments::add).mapEmpty());
             }
             return rest;
         }).compose(v -> config.admin().isEmpty() ? Future.succeededFuture(this)
-                : new AdminServer(vertx, config.admin().get(), runtime).start().map(a -> {
+                : new AdminServer(vertx, config.admin().get(), control, ledger.queries()).start().map(a -> {
                     admin = a;
                     return this;
                 }));
@@ -173,6 +186,7 @@ public final class Gateway {
         private RequestEventSink events = RequestEventSink.none();
         private Ledger ledger = Ledger.off();
         private QuotaStore store;
+        private ControlJournal journal = ControlJournal.inMemory();
         private EstimatorConfig estimatorConfig = EstimatorConfig.defaults();
         private int instances = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         private boolean adaptive = true;
@@ -205,6 +219,15 @@ public final class Gateway {
          */
         public Builder ledger(Ledger l) {
             this.ledger = Objects.requireNonNull(l, "ledger");
+            return this;
+        }
+
+        /**
+         * Where changes made through the admin API are audited and kept, replayed over the file at
+         * start ({@code LedgerJournal} in the ledger's database); by default in memory, lost at exit.
+         */
+        public Builder journal(ControlJournal j) {
+            this.journal = Objects.requireNonNull(j, "journal");
             return this;
         }
 
