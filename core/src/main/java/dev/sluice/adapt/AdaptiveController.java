@@ -1,5 +1,6 @@
 package dev.sluice.adapt;
 
+import dev.sluice.governor.ClassPolicy;
 import dev.sluice.governor.DeploymentGuard;
 import dev.sluice.governor.GatewayDecision;
 import dev.sluice.governor.QuotaGovernor;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 
 /**
@@ -37,7 +39,9 @@ import java.util.random.RandomGenerator;
  *   <li>Cooldown: a 429 or overload pauses the rate the provider named (all of the deployment's
  *       rates when it named none) for the retry delay plus jitter, or the floor when it gave none;
  *       a named rate at most for its short window ({@link CooldownConfig#rateWindow()}), an
- *       overload at most {@link CooldownConfig#faultMax()}.
+ *       overload at most {@link CooldownConfig#faultMax()}, after which one probe request goes
+ *       first until an answer that is not a fault. A request that may not wait as long as a pause
+ *       has left is refused as cooling down, with the cause in words.
  *   <li>Multiplier: each rate runs at its configured amount times a multiplier cut by x0.65 on a
  *       fresh 429 or overload and raised by +0.03 per success (shared, or per rate). A refusal of a
  *       request sent before the last cut is stale and does not cut again.
@@ -84,6 +88,10 @@ public final class AdaptiveController implements DeploymentGuard {
     private volatile long guardPausedUntil = Long.MIN_VALUE;
     /** While shedding: whether refusals went on after the others were shed, so the shed-last classes go too. */
     private volatile boolean shedDeep;
+    /** The longest pause in force and what caused it, for the words of a refusal. */
+    private volatile PauseNotice notice = PauseNotice.NONE;
+    /** After an overload's pause: one request at a time goes first, until an answer that is not a fault. */
+    private final AtomicReference<Probe> probe = new AtomicReference<>();
     private final ClientThrottle throttle;
     private final PressureGauge gauge;
 
@@ -107,6 +115,17 @@ public final class AdaptiveController implements DeploymentGuard {
     private ModePolicy.Readings readings = new ModePolicy.Readings(1, 0, 0, 0);
 
     private record ModeState(Mode mode, long sinceNanos) {}
+
+    /** A pause until {@code untilNanos}, worded as its {@code cause} ("the provider answered 503 (overloaded)"). */
+    private record PauseNotice(long untilNanos, String cause) {
+        static final PauseNotice NONE = new PauseNotice(Long.MIN_VALUE, "");
+    }
+
+    /**
+     * Probing after an overload's pause: from {@code fromNanos} one request is let through at
+     * {@code nextNanos}, the next one a floor later, until an answer that is not a fault arrives.
+     */
+    private record Probe(long fromNanos, long nextNanos, String cause) {}
 
     private AdaptiveController(String deployment, AdaptiveConfig config, QuotaGovernor governor,
             RandomGenerator random) {
@@ -200,6 +219,10 @@ public final class AdaptiveController implements DeploymentGuard {
             Limits limits = limits();
             Outcome outcome = Outcome.of(signal);
             double relative = relativeFactor(now, limits);
+            if (outcome == Outcome.SUCCESS) {
+                // The provider answers again: probing is over.
+                probe.set(null);
+            }
             switch (outcome) {
                 case SUCCESS -> {
                     gauge.success(now, relative, latency);
@@ -227,10 +250,15 @@ public final class AdaptiveController implements DeploymentGuard {
                         }
                         cut(named);
                     }
-                    pause(named, limitedPauseNanos(signal, limits), signal.reason(), now, limits, events);
+                    long pauseNanos = limitedPauseNanos(signal, limits);
+                    String cause = cause(signal, limits);
+                    pause(named, pauseNanos, signal.reason(), cause, now, limits, events);
+                    if (signal.status() == SignalStatus.OVERLOADED && pauseNanos > 0) {
+                        probe.set(new Probe(now + pauseNanos, now + pauseNanos, cause));
+                    }
                 }
                 case EXHAUSTED -> pause(rates(limits), CooldownPolicy.exhaustedPauseNanos(signal.retryAfterMillis(),
-                        uniform(), config.cooldown()), signal.reason(), now, limits, events);
+                        uniform(), config.cooldown()), signal.reason(), cause(signal, limits), now, limits, events);
                 case SLOW -> gauge.slow(now, latency);
                 case IGNORED -> { }
             }
@@ -286,11 +314,10 @@ public final class AdaptiveController implements DeploymentGuard {
 
     @Override
     public Optional<Rejection> screen(TrafficClass trafficClass, long nowNanos) {
+        PauseNotice n = notice;
         long pausedUntilNow = guardPausedUntil;
         if (nowNanos < pausedUntilNow) {
-            return Optional.of(refusal(GatewayDecision.REJECTED_LOCALLY, "deployment_cooling_down",
-                    pausedUntilNow - nowNanos, "Deployment " + deployment + " is cooling down after the provider "
-                            + "refused requests; it resumes in " + human(pausedUntilNow - nowNanos) + "."));
+            return Optional.of(coolingDown(pausedUntilNow - nowNanos, n.cause(), ""));
         }
         ModeState s = modeState;
         ModeConfig m = config.modes();
@@ -316,6 +343,28 @@ public final class AdaptiveController implements DeploymentGuard {
             return Optional.of(refusal(GatewayDecision.SHED_UNDER_PRESSURE, "client_side_throttled",
                     m.minRetryAfter().toNanos(), "Deployment " + deployment + " has refused many recent requests; "
                             + "this one was throttled locally to let it recover."));
+        }
+        if (nowNanos < n.untilNanos()) {
+            // A pause longer than the request may wait is answered as what it is, not as a short bucket.
+            long left = n.untilNanos() - nowNanos;
+            long budget = budgetNanos(trafficClass);
+            if (left > budget) {
+                return Optional.of(coolingDown(left, n.cause(), ", longer than the " + trafficClass.wireName()
+                        + " request may wait (" + human(budget) + ")"));
+            }
+        }
+        Probe p = probe.get();
+        if (p != null && nowNanos >= p.fromNanos()) {
+            if (nowNanos >= p.nextNanos()
+                    && probe.compareAndSet(p, new Probe(p.fromNanos(), nowNanos + config.cooldown().floor().toNanos(),
+                            p.cause()))) {
+                return Optional.empty();
+            }
+            Probe q = probe.get();
+            long wait = Math.max(1_000_000L, (q == null ? nowNanos : q.nextNanos()) - nowNanos);
+            return Optional.of(refusal(GatewayDecision.REJECTED_LOCALLY, "deployment_probing", wait,
+                    "Deployment " + deployment + " is being probed after " + p.cause() + ": one request goes "
+                            + "first to see whether the provider has recovered; retry in " + human(wait) + "."));
         }
         return Optional.empty();
     }
@@ -380,12 +429,15 @@ public final class AdaptiveController implements DeploymentGuard {
         }
     }
 
-    private void pause(List<Dimension> dims, long pauseNanos, String reason, long now, Limits limits,
+    private void pause(List<Dimension> dims, long pauseNanos, String reason, String cause, long now, Limits limits,
             List<AdaptiveEvent> events) {
         if (pauseNanos <= 0) {
             return;
         }
         long until = now + pauseNanos;
+        if (until > notice.untilNanos()) {
+            notice = new PauseNotice(until, cause);
+        }
         long before = Long.MIN_VALUE;
         boolean extended = false;
         if (dims.isEmpty()) {
@@ -598,6 +650,23 @@ public final class AdaptiveController implements DeploymentGuard {
     private static Optional<Dimension> namedRate(ProviderSignal signal, Limits limits) {
         return signal.limitHit().flatMap(Outcome::dimensionOf)
                 .filter(d -> d.kind() == Dimension.Kind.RATE && limits.has(d));
+    }
+
+    /** What caused a pause, in words: "the provider answered 503 (overloaded)", "... on input_tpm". */
+    private static String cause(ProviderSignal signal, Limits limits) {
+        String on = namedRate(signal, limits).map(d -> " on " + d.limiterName()).orElse("");
+        return "the provider answered " + signal.httpStatus() + " (" + signal.reason() + ")" + on;
+    }
+
+    private long budgetNanos(TrafficClass c) {
+        ClassPolicy p = governor.config().classes().get(c);
+        return p == null ? 0 : p.maxQueueWait().toNanos();
+    }
+
+    private Rejection coolingDown(long leftNanos, String cause, String tail) {
+        String after = cause.isEmpty() ? "the provider refused requests" : cause;
+        return refusal(GatewayDecision.REJECTED_LOCALLY, "deployment_cooling_down", leftNanos, "Deployment "
+                + deployment + " is cooling down after " + after + "; it resumes in " + human(leftNanos) + tail + ".");
     }
 
     private static String names(java.util.Set<TrafficClass> classes) {

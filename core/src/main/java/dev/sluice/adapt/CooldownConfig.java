@@ -15,7 +15,8 @@ import java.util.Objects;
  * @param rampAfter a pause at least this long sends the ramp back down (recovery after a cooldown)
  * @param rateWindow the longest pause after a 429 that names a per-minute rate: the provider's
  *     short window for it, which the refusal is about; a longer hint is not obeyed
- * @param faultMax the longest pause after an overload (503, 529): a longer hint is cut to this
+ * @param faultMax the longest pause after an overload (503, 529): a longer hint is cut to this,
+ *     and the pause ends with one probe request before the deployment is open again
  */
 public record CooldownConfig(Duration floor, double jitterRatio, Duration max, Duration exhaustedPause,
         Duration rampAfter, Duration rateWindow, Duration faultMax) {

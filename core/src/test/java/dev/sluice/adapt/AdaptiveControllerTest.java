@@ -436,8 +436,8 @@ class AdaptiveControllerTest {
         assertThat(state(g, Dimension.OUTPUT_TOKENS).pausedForNanos()).isZero();
         // Multiplier 0.20 is below the shedding threshold, but one refusal in ten seconds is not sustained.
         assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
-        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
         assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos() + S)).isEmpty();
     }
 
     @Test
@@ -620,6 +620,8 @@ class AdaptiveControllerTest {
             c.onSignal(Signals.limited(), S);
         }
         assertThat(c.mode()).isEqualTo(Mode.CAUTION);
+        // Past the last refusal's pause (1 s, no jitter above 10%).
+        clock.advanceMillis(1_100);
     }
 
     // ---- ramp ----
@@ -697,6 +699,79 @@ class AdaptiveControllerTest {
                 true, List.of(), ProviderSignal.REASON_OVERLOADED, 0), 0);
         assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isEqualTo(60 * S);
         assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(60 * S);
+    }
+
+    private static ProviderSignal unavailableForAnHour() {
+        return new ProviderSignal(SignalStatus.OVERLOADED, 503, Optional.empty(), OptionalLong.of(3_600_000), true,
+                List.of(), ProviderSignal.REASON_OVERLOADED, 0);
+    }
+
+    @Test
+    void aPauseLongerThanTheClassMayWaitIsWordedAsTheCooldownItIs() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.9);
+        c.onSignal(unavailableForAnHour(), 0);
+        clock.advanceMillis(1_000);
+        Decision d = g.admit(request(TrafficClass.INTERACTIVE));
+        assertThat(d).isInstanceOfSatisfying(Decision.Rejected.class, r -> {
+            assertThat(r.rejection().decision()).isEqualTo(GatewayDecision.REJECTED_LOCALLY);
+            assertThat(r.rejection().code()).isEqualTo("deployment_cooling_down");
+            assertThat(r.rejection().retryAfterMillis()).isEqualTo(59_000);
+            assertThat(r.rejection().message()).isEqualTo("Deployment dep is cooling down after the provider answered "
+                    + "503 (overloaded); it resumes in 59.0 s, longer than the interactive request may wait (300 ms).");
+        });
+        // Batch may wait twenty minutes: it queues for the pause's end.
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+    }
+
+    @Test
+    void aPauseOnANamedRateIsWordedWithTheRate() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.0);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, 0)).hasValueSatisfying(r -> assertThat(r.message())
+                .isEqualTo("Deployment dep is cooling down after the provider answered 429 (rate_limited) on tpm; "
+                        + "it resumes in 1.0 s, longer than the interactive request may wait (300 ms)."));
+        assertThat(c.screen(TrafficClass.CRITICAL, 0)).isEmpty();
+    }
+
+    @Test
+    void afterAnOverloadsCappedPauseOneProbeGoesFirstUntilTheProviderAnswers() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.9);
+        c.onSignal(unavailableForAnHour(), 0);
+        clock.setNanos(60 * S);
+        // The pause is over: the first request is the probe, the others wait for its answer.
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).hasValueSatisfying(r -> {
+            assertThat(r.code()).isEqualTo("deployment_probing");
+            assertThat(r.retryAfterMillis()).isEqualTo(1_000);
+            assertThat(r.message()).isEqualTo("Deployment dep is being probed after the provider answered 503 "
+                    + "(overloaded): one request goes first to see whether the provider has recovered; retry in 1.0 s.");
+        });
+        // Without an answer a second probe goes one floor (1 s) later.
+        clock.setNanos(61 * S);
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isPresent();
+        c.onSignal(Signals.success(), 100 * MS);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+    }
+
+    @Test
+    void aProbeAnsweredByAnotherOverloadPausesAgainAtMostSixtySeconds() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.9);
+        c.onSignal(unavailableForAnHour(), 0);
+        clock.setNanos(60 * S);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        clock.setNanos(61 * S);
+        c.onSignal(unavailableForAnHour(), S);
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isEqualTo(60 * S);
+        clock.setNanos(121 * S);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos()))
+                .hasValueSatisfying(r -> assertThat(r.code()).isEqualTo("deployment_probing"));
     }
 
     @Test

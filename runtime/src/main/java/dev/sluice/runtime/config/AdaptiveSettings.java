@@ -11,7 +11,8 @@ import java.util.Objects;
  * {@code decreaseFactor} after a rejection, raised by {@code increaseStep} per healthy interval,
  * never below {@code floor} of the configured limits; load shedding only after
  * {@code shedAfterRefusals} fresh provider refusals within {@code shedWithin}; a 429 naming a rate
- * pauses that rate at most {@code rateWindow}; an overload pauses at most {@code faultMax}. Defaults and their reasons: {@link CooldownConfig}, {@link SheddingConfig}.
+ * pauses that rate at most {@code rateWindow}; an overload pauses at most {@code faultMax}, then
+ * probes. Defaults and their reasons: {@link CooldownConfig}, {@link SheddingConfig}.
  */
 public record AdaptiveSettings(boolean enabled, double decreaseFactor, double increaseStep, double floor,
         int shedAfterRefusals, Duration shedWithin, Duration rateWindow, Duration faultMax) {
