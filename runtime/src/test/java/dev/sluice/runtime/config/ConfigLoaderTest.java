@@ -267,6 +267,31 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void clientTimeoutsAndConnectionCapsAreReadAndDefaulted() {
+        ServerSettings s = ConfigLoader.parse(MINI + """
+                server: { header_timeout: 2s, body_timeout: 15s, idle_timeout: 30s, max_connections: 500,
+                          max_connections_per_address: 20 }
+                """, "t.yaml", ENV::get).server();
+        assertThat(s.headerTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(s.bodyTimeout()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(s.idleTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.maxConnections()).isEqualTo(500);
+        assertThat(s.maxConnectionsPerAddress()).isEqualTo(20);
+        ServerSettings d = ConfigLoader.parse(MINI, "t.yaml", ENV::get).server();
+        assertThat(d.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(d.bodyTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(d.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(d.maxConnections()).isEqualTo(10_000);
+        assertThat(d.maxConnectionsPerAddress()).isEqualTo(1_000);
+    }
+
+    @Test
+    void aZeroConnectionCapIsRefused() {
+        ConfigException e = error(MINI + "server: { max_connections_per_address: 0 }\n");
+        assertThat(e.getMessage()).isEqualTo("server.max_connections_per_address: 0 (expected: > 0)");
+    }
+
+    @Test
     void badKindListsTheKinds() {
         ConfigException e = error(MINI.replace("kind: openai", "kind: bedrock"));
         assertThat(e.getMessage()).isEqualTo("deployments.d.kind: \"bedrock\" (expected: one of [openai, azure-openai, "
