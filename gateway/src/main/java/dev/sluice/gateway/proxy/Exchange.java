@@ -6,11 +6,8 @@ import dev.sluice.estimate.TokenEstimate;
 import dev.sluice.gateway.http.HeaderNames;
 import dev.sluice.gateway.http.RejectionView;
 import dev.sluice.gateway.translate.TranslationException;
-import dev.sluice.governor.GatewayDecision;
 import dev.sluice.governor.Rejection;
 import dev.sluice.governor.TrafficClass;
-import dev.sluice.limits.Scope;
-import dev.sluice.limits.ScopeLevel;
 import dev.sluice.runtime.config.DeploymentConfig;
 import dev.sluice.runtime.config.KeyConfig;
 import dev.sluice.runtime.config.ProfileConfig;
@@ -20,7 +17,6 @@ import dev.sluice.runtime.request.Attempt;
 import dev.sluice.runtime.request.AttemptOutcome;
 import dev.sluice.runtime.request.Deadlines;
 import dev.sluice.runtime.request.RequestPlan;
-import dev.sluice.gateway.http.ErrorBodies;
 import java.util.Optional;
 
 /**
@@ -81,14 +77,6 @@ final class Exchange {
                 new Caller(key.org(), key.tenant(), key.team(), key.id()), profile, trafficClass, deadlineNanos,
                 estimate, plan.streaming());
         request.lifecycle.planned(requestPlan);
-        if (key.paused()) {
-            Rejection paused = new Rejection(GatewayDecision.PAUSED, "key_paused", Optional.empty(),
-                    Optional.of(Scope.of(ScopeLevel.API_KEY, key.id())), ErrorBodies.MAX_CLIENT_RETRY_MILLIS, false,
-                    "The API key " + key.id() + " is paused by an operator; retrying will fail until it is resumed.");
-            request.lifecycle.refused(paused);
-            rejectLocally(paused, first);
-            return;
-        }
         request.lifecycle.admit(this::onAdmission);
     }
 

@@ -8,6 +8,8 @@ import dev.sluice.governor.Rejection;
 import dev.sluice.governor.RequestPath;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.control.Pause;
+import dev.sluice.runtime.control.Pauses;
 import dev.sluice.runtime.event.AttemptEvent;
 import dev.sluice.runtime.event.AttemptResult;
 import dev.sluice.runtime.event.Caller;
@@ -161,6 +163,12 @@ public final class RequestLifecycle {
                 runtime.serviceTimes().predictNanos(serviceRoute(d), out));
         AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(), plan.deadlineNanos());
         long askedAt = runtime.clock().nanos();
+        Optional<Pause> paused = runtime.pauses().applying(path, runtime.clock().epochMillis());
+        if (paused.isPresent()) {
+            // Before the governor: a paused scope holds nothing and waits for nothing.
+            refused(Pauses.rejection(paused.get(), runtime.clock().epochMillis()), askedAt, d, then);
+            return;
+        }
         runtime.storeCalls().call(() -> runtime.governor().admit(request), thread, (decided, failure) -> {
             if (failure != null) {
                 storeFailed(then);
@@ -233,7 +241,7 @@ public final class RequestLifecycle {
     }
 
     /**
-     * A refusal decided before the governor was asked (a paused key): recorded as the governor's
+     * A refusal decided before the governor was asked: recorded as the governor's
      * own would be. Nothing is held.
      */
     public void refused(Rejection r) {
