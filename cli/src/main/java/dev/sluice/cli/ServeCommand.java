@@ -3,6 +3,8 @@ package dev.sluice.cli;
 import dev.sluice.config.ConfigException;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.ledger.Ledger;
+import dev.sluice.ledger.LedgerJournal;
+import dev.sluice.runtime.config.LedgerSettings;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
@@ -42,6 +44,10 @@ final class ServeCommand {
         Gateway.Builder b = Gateway.builder(config);
         try {
             b.ledger(Ledger.open(config.ledger()));
+            if (config.ledger().kind() != LedgerSettings.Kind.OFF) {
+                // Changes made through the admin API are kept beside the usage, and replayed at start.
+                b.journal(LedgerJournal.open(config.ledger()));
+            }
         } catch (RuntimeException e) {
             err.println("sluice serve: cannot open the usage ledger: " + e.getMessage());
             return 1;
