@@ -19,6 +19,7 @@ import dev.sluice.store.QuotaStore;
 import dev.sluice.time.NanoClock;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
@@ -138,24 +139,35 @@ public final class Gateway {
         for (String id : deployments) {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
         }
-        return all.compose(v -> {
+        // The rest runs on a thread of its own: the ledger may take a while to write what it holds,
+        // which must not block an event loop, and a Vert.x closed from one of its own event loops
+        // reports its end to a loop already gone (a RejectedExecutionException on every stop).
+        Promise<Void> stopped = Promise.promise();
+        all.onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
             // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
             ledger.close();
             runtime.close();
-            return ownsVertx ? vertx.close() : Future.succeededFuture();
-        });
+            if (ownsVertx) {
+                vertx.close().onComplete(stopped);
+            } else {
+                stopped.complete();
+            }
+        }));
+        return stopped.future();
     }
 
     private Future<Gateway> listen(int instances) {
         // Port 0 asks for a free port; Vert.x shares a random port among listeners given the same negative port.
         int requested = config.server().port() == 0 ? -1 : config.server().port();
-        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested);
+        ConnectionCaps caps = ConnectionCaps.of(config.server().maxConnections(),
+                config.server().maxConnectionsPerAddress());
+        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested, caps);
         return vertx.deployVerticle(first).compose(id -> {
             deployments.add(id);
             port = first.actualPort();
             Future<Void> rest = Future.succeededFuture();
             for (int i = 1; i < instances; i++) {
-                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested),
+                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested, caps),
                         new DeploymentOptions()).map(deployments::add).mapEmpty());
             }
             return rest;

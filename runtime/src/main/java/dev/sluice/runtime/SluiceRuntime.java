@@ -3,6 +3,7 @@ package dev.sluice.runtime;
 import dev.sluice.adapt.AdaptiveControllers;
 import dev.sluice.adapt.AdaptiveController;
 import dev.sluice.estimate.EstimatorConfig;
+import dev.sluice.estimate.ServiceTimes;
 import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.runtime.config.DeploymentConfig;
@@ -54,6 +55,7 @@ public final class SluiceRuntime {
     private final NanoClock clock;
     private final QuotaGovernor governor;
     private final TokenEstimator estimator;
+    private final ServiceTimes serviceTimes = new ServiceTimes();
     private final AdaptiveControllers adaptive;
     private final RoutingPolicy routing;
     private final RequestEventSink events;
@@ -168,6 +170,11 @@ public final class SluiceRuntime {
 
     public TokenEstimator estimator() {
         return estimator;
+    }
+
+    /** How long calls take once sent, learned per route from answered attempts ({@code RequestLifecycle}). */
+    public ServiceTimes serviceTimes() {
+        return serviceTimes;
     }
 
     /** The adaptive controllers, unless adaptive control was switched off. */

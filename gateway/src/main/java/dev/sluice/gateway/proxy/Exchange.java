@@ -3,6 +3,7 @@ package dev.sluice.gateway.proxy;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.adapt.ModeConfig;
 import dev.sluice.estimate.TokenEstimate;
+import dev.sluice.gateway.http.HeaderNames;
 import dev.sluice.gateway.http.RejectionView;
 import dev.sluice.gateway.translate.TranslationException;
 import dev.sluice.governor.Rejection;
@@ -54,7 +55,7 @@ final class Exchange {
         KeyConfig key = request.key;
         Deadlines.Resolved d = Deadlines.resolve(key.trafficClass(), key.maxClass(), request.req.getHeader(Deadlines.CLASS_HEADER),
                 key.deadline(), request.req.getHeader(Deadlines.DEADLINE_HEADER),
-                request.req.getHeader(Deadlines.SDK_TIMEOUT_HEADER));
+                request.req.getHeader(Deadlines.SDK_TIMEOUT_HEADER), core.config.classes());
         switch (d) {
             case Deadlines.Invalid bad -> request.fail(400, bad.code(), bad.message(), Optional.of(bad.header()));
             case Deadlines.Valid ok -> {
@@ -117,6 +118,8 @@ final class Exchange {
         }
         if (attempt.queuedNanos() > 0) {
             request.resp.putHeader("x-sluice-queued-ms", Long.toString(attempt.queuedNanos() / 1_000_000));
+            request.lifecycle.waitExplanation().ifPresent(x -> request.resp.headers().set(HeaderNames.EXPLANATION,
+                    HeaderNames.explanation(x, request.lifecycle.mode())));
         }
         if (attempt.brownout()) {
             // The gateway's configuration does not tune modes, so the factor is the adaptive default (0.5).
@@ -133,7 +136,8 @@ final class Exchange {
         KeyConfig key = request.key;
         request.reject(new RejectionView(r.decision(), r.code(), r.message(), r.limiterName(), r.scopeName(),
                 d.kind().wireName(), profile.id(), profile.model(), r.retryAfterMillis(), r.retryable(), key.tenant(),
-                key.id(), trafficClass.wireName(), estimate.inputTokens(), estimate.outputTokens(), request.traceId));
+                key.id(), trafficClass.wireName(), estimate.inputTokens(), estimate.outputTokens(), request.traceId,
+                Optional.of(r.explanation()), request.lifecycle.mode()));
     }
 
     void clientGone() {

@@ -63,7 +63,12 @@ public final class GatewayCore {
 
     /** Serves one request; {@code client} is the calling event loop's upstream client. */
     public void handle(HttpServerRequest request, UpstreamClient client) {
-        new ClientRequest(this, request, client).start();
+        new ClientRequest(this, request, client).start(java.util.Optional.empty());
+    }
+
+    /** Answers one request with {@code why} (in its provider's shape) instead of serving it. */
+    public void refuse(HttpServerRequest request, UpstreamClient client, dev.sluice.gateway.http.MalformedRequest why) {
+        new ClientRequest(this, request, client).start(java.util.Optional.of(why));
     }
 
     /** Whether /readyz says ready; cleared while the gateway drains for shutdown. */
