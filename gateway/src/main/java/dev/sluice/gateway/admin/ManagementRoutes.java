@@ -94,6 +94,7 @@ final class ManagementRoutes {
         r.add(HttpMethod.DELETE, "/admin/pauses/{scope}", Access.CHANGE, m::resume);
         r.add(HttpMethod.GET, "/admin/usage", Access.READ, m::usage);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
+        r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
     }
 
     // ---- organisations ----
@@ -315,6 +316,14 @@ final class ManagementRoutes {
     private void resume(AdminExchange x) {
         change(x, 200, () -> ControlJson.pause(control.resume(actor(x), ControlPlane.scope(x.param("scope"))))
                 .put("resumed", true));
+    }
+
+    private void reload(AdminExchange x) {
+        change(x, 200, () -> {
+            SluiceConfig c = control.reloadFile(actor(x));
+            return AdminExchange.JSON.createObjectNode().put("reloaded", c.sourceName()).put("orgs", c.orgs().size())
+                    .put("tenants", c.tenants().size()).put("keys", c.keys().size());
+        });
     }
 
     // ---- usage and audit ----
