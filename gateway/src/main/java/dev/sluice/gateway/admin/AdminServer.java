@@ -34,7 +34,8 @@ public final class AdminServer {
     public AdminServer(Vertx vertx, AdminSettings settings, ControlPlane control, Optional<LedgerQueries> usage) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes());
+        this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes(),
+                new AdminRateLimit(settings.maxRequestsPerMinute(), System::nanoTime));
         AdminRoutes.install(router, control.runtime());
         ManagementRoutes.install(router, vertx, control, usage);
     }

@@ -74,7 +74,7 @@ public final class ConfigLoader {
     private static final Set<String> KEY = Set.of("secret_env", "key_sha256", "secret", "profiles", "class",
             "max_class", "deadline", "limits", "paused");
     private static final Set<String> LIMIT = Set.of("amount", "burst");
-    private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "tokens");
+    private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "max_requests_per_minute", "tokens");
     private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token");
 
     private final String sourceName;
@@ -176,7 +176,8 @@ public final class ConfigLoader {
                     "a secret no other token or client key uses");
             tokens.put(id, new AdminToken(id, scope, read.sha256(), read.source()));
         });
-        return build(n.path(), () -> new AdminSettings(host, port, body, tokens));
+        int rate = n.get("max_requests_per_minute").intValue(AdminSettings.DEFAULT_MAX_REQUESTS_PER_MINUTE);
+        return build(n.path(), () -> new AdminSettings(host, port, body, tokens, rate));
     }
 
     private static ServerSettings server(YamlNode n) {

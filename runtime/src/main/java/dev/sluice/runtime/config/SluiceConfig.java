@@ -163,6 +163,12 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
                 classes, deployments, profiles, next, admin);
     }
 
+    /** A copy with other model profiles (a reloaded file's limits). */
+    public SluiceConfig withProfiles(Map<String, ProfileConfig> next) {
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, next, orgs, admin);
+    }
+
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
