@@ -10,6 +10,7 @@ import dev.sluice.gateway.translate.ChatStreams;
 import dev.sluice.gateway.translate.CompletionMeta;
 import dev.sluice.gateway.translate.GeminiResponses;
 import dev.sluice.runtime.request.ObservedUsage;
+import dev.sluice.gateway.http.ErrorBodies;
 import dev.sluice.gateway.translate.ProviderErrors;
 import dev.sluice.gateway.translate.StreamUsageTracker;
 import dev.sluice.gateway.translate.UpstreamFormatException;
@@ -258,11 +259,23 @@ final class UpstreamCall {
             r.reject(providerRejection(s));
             return;
         }
+        if (status == 401 || status == 403) {
+            // The provider refused the deployment's own credentials: the client's key was fine, so it must not see
+            // an authentication error (its SDK would blame its own key), nor any of the provider's text.
+            var d = attempt.deployment();
+            r.fail(502, "provider_credentials_rejected", "The provider refused the credentials of deployment '" + d.id()
+                    + "' (HTTP " + status + "); your API key is fine. An operator must fix the deployment's "
+                    + "api_key_env.", Optional.empty());
+            return;
+        }
         passHeaders(h);
-        copy(h, "retry-after");
+        // The provider's hint is relayed as Sluice gives its own: at most a minute, never an invitation to
+        // wait an hour (nor to hammer: it is the provider's own, normalised).
+        s.retryAfterMillis().ifPresent(ms -> r.resp.putHeader("retry-after", Long.toString(
+                (Math.min(ms, ErrorBodies.MAX_CLIENT_RETRY_MILLIS) + 999) / 1000)));
         if (x.plan.translation() == UpstreamPlan.Translation.NATIVE) {
-            String type = h.get("content-type");
-            r.answer(status, type != null ? type : "application/json", Buffer.buffer(bytes));
+            r.answer(status, "application/json",
+                    Buffer.buffer(ProxyJson.bytes(ProviderErrors.scrubbed(x.plan.format(), bytes, status))));
         } else {
             r.answer(status, "application/json",
                     Buffer.buffer(ProxyJson.bytes(ProviderErrors.toOpenAi(x.plan.format(), bytes, status))));
