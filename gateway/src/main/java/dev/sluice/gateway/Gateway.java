@@ -10,6 +10,8 @@ import dev.sluice.ledger.Ledger;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
+import dev.sluice.runtime.control.ControlJournal;
+import dev.sluice.runtime.control.ControlPlane;
 import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.request.RequestCounters;
 import dev.sluice.store.InMemoryQuotaStore;
@@ -17,6 +19,7 @@ import dev.sluice.store.QuotaStore;
 import dev.sluice.time.NanoClock;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,6 +44,7 @@ public final class Gateway {
     private int port;
     private AdminServer admin;
     private final Ledger ledger;
+    private final ControlPlane control;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
@@ -55,6 +59,9 @@ public final class Gateway {
                     return null;
                 }, false))
                 .build();
+        this.control = new ControlPlane(runtime, b.journal);
+        // What was changed through the admin API before the restart wins over the file for what it touched.
+        control.replay();
         this.core = new GatewayCore(vertx, runtime);
         this.wakeups = new WakeupDriver(vertx, runtime);
         runtime.governor().onWakeup(wakeups::request);
@@ -83,6 +90,11 @@ public final class Gateway {
     /** The usage ledger every request is recorded in ({@link Ledger#off()} unless one was given). */
     public Ledger ledger() {
         return ledger;
+    }
+
+    /** Where changes without a restart go: the key tree, keys, pauses; audited in its journal. */
+    public ControlPlane control() {
+        return control;
     }
 
     /** The admin listener, when the configuration has an {@code admin:} section. */
@@ -127,12 +139,21 @@ public final class Gateway {
         for (String id : deployments) {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
         }
-        return all.compose(v -> {
+        // The rest runs on a thread of its own: the ledger may take a while to write what it holds,
+        // which must not block an event loop, and a Vert.x closed from one of its own event loops
+        // reports its end to a loop already gone (a RejectedExecutionException on every stop).
+        Promise<Void> stopped = Promise.promise();
+        all.onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
             // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
             ledger.close();
             runtime.close();
-            return ownsVertx ? vertx.close() : Future.succeededFuture();
-        });
+            if (ownsVertx) {
+                vertx.close().onComplete(stopped);
+            } else {
+                stopped.complete();
+            }
+        }));
+        return stopped.future();
     }
 
     private Future<Gateway> listen(int instances) {
@@ -151,7 +172,7 @@ public final class Gateway {
             }
             return rest;
         }).compose(v -> config.admin().isEmpty() ? Future.succeededFuture(this)
-                : new AdminServer(vertx, config.admin().get(), runtime).start().map(a -> {
+                : new AdminServer(vertx, config.admin().get(), control, ledger.queries()).start().map(a -> {
                     admin = a;
                     return this;
                 }));
@@ -165,6 +186,7 @@ public final class Gateway {
         private RequestEventSink events = RequestEventSink.none();
         private Ledger ledger = Ledger.off();
         private QuotaStore store;
+        private ControlJournal journal = ControlJournal.inMemory();
         private EstimatorConfig estimatorConfig = EstimatorConfig.defaults();
         private int instances = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         private boolean adaptive = true;
@@ -197,6 +219,15 @@ public final class Gateway {
          */
         public Builder ledger(Ledger l) {
             this.ledger = Objects.requireNonNull(l, "ledger");
+            return this;
+        }
+
+        /**
+         * Where changes made through the admin API are audited and kept, replayed over the file at
+         * start ({@code LedgerJournal} in the ledger's database); by default in memory, lost at exit.
+         */
+        public Builder journal(ControlJournal j) {
+            this.journal = Objects.requireNonNull(j, "journal");
             return this;
         }
 

@@ -6,7 +6,11 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import dev.sluice.ledger.query.LedgerQueries;
+import dev.sluice.runtime.control.ControlJournal;
+import dev.sluice.runtime.control.ControlPlane;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The admin listener: its own port (loopback by default), never the client listener. One event
@@ -20,10 +24,19 @@ public final class AdminServer {
     private HttpServer server;
 
     public AdminServer(Vertx vertx, AdminSettings settings, SluiceRuntime runtime) {
+        this(vertx, settings, new ControlPlane(runtime, ControlJournal.inMemory()), Optional.empty());
+    }
+
+    /**
+     * @param control where changes go (the runtime's, with its journal)
+     * @param usage the ledger's queries, for {@code /admin/usage}; empty when the ledger is off
+     */
+    public AdminServer(Vertx vertx, AdminSettings settings, ControlPlane control, Optional<LedgerQueries> usage) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes());
-        AdminRoutes.install(router, runtime);
+        AdminRoutes.install(router, control.runtime());
+        ManagementRoutes.install(router, vertx, control, usage);
     }
 
     /** The routes, for documentation checks. */

@@ -109,7 +109,7 @@ final class ClientRequest {
         Operation op = route.operation();
         family = op.family();
         lifecycle.operation(op.eventName());
-        key = Credentials.presented(req).flatMap(core.keys::resolve).orElse(null);
+        key = Credentials.presented(req).flatMap(k -> core.keys.resolve(k, core.clock.epochMillis())).orElse(null);
         if (key == null) {
             fail(401, "invalid_api_key", "Missing or unknown API key. Send it as 'Authorization: Bearer <key>', "
                     + "'x-api-key' or 'x-goog-api-key'.", Optional.empty());
@@ -219,6 +219,7 @@ final class ClientRequest {
     void reject(RejectionView v) {
         Refusal refusal = Refusal.of(v);
         refusal.headers(resp.headers());
+        v.explanation().ifPresent(x -> resp.headers().set(HeaderNames.EXPLANATION, HeaderNames.explanation(x, v.mode())));
         send(refusal.status(), "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.rejection(family, v, refusal))),
                 Optional.of(v.code()), refusal.retry() ? refusal.retryAfterMillis() : OptionalLong.empty());
     }
