@@ -20,8 +20,43 @@ final class FakeUpstream {
         /** A 400 whose message carries a URL with a key in it, and extra fields that must not be relayed. */
         LEAKY_INVALID,
         /** A 502 from an internal proxy, as HTML naming its host. */
-        HTML_ERROR
+        HTML_ERROR,
+        /** An Anthropic stream that ends cleanly on the wire without its message_stop. */
+        ANTHROPIC_TRUNCATED("anthropic"),
+        /** An Anthropic stream whose data is not JSON. */
+        ANTHROPIC_GARBAGE("anthropic"),
+        /** An Anthropic stream whose connection is cut mid-answer. */
+        ANTHROPIC_RESET("anthropic"),
+        /** An Anthropic stream that falls silent mid-answer. */
+        ANTHROPIC_STALL("anthropic"),
+        /** A Gemini SSE stream that ends without a finish reason. */
+        GEMINI_TRUNCATED("gemini"),
+        /** A Gemini SSE stream whose connection is cut mid-answer. */
+        GEMINI_RESET("gemini");
+
+        /** The deployment kind the fixture configures for it. */
+        final String kind;
+
+        Mode() {
+            this("openai");
+        }
+
+        Mode(String kind) {
+            this.kind = kind;
+        }
     }
+
+    /** The text the broken streams deliver before they break. */
+    static final String PARTIAL_TEXT = "Hello there";
+    static final String ANTHROPIC_START = "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":"
+            + "\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4\",\"content\":[],"
+            + "\"usage\":{\"input_tokens\":12,\"output_tokens\":1}}}\n\n"
+            + "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":"
+            + "{\"type\":\"text\",\"text\":\"\"}}\n\n"
+            + "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":"
+            + "{\"type\":\"text_delta\",\"text\":\"" + PARTIAL_TEXT + "\"}}\n\n";
+    static final String GEMINI_START = "data: {\"candidates\":[{\"content\":{\"role\":\"model\",\"parts\":[{\"text\":\""
+            + PARTIAL_TEXT + "\"}]}}],\"usageMetadata\":{\"promptTokenCount\":12,\"candidatesTokenCount\":3}}\n\n";
 
     /** The secrets and internal names the leaky modes put in their answers. */
     static final java.util.List<String> LEAKED = java.util.List.of("sk-upstream-Zq8SECRETv1x2c3", "org-Abc123Def456Ghi",
@@ -89,6 +124,12 @@ final class FakeUpstream {
                         + "https://storage.example.com/img.png?key=AIzaSyA-leaked-key-000111222\",\"type\":"
                         + "\"invalid_request_error\",\"param\":\"messages\",\"code\":\"invalid_image_url\","
                         + "\"internal\":{\"host\":\"lb-3.prod.example.net\"}}}");
+                case ANTHROPIC_TRUNCATED -> stream(s, ANTHROPIC_START, End.CLEAN);
+                case ANTHROPIC_GARBAGE -> stream(s, "event: message_start\ndata: <<<not json>>>\n\n", End.CLEAN);
+                case ANTHROPIC_RESET -> stream(s, ANTHROPIC_START, End.RESET);
+                case ANTHROPIC_STALL -> stream(s, ANTHROPIC_START, End.SILENCE);
+                case GEMINI_TRUNCATED -> stream(s, GEMINI_START, End.CLEAN);
+                case GEMINI_RESET -> stream(s, GEMINI_START, End.RESET);
                 case HTML_ERROR -> {
                     String html = "<html><body>502 Bad Gateway from lb-3.prod.example.net</body></html>";
                     s.write("HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/html\r\ncontent-length: " + html.length()
@@ -110,6 +151,20 @@ final class FakeUpstream {
                 }
             }
         });
+    }
+
+    enum End { CLEAN, RESET, SILENCE }
+
+    /** A 200 event stream carrying {@code events} in one chunk, then ending as {@code end} says. */
+    private static void stream(NetSocket s, String events, End end) {
+        byte[] b = events.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        s.write("HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
+                + Integer.toHexString(b.length) + "\r\n" + events + "\r\n" + (end == End.CLEAN ? "0\r\n\r\n" : ""))
+                .onComplete(v -> {
+                    if (end == End.RESET) {
+                        s.close(); // with SO_LINGER 0: a reset
+                    }
+                });
     }
 
     private static void answer(NetSocket s, String status, String headers, String json) {

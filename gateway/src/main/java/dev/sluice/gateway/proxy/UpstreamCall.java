@@ -12,6 +12,7 @@ import dev.sluice.gateway.translate.GeminiResponses;
 import dev.sluice.runtime.request.ObservedUsage;
 import dev.sluice.gateway.http.ErrorBodies;
 import dev.sluice.gateway.translate.ProviderErrors;
+import dev.sluice.gateway.translate.StreamErrors;
 import dev.sluice.gateway.translate.StreamUsageTracker;
 import dev.sluice.gateway.translate.UpstreamFormatException;
 import dev.sluice.gateway.translate.UsageExtractor;
@@ -390,10 +391,27 @@ final class UpstreamCall {
     }
 
     private void relayEnded() {
+        if (converter == null && jsonArrayStream == null) {
+            tracker.finish();
+            if (!tracker.whole()) {
+                // Cut short or garbled: the client is told in the route's own words, and what was produced is
+                // settled as a failed attempt's usage.
+                attempt.finish(new AttemptOutcome.Failed(SignalNormaliser.connectionFailed(), Optional.of(streamUsage())));
+                endWith(takeHeld(wrapped(nativeStreamError("The provider's stream ended before the answer was "
+                        + "complete, or carried data that is not JSON."))));
+                r.streamEnded();
+                return;
+            }
+        }
         Buffer last = converter != null ? wrapped(converter.finish()) : EMPTY;
         endWith(takeHeld(last));
         attempt.finish(new AttemptOutcome.Answered(streamSignal, streamUsage()));
         r.streamEnded();
+    }
+
+    private byte[] nativeStreamError(String message) {
+        return StreamErrors.event(x.plan.format(), r.route.operation() == Operation.OPENAI_RESPONSES,
+                jsonArrayStream != null, message);
     }
 
     private void relayBroken(Throwable t) {
@@ -403,9 +421,10 @@ final class UpstreamCall {
             endWith(takeHeld(wrapped(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
             r.streamEnded();
         } else {
-            // A native stream cannot carry an error event its SDK would understand: break the connection.
+            // The route's own error event, so its SDK raises an error rather than seeing a bare reset.
+            endWith(takeHeld(wrapped(nativeStreamError(isTimeout(t) ? "The provider stopped sending mid-stream."
+                    : "The provider broke the stream off."))));
             r.streamEnded();
-            r.resp.reset();
         }
     }
 
