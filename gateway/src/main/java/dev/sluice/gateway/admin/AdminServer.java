@@ -1,5 +1,6 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.metrics.SluiceMetrics;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.AdminSettings;
 import io.vertx.core.Future;
@@ -19,11 +20,11 @@ public final class AdminServer {
     private final AdminRouter router;
     private HttpServer server;
 
-    public AdminServer(Vertx vertx, AdminSettings settings, SluiceRuntime runtime) {
+    public AdminServer(Vertx vertx, AdminSettings settings, SluiceRuntime runtime, SluiceMetrics metrics) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes());
-        AdminRoutes.install(router, runtime);
+        AdminRoutes.install(router, vertx, settings, runtime, metrics);
     }
 
     /** The routes, for documentation checks. */

@@ -3,6 +3,7 @@ package dev.sluice.runtime.config;
 import dev.sluice.config.ConfigException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 
@@ -14,8 +15,22 @@ import java.util.Objects;
  * @param port TCP port; 0 picks a free one
  * @param maxBodyBytes largest admin request body accepted (413 beyond)
  * @param tokens the admin tokens by id, in file order
+ * @param metricsAuth what {@code GET /metrics} asks of a scraper
  */
-public record AdminSettings(String host, int port, long maxBodyBytes, Map<String, AdminToken> tokens) {
+public record AdminSettings(String host, int port, long maxBodyBytes, Map<String, AdminToken> tokens,
+        MetricsAuth metricsAuth) {
+
+    /** What a Prometheus scrape of {@code /metrics} must present. */
+    public enum MetricsAuth {
+        /** Nothing: for a scraper that cannot send a token, on a listener only it can reach. */
+        NONE,
+        /** Any admin token ({@code read} is enough), as {@code Authorization: Bearer}: Prometheus's {@code authorization} block. */
+        READ;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+    }
 
     /** Loopback only: the operations plane is not reachable from the network until asked. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -23,16 +38,27 @@ public record AdminSettings(String host, int port, long maxBodyBytes, Map<String
     public static final int DEFAULT_PORT = 8081;
     /** 64 KiB: an admin body is a handful of fields, never a prompt. */
     public static final long DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+    /**
+     * A token: the metrics name every tenant, deployment and limit, which is as much as the read
+     * API shows, and a listener bound beyond loopback should not hand that to anyone who asks.
+     */
+    public static final MetricsAuth DEFAULT_METRICS_AUTH = MetricsAuth.READ;
 
     public AdminSettings {
         Objects.requireNonNull(host, "host");
         ConfigException.require(port >= 0 && port <= 65535, "admin.port", "0..65535", port);
         ConfigException.require(maxBodyBytes > 0, "admin.max_body_bytes", "> 0", maxBodyBytes);
         tokens = Collections.unmodifiableMap(new LinkedHashMap<>(tokens));
+        Objects.requireNonNull(metricsAuth, "metricsAuth");
     }
 
     /** A copy listening on {@code newPort}. */
     public AdminSettings withPort(int newPort) {
-        return new AdminSettings(host, newPort, maxBodyBytes, tokens);
+        return new AdminSettings(host, newPort, maxBodyBytes, tokens, metricsAuth);
+    }
+
+    /** A copy whose {@code /metrics} asks {@code auth} of a scraper. */
+    public AdminSettings withMetricsAuth(MetricsAuth auth) {
+        return new AdminSettings(host, port, maxBodyBytes, tokens, auth);
     }
 }
