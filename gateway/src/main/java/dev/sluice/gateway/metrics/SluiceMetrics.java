@@ -5,6 +5,7 @@ import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.event.RequestEvent;
 import dev.sluice.runtime.event.RequestEventSink;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -27,6 +28,7 @@ public final class SluiceMetrics implements RequestEventSink {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final SluiceConfig config;
     private final EventMeters events;
+    private final Counter failures;
     private SnapshotGauges gauges;
 
     /** Metrics for a gateway serving {@code config}; its labels as {@code config.metrics()} says. */
@@ -34,6 +36,8 @@ public final class SluiceMetrics implements RequestEventSink {
         this.config = Objects.requireNonNull(config, "config");
         this.events = new EventMeters(registry, config.metrics());
         events.declare(config.profiles().keySet());
+        this.failures = Counter.builder("sluice.metrics.failures").description(
+                "Request events the metrics could not count (a bug: please report it)").register(registry);
     }
 
     /**
@@ -61,9 +65,14 @@ public final class SluiceMetrics implements RequestEventSink {
                 .register(registry);
     }
 
+    /** Counts the request; never throws, since a metric must never break the request it describes. */
     @Override
     public void onRequest(RequestEvent event) {
-        events.onRequest(event);
+        try {
+            events.onRequest(event);
+        } catch (RuntimeException e) {
+            failures.increment();
+        }
     }
 
     /**
