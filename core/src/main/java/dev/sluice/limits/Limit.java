@@ -60,10 +60,17 @@ public record Limit(Dimension dimension, long amount, OptionalLong burst, Option
     }
 
     /**
-     * The short window that shapes this rate at {@code level}: the configured one; else, at a
-     * provider deployment without a configured burst, {@link ShortWindow#DEFAULT}, because the
-     * provider enforces its minute over a short window and a minute's worth at once would pass
-     * Sluice and be refused upstream; else none (a tenant or key may spend its minute at once).
+     * The short window that shapes this rate at {@code level}: the configured one; else, for
+     * requests and input tokens at a provider deployment without a configured burst,
+     * {@link ShortWindow#DEFAULT}, because the provider enforces its minute over a short window
+     * and a minute's worth at once would pass Sluice and be refused upstream; else none (a tenant
+     * or key may spend its minute at once).
+     *
+     * <p>Output and total tokens get no window by default: their reservation includes the output
+     * a request may generate and is held for the whole call, so a bucket one second deep would let
+     * only one long stream run at a time, while the provider counts output as it is generated,
+     * spread over the call. Write a {@code window} for them where the provider charges output on
+     * arrival over a short window.
      */
     public Optional<ShortWindow> windowAt(ScopeLevel level) {
         if (dimension.kind() != Dimension.Kind.RATE) {
@@ -72,7 +79,8 @@ public record Limit(Dimension dimension, long amount, OptionalLong burst, Option
         if (window.isPresent()) {
             return window;
         }
-        return level == ScopeLevel.PROVIDER_DEPLOYMENT && burst.isEmpty()
+        boolean windowedByDefault = dimension == Dimension.REQUESTS || dimension == Dimension.INPUT_TOKENS;
+        return level == ScopeLevel.PROVIDER_DEPLOYMENT && burst.isEmpty() && windowedByDefault
                 ? Optional.of(ShortWindow.DEFAULT) : Optional.empty();
     }
 

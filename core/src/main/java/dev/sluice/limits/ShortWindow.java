@@ -22,7 +22,8 @@ public record ShortWindow(Duration length, double burst) {
     public static final Duration MAX_LENGTH = Duration.ofMinutes(1);
 
     /**
-     * The window assumed for a provider deployment's rates when none is configured: one second at
+     * The window assumed for a provider deployment's requests and input tokens when none is
+     * configured ({@link Limit#windowAt}): one second at
      * the per-minute rate. Every window a provider documents is at least that long (OpenAI
      * quantises per second, Azure checks 1- or 10-second windows, Anthropic refills a bucket
      * continuously), and one second's worth at once is what a per-second quantisation takes, so a

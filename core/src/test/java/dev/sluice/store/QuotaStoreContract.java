@@ -167,13 +167,17 @@ public abstract class QuotaStoreContract {
         return plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", limits);
     }
 
+    private static long[] input(long n) {
+        return need(Dimension.INPUT_TOKENS, n);
+    }
+
     @Test
-    void aDeploymentHoldsOneSecondOfTokensByDefault() {
+    void aDeploymentHoldsOneSecondOfInputTokensByDefault() {
         QuotaStore s = store();
         // 60,000 a minute is 1,000 a second, and so a token a millisecond.
-        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
-        granted(reserve(s, p, tokens(1_000)));
-        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(1)));
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        granted(reserve(s, p, input(1_000)));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, input(1)));
         assertThat(sh.capacity()).isEqualTo(1_000);
         assertThat(sh.neverFits()).isFalse();
         assertThat(sh.waitNanos()).isEqualTo(1_000_000L);
@@ -182,31 +186,31 @@ public abstract class QuotaStoreContract {
     @Test
     void aRequestLargerThanTheWindowWaitsForAFullBucketAndLeavesDebt() {
         QuotaStore s = store();
-        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
-        granted(reserve(s, p, tokens(300)));
-        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(5_000)));
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        granted(reserve(s, p, input(300)));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, input(5_000)));
         // It waits for the 300 tokens that make the window's bucket full again, not for 5,000.
         assertThat(sh.neverFits()).isFalse();
         assertThat(sh.waitNanos()).isEqualTo(300_000_000L);
         assertThat(sh.capacity()).isEqualTo(1_000);
         clock.advance(Duration.ofMillis(300));
-        granted(reserve(s, p, tokens(5_000)));
-        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(-4_000.0);
+        granted(reserve(s, p, input(5_000)));
+        assertThat(dim(s, p, Dimension.INPUT_TOKENS).available()).isEqualTo(-4_000.0);
         // A small request behind it waits until the debt is paid and its own 100 tokens are back.
-        assertThat(shortOf(reserve(s, p, tokens(100))).waitNanos()).isEqualTo(4_100_000_000L);
+        assertThat(shortOf(reserve(s, p, input(100))).waitNanos()).isEqualTo(4_100_000_000L);
     }
 
     @Test
     void aRequestLargerThanTheWholeMinuteNeverFitsADeployment() {
         QuotaStore s = store();
-        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
-        granted(reserve(s, p, tokens(60_000)));
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        granted(reserve(s, p, input(60_000)));
         clock.advance(Duration.ofMinutes(2));
-        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(60_001)));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, input(60_001)));
         assertThat(sh.neverFits()).isTrue();
         assertThat(sh.waitKnown()).isFalse();
         assertThat(sh.capacity()).isEqualTo(60_000);
-        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(1_000.0);
+        assertThat(dim(s, p, Dimension.INPUT_TOKENS).available()).isEqualTo(1_000.0);
     }
 
     @Test
@@ -225,12 +229,21 @@ public abstract class QuotaStoreContract {
     }
 
     @Test
+    void outputAndTotalTokensHoldTheirMinuteAtADeploymentByDefault() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.OUTPUT_TOKENS, 60_000), Limit.of(Dimension.TOTAL_TOKENS, 60_000));
+        granted(reserve(s, p, need(Dimension.OUTPUT_TOKENS, 60_000, Dimension.TOTAL_TOKENS, 60_000)));
+        assertThat(dim(s, p, Dimension.OUTPUT_TOKENS).capacity()).isEqualTo(60_000);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).capacity()).isEqualTo(60_000);
+    }
+
+    @Test
     void aConfiguredBurstReplacesTheDefaultWindowAndStaysTheCeiling() {
         QuotaStore s = store();
-        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000, 5_000));
-        granted(reserve(s, p, tokens(5_000)));
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000, 5_000));
+        granted(reserve(s, p, input(5_000)));
         clock.advance(Duration.ofSeconds(5));
-        ReserveOutcome.Short sh = shortOf(reserve(s, p, tokens(5_001)));
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, input(5_001)));
         assertThat(sh.neverFits()).isTrue();
         assertThat(sh.capacity()).isEqualTo(5_000);
     }
@@ -248,16 +261,16 @@ public abstract class QuotaStoreContract {
 
     @Test
     void aReplicasShareOfAWindowedBucketKeepsItsCeiling() {
-        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
         BucketPlan share = p.scaled(0.25).orElseThrow();
-        assertThat(share.capacity(Dimension.TOTAL_TOKENS)).isEqualTo(250);
-        assertThat(share.ceiling(Dimension.TOTAL_TOKENS)).isEqualTo(15_000);
-        assertThat(share.amount(Dimension.TOTAL_TOKENS)).isEqualTo(15_000);
+        assertThat(share.capacity(Dimension.INPUT_TOKENS)).isEqualTo(250);
+        assertThat(share.ceiling(Dimension.INPUT_TOKENS)).isEqualTo(15_000);
+        assertThat(share.amount(Dimension.INPUT_TOKENS)).isEqualTo(15_000);
         QuotaStore s = store();
-        granted(reserve(s, share, tokens(250)));
+        granted(reserve(s, share, input(250)));
         clock.advance(Duration.ofSeconds(1));
-        granted(reserve(s, share, tokens(10_000)));
-        assertThat(dim(s, share, Dimension.TOTAL_TOKENS).available()).isEqualTo(-9_750.0);
+        granted(reserve(s, share, input(10_000)));
+        assertThat(dim(s, share, Dimension.INPUT_TOKENS).available()).isEqualTo(-9_750.0);
     }
 
     // ---- paths ----------------------------------------------------------------------------
@@ -438,6 +451,17 @@ public abstract class QuotaStoreContract {
         assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(50.0);
         assertThat(dim(s, p, Dimension.TOTAL_TOKENS).rateFactor()).isEqualTo(0.5);
         clock.advance(Duration.ofMinutes(5));
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(300.0);
+    }
+
+    @Test
+    void aLowerRateFactorLowersWhatIsAvailableAtOnce() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(reserve(s, p, tokens(100)));
+        s.control(p, Dimension.TOTAL_TOKENS, 0.5, 0);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(300.0);
+        s.control(p, Dimension.TOTAL_TOKENS, 1.0, 0);
         assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(300.0);
     }
 
