@@ -201,7 +201,7 @@ final class EndToEnd {
         for (DeploymentConfig d : scenario.config().deployments().values()) {
             pointed.put(d.id(), new DeploymentConfig(d.id(), d.kind(), URI.create(mocks.get(d.id()).baseUrl()),
                     d.apiKeyEnv(), d.apiKey(), d.scope(), d.azureDeployment(), d.apiVersion(), d.limits(),
-                    d.adaptive(), d.ramp(), d.failurePolicy()));
+                    d.adaptive(), d.ramp(), d.failurePolicy(), d.capabilities()));
         }
         SluiceConfig cfg = scenario.config().withDeployments(pointed)
                 .withServer(scenario.config().server().withPort(0));

@@ -23,11 +23,23 @@ import java.util.Objects;
  * @param estimatedInputTokens the preflight input estimate
  * @param estimatedOutputTokens the preflight output reservation
  * @param traceId the request's trace id
+ * @param fallbackAllowed whether the request could have run on another deployment of its profile
+ * @param fallbackForbiddenBy when it could not, the rule that forbade it
  */
 public record RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
         String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
         String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens, long estimatedOutputTokens,
-        String traceId) {
+        String traceId, boolean fallbackAllowed, java.util.Optional<String> fallbackForbiddenBy) {
+
+    /** A rejection of a request that had no other deployment to run on. */
+    public RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
+            String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
+            String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens,
+            long estimatedOutputTokens, String traceId) {
+        this(decision, code, message, limiter, scope, provider, modelProfile, providerModel, retryAfterMillis,
+                retryable, tenantId, apiKeyId, requestClass, estimatedInputTokens, estimatedOutputTokens, traceId, false,
+                java.util.Optional.of("no_other_deployment"));
+    }
 
     public RejectionView {
         Objects.requireNonNull(decision, "decision");
@@ -42,6 +54,7 @@ public record RejectionView(GatewayDecision decision, String code, String messag
         Objects.requireNonNull(apiKeyId, "apiKeyId");
         Objects.requireNonNull(requestClass, "requestClass");
         Objects.requireNonNull(traceId, "traceId");
+        Objects.requireNonNull(fallbackForbiddenBy, "fallbackForbiddenBy");
         retryAfterMillis = Math.max(1, retryAfterMillis);
     }
 }

@@ -97,8 +97,12 @@ final class Exchange {
             return true;
         }
         try {
-            plan = UpstreamPlan.of(request.route.operation(), json, raw, profile, d, request.req.query());
+            ProfileConfig there = profile.on(d.id());
+            plan = UpstreamPlan.of(request.route.operation(), json, raw, there, d, request.req.query());
             plannedFor = d;
+            if (there != profile) {
+                dev.sluice.gateway.http.HeaderNames.model(request.resp.headers(), there);
+            }
             return true;
         } catch (UpstreamPlan.Unsupported e) {
             request.fail(400, "unsupported_route", e.getMessage(), Optional.of("model"));
@@ -127,6 +131,11 @@ final class Exchange {
             attempt.finish(new AttemptOutcome.ClientGone(false, Optional.empty()));
             return;
         }
+        if (profile.hasFallbacks()) {
+            request.resp.headers().set(dev.sluice.gateway.http.HeaderNames.DEPLOYMENT, attempt.deployment().id());
+            request.lifecycle.fallbackReason().ifPresent(
+                    why -> request.resp.headers().set(dev.sluice.gateway.http.HeaderNames.FALLBACK, why));
+        }
         if (attempt.queuedNanos() > 0) {
             request.resp.putHeader("x-sluice-queued-ms", Long.toString(attempt.queuedNanos() / 1_000_000));
         }
@@ -143,9 +152,28 @@ final class Exchange {
 
     void rejectLocally(Rejection r, DeploymentConfig d) {
         KeyConfig key = request.key;
+        dropDeploymentHeaders();
         request.reject(new RejectionView(r.decision(), r.code(), r.message(), r.limiterName(), r.scopeName(),
-                d.kind().wireName(), profile.id(), profile.model(), r.retryAfterMillis(), r.retryable(), key.tenant(),
-                key.id(), trafficClass.wireName(), estimate.inputTokens(), estimate.outputTokens(), request.traceId));
+                d.kind().wireName(), profile.id(), profile.on(d.id()).model(), r.retryAfterMillis(), r.retryable(),
+                key.tenant(), key.id(), trafficClass.wireName(), estimate.inputTokens(), estimate.outputTokens(),
+                request.traceId, request.lifecycle.fallbackAllowed(), request.lifecycle.fallbackForbiddenBy()));
+    }
+
+    /**
+     * The lifecycle moves the request to another deployment after its attempt failed there
+     * ({@code AfterAttempt.Reroute}): nothing was written to the client, so it is admitted again.
+     */
+    void reroute() {
+        call = null;
+        dropDeploymentHeaders();
+        request.state = ClientRequest.State.ADMITTING;
+        request.lifecycle.admit(this::onAdmission);
+    }
+
+    /** Headers naming an attempt that did not answer. */
+    private void dropDeploymentHeaders() {
+        request.resp.headers().remove(dev.sluice.gateway.http.HeaderNames.DEPLOYMENT);
+        request.resp.headers().remove(dev.sluice.gateway.http.HeaderNames.FALLBACK);
     }
 
     void clientGone() {

@@ -16,6 +16,7 @@ import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.event.Settlement;
 import dev.sluice.runtime.event.SpanIds;
 import dev.sluice.runtime.event.TokenCounts;
+import dev.sluice.runtime.routing.Headroom;
 import dev.sluice.runtime.routing.RouteChoice;
 import dev.sluice.signal.LimitKind;
 import dev.sluice.signal.ProviderSignal;
@@ -62,6 +63,10 @@ public final class RequestLifecycle {
     private String mode;
     private boolean brownout;
     private String fallback;
+    /** Why the next admission is asked for on another deployment; null when it is not a move. */
+    private String moveReason;
+    /** When the last choice after a failure found no other deployment: the rule that forbade one. */
+    private RouteChoice.Nowhere fallbackForbidden;
     private int attempts;
     private long firstContentAtNanos = -1;
     private int responseStatus;
@@ -136,30 +141,48 @@ public final class RequestLifecycle {
         if (plan == null) {
             throw new IllegalStateException("admit before planned: " + traceId);
         }
-        RouteChoice choice = runtime.routing().choose(plan, tried);
-        DeploymentConfig d;
-        switch (choice) {
-            case RouteChoice.To to -> {
-                d = to.deployment();
-                to.fallbackReason().ifPresent(r -> fallback = r);
-            }
-            case RouteChoice.Nowhere n -> throw new IllegalStateException("no deployment for " + traceId + ": "
-                    + n.reason());
-        }
-        lastDeployment = d;
         Caller c = plan.caller();
-        RequestPath path = new RequestPath(c.org(), c.tenant(), c.team(), c.apiKeyId(), plan.profile().id(), d.id());
         Demand demand = new Demand(plan.estimate().inputTokens(), plan.estimate().outputTokens(), plan.streaming());
-        AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(), plan.deadlineNanos());
+        List<String> before = tried;
+        String movedFor = moveReason;
+        moveReason = null;
         long askedAt = runtime.clock().nanos();
-        runtime.storeCalls().call(() -> runtime.governor().admit(request), thread, (decided, failure) -> {
+        // The choice reads the deployments' buckets, so it is made where admission is: off the request's thread
+        // when the store waits on the network.
+        runtime.storeCalls().call(() -> {
+            RouteChoice choice = runtime.routing().choose(plan, before,
+                    id -> runtime.governor().hasHeadroom(id, plan.trafficClass(), demand));
+            RouteChoice.To to = switch (choice) {
+                case RouteChoice.To t -> t;
+                case RouteChoice.Nowhere n -> throw new IllegalStateException("no deployment for " + traceId + ": "
+                        + n.reason());
+            };
+            DeploymentConfig d = to.deployment();
+            RequestPath path = new RequestPath(c.org(), c.tenant(), c.team(), c.apiKeyId(), plan.profile().id(), d.id());
+            AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(),
+                    plan.deadlineNanos());
+            return new Routed(to, runtime.governor().admit(request));
+        }, thread, (routed, failure) -> {
+            if (failure instanceof IllegalStateException bug) {
+                throw bug;
+            }
             if (failure != null) {
                 storeFailed(then);
-            } else {
-                decided(decided, d, askedAt, then);
+                return;
             }
+            DeploymentConfig d = routed.to().deployment();
+            lastDeployment = d;
+            if (movedFor != null) {
+                fallback = movedFor;
+            } else {
+                routed.to().fallbackReason().ifPresent(r -> fallback = r);
+            }
+            decided(routed.decision(), d, askedAt, then);
         });
     }
+
+    /** The routing policy's choice and the governor's decision on it. */
+    private record Routed(RouteChoice.To to, Decision decision) {}
 
     private void decided(Decision decided, DeploymentConfig d, long askedAt, Consumer<Admission> then) {
         switch (decided) {
@@ -210,6 +233,17 @@ public final class RequestLifecycle {
     private void refused(Rejection r, long askedAt, DeploymentConfig d, Consumer<Admission> then) {
         if (gone) {
             return;
+        }
+        if (attempts == 0 && FallbackTriggers.movable(r)) {
+            // Refused at once by this deployment's own buckets or lanes: the next allowed deployment may have room.
+            tried = append(tried, d.id());
+            if (moveElsewhere(FallbackTriggers.LOCAL_WAIT)) {
+                admit(then);
+                return;
+            }
+        } else if (plan.profile().hasFallbacks()) {
+            fallbackForbidden = new RouteChoice.Nowhere(FallbackTriggers.SHARED_LIMIT, r.scopeName()
+                    + " limits every deployment of profile " + plan.profile().id());
         }
         queueWaitNanos = "queued".equals(decision) ? runtime.clock().nanos() - askedAt : 0;
         decision = "rejected";
@@ -268,6 +302,20 @@ public final class RequestLifecycle {
             runtime.feed(a.deployment().id(), signal.get(), toHead);
         }
         if (!gone) {
+            Optional<String> trigger = FallbackTriggers.afterAttempt(outcome, responseStatus != 0);
+            boolean inTime = !plan.hasDeadline() || now < plan.deadlineNanos();
+            if (trigger.isPresent() && inTime && moveElsewhere(trigger.get())) {
+                // The next attempt runs elsewhere, under that deployment's own buckets: this one's reservation ends
+                // now, charged as its outcome says, and never overlaps the next.
+                if (outcome instanceof AttemptOutcome.Throttled) {
+                    runtime.counters().recordProviderRejection();
+                }
+                Charge charge = Charge.of(outcome, plan.estimate(), plan.profile(), a.reservationUsed());
+                end(a, charge);
+                emit(a, outcome, charge instanceof Charge.Release ? Settlement.RELEASED : Settlement.SETTLED,
+                        usageOf(outcome, charge), latency, OptionalLong.empty());
+                return new AfterAttempt.Reroute(trigger.get());
+            }
             OptionalLong delay = retryDelay(outcome, a.number(), now);
             if (delay.isPresent()) {
                 runtime.counters().recordGatewayRetry();
@@ -294,6 +342,47 @@ public final class RequestLifecycle {
             close.run();
         }
         return AfterAttempt.DONE;
+    }
+
+    /**
+     * Whether the routing policy allows a deployment not yet tried; if so the next admission is
+     * asked for there ({@code reason} is the request's fallback reason), and if not the rule that
+     * forbade it is kept for the answer.
+     */
+    private boolean moveElsewhere(String reason) {
+        switch (runtime.routing().choose(plan, tried, Headroom.EVERYWHERE)) {
+            case RouteChoice.To to -> {
+                moveReason = reason;
+                fallbackForbidden = null;
+                return true;
+            }
+            case RouteChoice.Nowhere n -> {
+                fallbackForbidden = n;
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Whether a fallback was allowed for this request, as its refusal says: true once an attempt
+     * ran or was asked for elsewhere, or while a deployment was still allowed; false with
+     * {@link #fallbackForbiddenBy} when the last look found none.
+     */
+    public boolean fallbackAllowed() {
+        return fallback != null || (fallbackForbidden == null && plan != null && plan.profile().hasFallbacks());
+    }
+
+    /** The rule that forbade a fallback, when {@link #fallbackAllowed()} is false. */
+    public Optional<String> fallbackForbiddenBy() {
+        if (fallbackAllowed()) {
+            return Optional.empty();
+        }
+        return Optional.of(fallbackForbidden != null ? fallbackForbidden.rule() : RouteChoice.Nowhere.NO_OTHER);
+    }
+
+    /** Why the request ran on a deployment other than its first choice, if it did. */
+    public Optional<String> fallbackReason() {
+        return Optional.ofNullable(fallback);
     }
 
     /** Whether and when {@code outcome} is tried again, holding the reservation; empty to answer now. */
