@@ -18,7 +18,9 @@ import dev.sluice.runtime.request.Admission;
 import dev.sluice.runtime.request.Attempt;
 import dev.sluice.runtime.request.AttemptOutcome;
 import dev.sluice.runtime.request.Deadlines;
+import dev.sluice.runtime.request.RequestNeeds;
 import dev.sluice.runtime.request.RequestPlan;
+import dev.sluice.estimate.PromptShape;
 import dev.sluice.gateway.http.ErrorBodies;
 import java.util.Optional;
 
@@ -78,7 +80,7 @@ final class Exchange {
         KeyConfig key = request.key;
         RequestPlan requestPlan = new RequestPlan(request.traceId, request.route.operation().eventName(),
                 new Caller(key.org(), key.tenant(), key.team(), key.id()), profile, trafficClass, deadlineNanos,
-                estimate, plan.streaming());
+                estimate, plan.streaming(), needs());
         request.lifecycle.planned(requestPlan);
         if (key.paused()) {
             Rejection paused = new Rejection(GatewayDecision.PAUSED, "key_paused", Optional.empty(),
@@ -89,6 +91,29 @@ final class Exchange {
             return;
         }
         request.lifecycle.admit(this::onAdmission);
+    }
+
+    /**
+     * What the request needs of a model, for the fallback policy: read only for a profile with
+     * several deployments, so that the others pay nothing for it.
+     */
+    private RequestNeeds needs() {
+        if (!profile.hasFallbacks()) {
+            return RequestNeeds.text(estimate.promptTokens(), 0);
+        }
+        PromptShape shape = PromptShapes.of(request.route.operation(), json);
+        boolean tools = !shape.toolDefinitionsJson().isEmpty();
+        return new RequestNeeds(estimate.promptTokens(), shape.maxOutputTokens().orElse(0), tools,
+                tools && json.path("parallel_tool_calls").asBoolean(false), jsonSchema(json),
+                shape.imageCountLow() + shape.imageCountHigh() > 0);
+    }
+
+    /** Whether the body asks for output that follows a JSON schema, in any family's words. */
+    static boolean jsonSchema(ObjectNode json) {
+        return "json_schema".equals(json.path("response_format").path("type").asText())
+                || "json_schema".equals(json.path("text").path("format").path("type").asText())
+                || json.path("generationConfig").has("responseSchema")
+                || json.path("generationConfig").has("responseJsonSchema");
     }
 
     /** Builds the wire plan for {@code d}; false (and the client answered) when the request cannot go there. */

@@ -152,37 +152,38 @@ public final class RequestLifecycle {
         runtime.storeCalls().call(() -> {
             RouteChoice choice = runtime.routing().choose(plan, before,
                     id -> runtime.governor().hasHeadroom(id, plan.trafficClass(), demand));
-            RouteChoice.To to = switch (choice) {
-                case RouteChoice.To t -> t;
-                case RouteChoice.Nowhere n -> throw new IllegalStateException("no deployment for " + traceId + ": "
-                        + n.reason());
-            };
+            if (!(choice instanceof RouteChoice.To to)) {
+                return new Routed(choice, null);
+            }
             DeploymentConfig d = to.deployment();
             RequestPath path = new RequestPath(c.org(), c.tenant(), c.team(), c.apiKeyId(), plan.profile().id(), d.id());
             AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(),
                     plan.deadlineNanos());
             return new Routed(to, runtime.governor().admit(request));
         }, thread, (routed, failure) -> {
-            if (failure instanceof IllegalStateException bug) {
-                throw bug;
-            }
             if (failure != null) {
                 storeFailed(then);
                 return;
             }
-            DeploymentConfig d = routed.to().deployment();
+            if (!(routed.choice() instanceof RouteChoice.To to)) {
+                // Before any attempt a profile always has its first choice; after one, a move was asked for only
+                // when the policy allowed one.
+                throw new IllegalStateException("no deployment for " + traceId + ": "
+                        + ((RouteChoice.Nowhere) routed.choice()).reason());
+            }
+            DeploymentConfig d = to.deployment();
             lastDeployment = d;
             if (movedFor != null) {
                 fallback = movedFor;
             } else {
-                routed.to().fallbackReason().ifPresent(r -> fallback = r);
+                to.fallbackReason().ifPresent(r -> fallback = r);
             }
             decided(routed.decision(), d, askedAt, then);
         });
     }
 
-    /** The routing policy's choice and the governor's decision on it. */
-    private record Routed(RouteChoice.To to, Decision decision) {}
+    /** The routing policy's choice and, when it chose a deployment, the governor's decision there. */
+    private record Routed(RouteChoice choice, Decision decision) {}
 
     private void decided(Decision decided, DeploymentConfig d, long askedAt, Consumer<Admission> then) {
         switch (decided) {

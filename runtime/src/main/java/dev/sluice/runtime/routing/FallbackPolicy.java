@@ -30,7 +30,8 @@ import java.util.Set;
  *       request uses, the target offers;</li>
  *   <li>{@code translation}: another provider family only through Sluice's translation of chat
  *       requests, and only when it carries every feature the request uses (it carries tools and
- *       images; it does not carry a JSON schema).</li>
+ *       images to Anthropic and Gemini, and a JSON schema to Gemini; Anthropic has no
+ *       {@code response_format}).</li>
  * </ol>
  */
 public final class FallbackPolicy {
@@ -111,7 +112,7 @@ public final class FallbackPolicy {
                 return forbidden("translation", plan.operation() + " is not translated for "
                         + to.kind().wireName() + " deployment " + to.id());
             }
-            if (needs.jsonSchema()) {
+            if (needs.jsonSchema() && to.kind() == DeploymentKind.ANTHROPIC) {
                 return forbidden("translation", "the translation to " + to.kind().wireName()
                         + " does not carry a JSON schema");
             }

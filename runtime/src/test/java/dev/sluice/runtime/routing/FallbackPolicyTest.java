@@ -36,8 +36,11 @@ class FallbackPolicyTest {
                         capabilities: { region: eastus, retention: zero, relative_cost: 7 } }
               claude: { kind: anthropic, base_url: "http://127.0.0.1:6",
                         capabilities: { region: eastus, retention: limited, relative_cost: 2 } }
+              gem: { kind: gemini, base_url: "http://127.0.0.1:7",
+                     capabilities: { region: eastus, retention: limited, relative_cost: 2 } }
             profiles:
-              chat: { model: gpt-4o, deployments: [oa, az, az-west, cheap, pricey, { deployment: claude, model: claude-sonnet-4 }] }
+              chat: { model: gpt-4o, deployments: [oa, az, az-west, cheap, pricey, { deployment: claude, model: claude-sonnet-4 },
+                                            { deployment: gem, model: gemini-2.5-flash }] }
             """, "policy.yaml", name -> null);
 
     private static final FallbackSettings DEFAULTS = FallbackSettings.DEFAULTS;
@@ -159,6 +162,12 @@ class FallbackPolicyTest {
         assertThat(rule(v)).isEqualTo("translation");
         assertThat(((FallbackPolicy.Verdict.Forbidden) v).reason()).isEqualTo(
                 "the translation to anthropic does not carry a JSON schema");
+    }
+
+    @Test
+    void theTranslationToGeminiCarriesAJsonSchema() {
+        assertThat(judge(chat(new RequestNeeds(1_000, 500, false, false, true, false)), "gem"))
+                .isInstanceOf(FallbackPolicy.Verdict.Allowed.class);
     }
 
     @Test
