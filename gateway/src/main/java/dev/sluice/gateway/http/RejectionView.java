@@ -1,7 +1,9 @@
 package dev.sluice.gateway.http;
 
+import dev.sluice.governor.Explanation;
 import dev.sluice.governor.GatewayDecision;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Everything a 429 from Sluice says, whichever route it is sent on: the normalised rejection of
@@ -23,22 +25,36 @@ import java.util.Objects;
  * @param estimatedInputTokens the preflight input estimate
  * @param estimatedOutputTokens the preflight output reservation
  * @param traceId the request's trace id
+ * @param explanation what decided a local refusal (scope, dimension, pause, reserve, predicted wait
+ *     against the budget); empty for a provider's refusal
+ * @param mode the deployment's operating mode when it was decided, when known
  * @param fallbackAllowed whether the request could have run on another deployment of its profile
  * @param fallbackForbiddenBy when it could not, the rule that forbade it
  */
 public record RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
         String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
         String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens, long estimatedOutputTokens,
-        String traceId, boolean fallbackAllowed, java.util.Optional<String> fallbackForbiddenBy) {
+        String traceId, Optional<Explanation> explanation, Optional<String> mode, boolean fallbackAllowed,
+        Optional<String> fallbackForbiddenBy) {
 
-    /** A rejection of a request that had no other deployment to run on. */
+    /** The request had no other deployment to run on: {@code fallback_allowed} false, by {@code no_other_deployment}. */
+    public RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
+            String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
+            String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens,
+            long estimatedOutputTokens, String traceId, Optional<Explanation> explanation, Optional<String> mode) {
+        this(decision, code, message, limiter, scope, provider, modelProfile, providerModel, retryAfterMillis,
+                retryable, tenantId, apiKeyId, requestClass, estimatedInputTokens, estimatedOutputTokens, traceId,
+                explanation, mode, false, Optional.of("no_other_deployment"));
+    }
+
+    /** A refusal with nothing of the governor's to explain (a provider's). */
     public RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
             String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
             String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens,
             long estimatedOutputTokens, String traceId) {
         this(decision, code, message, limiter, scope, provider, modelProfile, providerModel, retryAfterMillis,
-                retryable, tenantId, apiKeyId, requestClass, estimatedInputTokens, estimatedOutputTokens, traceId, false,
-                java.util.Optional.of("no_other_deployment"));
+                retryable, tenantId, apiKeyId, requestClass, estimatedInputTokens, estimatedOutputTokens, traceId,
+                Optional.empty(), Optional.empty());
     }
 
     public RejectionView {
@@ -54,6 +70,8 @@ public record RejectionView(GatewayDecision decision, String code, String messag
         Objects.requireNonNull(apiKeyId, "apiKeyId");
         Objects.requireNonNull(requestClass, "requestClass");
         Objects.requireNonNull(traceId, "traceId");
+        Objects.requireNonNull(explanation, "explanation");
+        Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(fallbackForbiddenBy, "fallbackForbiddenBy");
         retryAfterMillis = Math.max(1, retryAfterMillis);
     }
