@@ -26,13 +26,18 @@ class FallbackConfigTest {
         return ConfigLoader.parse(DEPLOYMENTS + rest, "fallback.yaml", name -> null);
     }
 
+    /** The failure of {@code rest} after the shared deployments. */
     private static ConfigException failure(String rest) {
+        return rejected(DEPLOYMENTS + rest);
+    }
+
+    private static ConfigException rejected(String yaml) {
         try {
-            parse(rest);
+            ConfigLoader.parse(yaml, "fallback.yaml", name -> null);
         } catch (ConfigException e) {
             return e;
         }
-        throw new AssertionError("accepted: " + rest);
+        throw new AssertionError("accepted: " + yaml);
     }
 
     @Test
@@ -136,7 +141,7 @@ class FallbackConfigTest {
 
     @Test
     void aCapabilityOfTheWrongTypeIsRejectedWithItsPath() {
-        ConfigException e = assertThrows("""
+        ConfigException e = rejected("""
                 deployments:
                   oa: { kind: openai, base_url: "http://127.0.0.1:1", capabilities: { context_window: large } }
                 profiles: { chat: { deployment: oa, model: gpt-4o } }
@@ -148,7 +153,7 @@ class FallbackConfigTest {
 
     @Test
     void aFeatureThatIsNotTrueOrFalseIsRejected() {
-        ConfigException e = assertThrows("""
+        ConfigException e = rejected("""
                 deployments:
                   oa: { kind: openai, base_url: "http://127.0.0.1:1", capabilities: { tools: sometimes } }
                 profiles: { chat: { deployment: oa, model: gpt-4o } }
@@ -160,7 +165,7 @@ class FallbackConfigTest {
 
     @Test
     void anUnknownRetentionClassIsRejected() {
-        ConfigException e = assertThrows("""
+        ConfigException e = rejected("""
                 deployments:
                   oa: { kind: openai, base_url: "http://127.0.0.1:1", capabilities: { retention: forever } }
                 profiles: { chat: { deployment: oa, model: gpt-4o } }
@@ -172,7 +177,7 @@ class FallbackConfigTest {
 
     @Test
     void anUnknownCapabilityIsRejected() {
-        ConfigException e = assertThrows("""
+        ConfigException e = rejected("""
                 deployments:
                   oa: { kind: openai, base_url: "http://127.0.0.1:1", capabilities: { telepathy: true } }
                 profiles: { chat: { deployment: oa, model: gpt-4o } }
@@ -209,15 +214,6 @@ class FallbackConfigTest {
                 """);
 
         assertThat(e.path()).isEqualTo("profiles.chat.fallback.max_cost_ratio");
-    }
-
-    private static ConfigException assertThrows(String yaml) {
-        try {
-            ConfigLoader.parse(yaml, "fallback.yaml", name -> null);
-        } catch (ConfigException e) {
-            return e;
-        }
-        throw new AssertionError("accepted: " + yaml);
     }
 
     @Test

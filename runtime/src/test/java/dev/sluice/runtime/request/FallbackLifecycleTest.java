@@ -12,7 +12,7 @@ import dev.sluice.runtime.event.AttemptEvent;
 import dev.sluice.runtime.event.AttemptResult;
 import dev.sluice.runtime.event.Caller;
 import dev.sluice.runtime.event.RequestEvent;
-import dev.sluice.runtime.event.RequestEventSink;
+import dev.sluice.runtime.event.RecordingSink;
 import dev.sluice.runtime.event.Settlement;
 import dev.sluice.signal.ProviderKind;
 import dev.sluice.signal.ProviderSignal;
@@ -20,7 +20,6 @@ import dev.sluice.signal.SignalNormaliser;
 import dev.sluice.store.InMemoryQuotaStore;
 import dev.sluice.time.FakeClock;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -54,19 +53,10 @@ class FallbackLifecycleTest {
 
     private final FakeClock clock = new FakeClock();
     private final InMemoryQuotaStore store = new InMemoryQuotaStore(clock, ZoneOffset.UTC);
-    private final List<RequestEvent> requests = new ArrayList<>();
-    private final List<AttemptEvent> attempts = new ArrayList<>();
-    private final SluiceRuntime runtime = SluiceRuntime.builder(CONFIG, store).clock(clock).events(new RequestEventSink() {
-        @Override
-        public void onAttempt(AttemptEvent e) {
-            attempts.add(e);
-        }
-
-        @Override
-        public void onRequest(RequestEvent e) {
-            requests.add(e);
-        }
-    }).build();
+    private final RecordingSink events = new RecordingSink();
+    private final List<RequestEvent> requests = events.requests;
+    private final List<AttemptEvent> attempts = events.attempts;
+    private final SluiceRuntime runtime = SluiceRuntime.builder(CONFIG, store).clock(clock).events(events).build();
     private int arrived;
 
     @AfterEach
@@ -101,6 +91,16 @@ class FallbackLifecycleTest {
         a.sending();
         a.finish(new AttemptOutcome.Answered(answer(200, Map.of()), new ObservedUsage(900, 50, 0, 0, true)));
         life.answered(200, Optional.empty(), OptionalLong.empty());
+    }
+
+    /** Admits what oa (1 request a second) and az (10) hold now, and keeps it held. */
+    private Map<RequestLifecycle, Attempt> fillBoth() {
+        Map<RequestLifecycle, Attempt> held = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < 11; i++) {
+            RequestLifecycle l = arrive(TrafficClass.INTERACTIVE);
+            held.put(l, admitted(l));
+        }
+        return held;
     }
 
     @Test
@@ -219,14 +219,7 @@ class FallbackLifecycleTest {
 
     @Test
     void aRequestThatMayWaitForItsFirstChoiceWaitsThereRatherThanMove() {
-        List<Attempt> held = new ArrayList<>();
-        List<RequestLifecycle> lives = new ArrayList<>();
-        // oa holds 1 request a second, az 10: fill both.
-        for (int i = 0; i < 11; i++) {
-            RequestLifecycle l = arrive(TrafficClass.INTERACTIVE);
-            lives.add(l);
-            held.add(admitted(l));
-        }
+        Map<RequestLifecycle, Attempt> held = fillBoth();
         RequestLifecycle life = arrive(TrafficClass.CRITICAL);
         Admission[] out = new Admission[1];
         life.admit(x -> out[0] = x);
@@ -237,20 +230,12 @@ class FallbackLifecycleTest {
         runtime.governor().onTimer();
         assertThat(((Admission.Admitted) out[0]).attempt().deployment().id()).isEqualTo("oa");
         answer(life, ((Admission.Admitted) out[0]).attempt());
-        for (int i = 0; i < held.size(); i++) {
-            answer(lives.get(i), held.get(i));
-        }
+        held.forEach(FallbackLifecycleTest::answer);
     }
 
     @Test
     void aLocalRefusalOnTheFirstChoiceMovesToTheNextWhichDecidesByItsOwnBuckets() {
-        List<Attempt> held = new ArrayList<>();
-        List<RequestLifecycle> lives = new ArrayList<>();
-        for (int i = 0; i < 11; i++) {
-            RequestLifecycle l = arrive(TrafficClass.INTERACTIVE);
-            lives.add(l);
-            held.add(admitted(l));
-        }
+        Map<RequestLifecycle, Attempt> held = fillBoth();
         // Interactive waits at most 300 ms: oa's next request is 1 s away (refused), az's 100 ms (waits there).
         RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
         Admission[] out = new Admission[1];
@@ -265,9 +250,7 @@ class FallbackLifecycleTest {
         assertThat(life.fallbackReason()).contains("local_wait");
         answer(life, a);
         assertThat(runtime.counters().localRejections()).as("a move is not a refusal").isZero();
-        for (int i = 0; i < held.size(); i++) {
-            answer(lives.get(i), held.get(i));
-        }
+        held.forEach(FallbackLifecycleTest::answer);
     }
 
     @Test
