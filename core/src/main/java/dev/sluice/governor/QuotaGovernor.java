@@ -123,6 +123,34 @@ public final class QuotaGovernor {
         return enqueue(lane, request, amounts, share, now, budget, wait, why);
     }
 
+    /**
+     * Whether {@code deployment} could take {@code demand} of class {@code c} now without waiting:
+     * its guard lets the class through, nothing of the class or one served before it waits in its
+     * lane, and its own bucket is not paused and holds the amounts on every limited dimension. A
+     * read of the deployment's bucket only (the caller's own scopes are on every deployment's path,
+     * so they cannot tell deployments apart); nothing is taken, so the answer may be stale by the
+     * time the caller reserves, when the reservation itself decides. The routing policy asks it to
+     * choose among a profile's deployments without trial and error.
+     */
+    public boolean hasHeadroom(String deployment, TrafficClass c, Demand demand) {
+        long now = clock.nanos();
+        Lane lane = lane(deployment);
+        if (lane.guard.screen(c, now).isPresent() || lane.queuedAtOrAbove(c)) {
+            return false;
+        }
+        Optional<BucketPlan> plan = plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment));
+        if (plan.isEmpty()) {
+            return true;
+        }
+        long[] amounts = demand.amounts();
+        for (BucketState.DimensionState d : store.state(plan.get()).dimensions()) {
+            if (d.pausedForNanos() > 0 || d.available() < amounts[d.dimension().ordinal()]) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private Decision enqueue(Lane lane, AdmissionRequest request, long[] amounts, TenantShare share, long now,
             long budget, long expectedWait, Explanation why) {
         TrafficClass c = request.trafficClass();

@@ -247,14 +247,21 @@ final class UpstreamCall {
         AttemptOutcome outcome = status == 429 ? new AttemptOutcome.Throttled(s)
                 : status >= 500 || status == 408 ? new AttemptOutcome.Failed(s, Optional.empty())
                 : new AttemptOutcome.Refused(s);
-        if (attempt.finish(outcome) instanceof AfterAttempt.Retry retry) {
-            attempt = retry.next();
-            retryTimer = core.vertx.setTimer(retry.delayMillis(), id -> {
-                if (!done()) {
-                    dispatch();
-                }
-            });
-            return;
+        switch (attempt.finish(outcome)) {
+            case AfterAttempt.Retry retry -> {
+                attempt = retry.next();
+                retryTimer = core.vertx.setTimer(retry.delayMillis(), id -> {
+                    if (!done()) {
+                        dispatch();
+                    }
+                });
+                return;
+            }
+            case AfterAttempt.Reroute elsewhere -> {
+                x.reroute();
+                return;
+            }
+            case AfterAttempt.Done d -> { }
         }
         if (status == 429) {
             r.reject(providerRejection(s));
@@ -291,8 +298,9 @@ final class UpstreamCall {
         var d = attempt.deployment();
         return new RejectionView(GatewayDecision.ADMITTED_THEN_PROVIDER_REJECTED, "provider_" + s.reason(), message,
                 limiter, "deployment:" + d.id(), d.kind().wireName(), x.profile.id(),
-                x.profile.model(), retry, s.retryable(), r.key.tenant(), r.key.id(), x.trafficClass.wireName(),
-                x.estimate.inputTokens(), x.estimate.outputTokens(), r.traceId);
+                x.profile.on(d.id()).model(), retry, s.retryable(), r.key.tenant(), r.key.id(),
+                x.trafficClass.wireName(), x.estimate.inputTokens(), x.estimate.outputTokens(), r.traceId,
+                Optional.empty(), Optional.empty(), r.lifecycle.fallbackAllowed(), r.lifecycle.fallbackForbiddenBy());
     }
 
     private void onWholeBody(HttpHeaders h, int status, byte[] bytes) {
@@ -520,7 +528,7 @@ final class UpstreamCall {
     }
 
     private CompletionMeta meta() {
-        return new CompletionMeta("chatcmpl-" + r.traceId.substring(0, 24), x.profile.model(), core.clock.epochMillis() / 1000);
+        return new CompletionMeta("chatcmpl-" + r.traceId.substring(0, 24), x.profile.on(attempt.deployment().id()).model(), core.clock.epochMillis() / 1000);
     }
 
     private void passHeaders(HttpHeaders h) {
