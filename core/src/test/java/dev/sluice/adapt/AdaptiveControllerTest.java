@@ -441,26 +441,24 @@ class AdaptiveControllerTest {
         assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos() + S)).isEmpty();
     }
 
-    @Test
-    void threeFresh429sWithinTenSecondsEnterLoadShedding() {
-        QuotaGovernor g = governor(LIMITS);
-        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+    /** Three fresh 429s, {@code apartMillis} apart. */
+    private AdaptiveController threeFreshRefusals(long apartMillis) {
+        AdaptiveController c = attach(governor(LIMITS), NO_RAMP, 0.5);
         for (int i = 0; i < 3; i++) {
             c.onSignal(Signals.limited(), 0);
-            clock.advanceMillis(4_500);
+            clock.advanceMillis(apartMillis);
         }
-        assertThat(c.mode()).isEqualTo(Mode.LOAD_SHEDDING);
+        return c;
+    }
+
+    @Test
+    void threeFresh429sWithinTenSecondsEnterLoadShedding() {
+        assertThat(threeFreshRefusals(4_500).mode()).isEqualTo(Mode.LOAD_SHEDDING);
     }
 
     @Test
     void threeFresh429sSpreadOverMoreThanTenSecondsStopAtBrownout() {
-        QuotaGovernor g = governor(LIMITS);
-        AdaptiveController c = attach(g, NO_RAMP, 0.5);
-        for (int i = 0; i < 3; i++) {
-            c.onSignal(Signals.limited(), 0);
-            clock.advanceMillis(5_001);
-        }
-        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        assertThat(threeFreshRefusals(5_001).mode()).isEqualTo(Mode.BROWNOUT);
         assertThat(eventsOf(ModeTransition.class)).extracting(ModeTransition::to)
                 .containsExactly(Mode.CAUTION, Mode.BROWNOUT);
     }
