@@ -226,6 +226,26 @@ class AdaptiveControllerTest {
     }
 
     @Test
+    void theHeaderlessCeilingClimbsInBrownoutWhileAnswersAreClean() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 30; i++) {
+            c.onSignal(Signals.success(), 100 * MS);
+        }
+        clock.advanceMillis(10);
+        c.onSignal(Signals.limited(), 0);
+        for (int i = 0; i < 20; i++) {
+            c.onQueueRefused(TrafficClass.INTERACTIVE);
+        }
+        c.tick();
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        // The refusal has left the 30 s window: clean, still in brownout, 31 s at 5% a minute.
+        clock.advanceMillis(31_000);
+        c.tick();
+        assertThat(c.snapshot().ceiling()).isCloseTo(0.95 + 0.05 * 31 / 60, within(1e-9));
+    }
+
+    @Test
     void anOverloadTeachesNoCeiling() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
@@ -382,6 +402,21 @@ class AdaptiveControllerTest {
         assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
         assertThat(c.screen(TrafficClass.CRITICAL, clock.nanos())).isEmpty();
         assertThat(c.brownout(clock.nanos())).isTrue();
+    }
+
+    @Test
+    void queuePressureAloneNeverHoldsLoadShedding() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        clock.setNanos(25 * S);
+        for (int i = 0; i < 20; i++) {
+            c.onQueueRefused(TrafficClass.INTERACTIVE);
+        }
+        // At 35 s the refusals of 0-2 s have left the window; the interactive queue is still full.
+        clock.setNanos(35 * S);
+        c.tick();
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        assertThat(eventsOf(ModeTransition.class).getLast().reason()).contains("queue pressure 1.00");
     }
 
     @Test
