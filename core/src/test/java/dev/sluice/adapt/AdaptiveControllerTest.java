@@ -214,26 +214,26 @@ class AdaptiveControllerTest {
     @Test
     void withoutLimitFiguresAFresh429SetsACeilingFromTheSuccessfulShare() {
         QuotaGovernor g = governor(LIMITS);
-        AdaptiveController c = attach(g, NO_RAMP, 0.5);
-        for (int i = 0; i < 30; i++) {
-            c.onSignal(Signals.success(), 100 * MS);
-        }
-        clock.advanceMillis(10);
-        c.onSignal(Signals.limited(), 0);
+        AdaptiveController c = withLearnedCeiling(g);
         // 30 of 31 answers succeeded at factor 1: ceiling 30/31; the cut applies below it.
         assertThat(c.snapshot().ceiling()).isCloseTo(0.95, within(1e-9));
         assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.95 * 0.65, within(1e-9));
     }
 
-    @Test
-    void theHeaderlessCeilingClimbsInBrownoutWhileAnswersAreClean() {
-        QuotaGovernor g = governor(LIMITS);
+    /** Thirty successes, then a fresh 429 without limit figures: a ceiling of 0.95. */
+    private AdaptiveController withLearnedCeiling(QuotaGovernor g) {
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
         for (int i = 0; i < 30; i++) {
             c.onSignal(Signals.success(), 100 * MS);
         }
         clock.advanceMillis(10);
         c.onSignal(Signals.limited(), 0);
+        return c;
+    }
+
+    @Test
+    void theHeaderlessCeilingClimbsInBrownoutWhileAnswersAreClean() {
+        AdaptiveController c = withLearnedCeiling(governor(LIMITS));
         for (int i = 0; i < 20; i++) {
             c.onQueueRefused(TrafficClass.INTERACTIVE);
         }
