@@ -68,6 +68,12 @@ public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Opti
                 .withRamp(ramp.rampConfig());
     }
 
+    /** A copy with other limits (a reloaded file). */
+    public DeploymentConfig withLimits(Limits next) {
+        return new DeploymentConfig(id, kind, baseUrl, apiKeyEnv, apiKey, scope, azureDeployment, apiVersion, next,
+                adaptive, ramp, failurePolicy);
+    }
+
     /** Whether a credential is configured but its environment variable is not set. */
     public boolean credentialMissing() {
         return apiKeyEnv.isPresent() && apiKey.isEmpty();

@@ -392,6 +392,25 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void metricsNeedAReadTokenUnlessTheFileSaysNone() {
+        assertThat(ConfigLoader.parse(ADMIN_BASE + "admin: {}\n", "x", v -> null).admin().orElseThrow().metricsAuth())
+                .isEqualTo(AdminSettings.MetricsAuth.READ);
+        assertThat(ConfigLoader.parse(ADMIN_BASE + "admin: { metrics_auth: none }\n", "x", v -> null).admin()
+                .orElseThrow().metricsAuth()).isEqualTo(AdminSettings.MetricsAuth.NONE);
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + "admin: { metrics_auth: token }\n", "x", v -> null))
+                .hasMessage("admin.metrics_auth: \"token\" (expected: one of [none, read])");
+    }
+
+    @Test
+    void metricsCarryTenantLabelsAndNotKeyLabelsUnlessTheFileSaysOtherwise() {
+        assertThat(ConfigLoader.parse(ADMIN_BASE, "x", v -> null).metrics()).isEqualTo(new MetricsSettings(true, false));
+        assertThat(ConfigLoader.parse(ADMIN_BASE + "metrics: { tenant_label: false, key_label: true }\n", "x",
+                v -> null).metrics()).isEqualTo(new MetricsSettings(false, true));
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + "metrics: { trace_label: true }\n", "x", v -> null))
+                .hasMessageStartingWith("metrics.trace_label");
+    }
+
+    @Test
     void aPartnerScopeNamesAnOrganisationOrTenantThatExists() {
         assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + """
                 admin: { tokens: { r: { scope: "partner:globex", token: "sla-x" } } }
