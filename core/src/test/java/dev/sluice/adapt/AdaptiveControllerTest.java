@@ -94,15 +94,22 @@ class AdaptiveControllerTest {
     }
 
     @Test
-    void a429NamingARatePausesOnlyThatRateForAtMostItsOneSecondWindowPlusJitter() {
+    void a429NamingARatePausesOnlyThatRateForTheDelayPlusJitter() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
-        // The 4 s hint is sized for the refused request; the rate's 1 s window takes smaller ones sooner.
         c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(4_000)), 0);
-        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(1_050 * MS);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(4_200 * MS);
         assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isZero();
         assertThat(eventsOf(CooldownStarted.class)).containsExactly(
-                new CooldownStarted(DEP, List.of(Dimension.TOTAL_TOKENS), 1_050 * MS, "rate_limited", 0));
+                new CooldownStarted(DEP, List.of(Dimension.TOTAL_TOKENS), 4_200 * MS, "rate_limited", 0));
+    }
+
+    @Test
+    void aMinutesRefillAnnouncedForANamedRateIsCutToTheTenSecondWindow() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(60_000)), 0);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(10_500 * MS);
     }
 
     @Test
@@ -117,9 +124,9 @@ class AdaptiveControllerTest {
     void aConfiguredRateWindowSizesThePause() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP.withCooldown(CooldownConfig.defaults().withJitterRatio(0)
-                .withRateWindow(Duration.ofSeconds(10))), 0.5);
+                .withRateWindow(Duration.ofSeconds(1))), 0.5);
         c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(60_000)), 0);
-        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(10 * S);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(S);
     }
 
     @Test
@@ -459,7 +466,9 @@ class AdaptiveControllerTest {
         Limits limits = Limits.of(Limit.of(Dimension.REQUESTS, 1_000), Limit.of(Dimension.INPUT_TOKENS, 400_000),
                 Limit.of(Dimension.OUTPUT_TOKENS, 80_000));
         QuotaGovernor g = governor(limits);
-        AdaptiveController c = attach(g, NO_RAMP.withCooldown(CooldownConfig.defaults().withJitterRatio(0)), 0.5);
+        // The deployment's input-token window is 1 s.
+        AdaptiveController c = attach(g, NO_RAMP.withCooldown(CooldownConfig.defaults().withJitterRatio(0)
+                .withRateWindow(Duration.ofSeconds(1))), 0.5);
         // Earlier refusals, eleven seconds apart, have cut the multiplier to its floor.
         for (int i = 0; i < 4; i++) {
             c.onSignal(Signals.limited(Optional.of(LimitKind.INPUT_TOKENS), OptionalLong.of(1_000)), 0);

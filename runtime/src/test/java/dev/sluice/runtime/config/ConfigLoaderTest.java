@@ -223,11 +223,11 @@ class ConfigLoaderTest {
     @Test
     void theAdaptiveSectionSetsSheddingTheRateWindowAndTheFaultCap() {
         dev.sluice.adapt.AdaptiveConfig a = tuned("adaptive: { shed_after_refusals: 5, shed_within: 20s, "
-                + "rate_window: 10s, fault_max: 30s }");
+                + "rate_window: 2s, fault_max: 30s }");
         assertThat(a.modes().shedding().refusals()).isEqualTo(5);
         assertThat(a.modes().shedding().within()).isEqualTo(Duration.ofSeconds(20));
         assertThat(a.modes().shedding().shedLast()).containsExactly(TrafficClass.INTERACTIVE);
-        assertThat(a.cooldown().rateWindow()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(a.cooldown().rateWindow()).isEqualTo(Duration.ofSeconds(2));
         assertThat(a.cooldown().faultMax()).isEqualTo(Duration.ofSeconds(30));
     }
 
