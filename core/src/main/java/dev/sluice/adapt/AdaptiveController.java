@@ -542,7 +542,10 @@ public final class AdaptiveController implements DeploymentGuard {
         lastEvaluationNanos = now;
         SignalWindow.Stats s = gauge.stats(now);
         ModeState m = modeState;
-        if (ceiling < 1.0 && s.limited() <= s.answers() * config.headerless().cleanRatio() && m.mode() == Mode.NORMAL) {
+        // Clean answers while queues fill (brownout from queue pressure) say the ceiling is too low,
+        // not that the provider is in distress: it climbs in every mode short of shedding.
+        if (ceiling < 1.0 && s.limited() <= s.answers() * config.headerless().cleanRatio()
+                && !m.mode().above(Mode.BROWNOUT)) {
             ceiling = MultiplierPolicy.recoverCeiling(ceiling, now - ceilingCheckedNanos,
                     config.headerless().ceilingRecoveryPerMinute());
         }

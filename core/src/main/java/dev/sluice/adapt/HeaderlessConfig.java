@@ -12,7 +12,8 @@ import java.util.Objects;
  *
  * @param headerMemory a deployment counts as giving limit figures for this long after the last one
  * @param ceilingDecrease the ceiling is at least multiplied by this at a fresh 429, in (0, 1]
- * @param ceilingRecoveryPerMinute how fast the learned ceiling rises while the window is clean
+ * @param ceilingRecoveryPerMinute how fast the learned ceiling rises while the window is clean and the
+ *     deployment is not shedding load
  *     (fraction of the configured rate per minute)
  * @param cleanRatio the window counts as clean below this 429 ratio
  */

@@ -58,10 +58,15 @@ public record ModeConfig(ModeTrigger multiplier, ModeTrigger limitedRatio, ModeT
      * capacity). Queue pressure alone never sheds: demand above a correctly paced limit fills the
      * queues of a perfectly healthy provider, and refusing everything then only wastes the quota
      * (the simulator's cold start at 150% showed 8.6% utilisation when it did). Shedding is for a
-     * provider in distress, which the multiplier and the 429 ratio say.
+     * provider in distress, which the multiplier and the 429 ratio say. For the same reason it
+     * never holds shedding either (its exit there is the largest finite number): the queues that
+     * count are critical and interactive, which shedding no longer refuses, so stepping down to
+     * brownout changes nothing for them; holding shedding on it kept batch refused for 108 s after
+     * the provider had stopped refusing (the simulator's noisy-neighbour run).
      */
     public static final ModeTrigger DEFAULT_QUEUE_PRESSURE = ModeTrigger.above(
-            new ModeTrigger.Levels(0.25, 0.50, Double.POSITIVE_INFINITY), new ModeTrigger.Levels(0.15, 0.35, 0.60));
+            new ModeTrigger.Levels(0.25, 0.50, Double.POSITIVE_INFINITY),
+            new ModeTrigger.Levels(0.15, 0.35, Double.MAX_VALUE));
 
     /**
      * Latency: p95 1.5 times the baseline is caution, 2.5 times is brownout (trimming output is what

@@ -94,15 +94,22 @@ class AdaptiveControllerTest {
     }
 
     @Test
-    void a429NamingARatePausesOnlyThatRateForAtMostItsOneSecondWindowPlusJitter() {
+    void a429NamingARatePausesOnlyThatRateForTheDelayPlusJitter() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
-        // The 4 s hint is sized for the refused request; the rate's 1 s window takes smaller ones sooner.
         c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(4_000)), 0);
-        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(1_050 * MS);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(4_200 * MS);
         assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isZero();
         assertThat(eventsOf(CooldownStarted.class)).containsExactly(
-                new CooldownStarted(DEP, List.of(Dimension.TOTAL_TOKENS), 1_050 * MS, "rate_limited", 0));
+                new CooldownStarted(DEP, List.of(Dimension.TOTAL_TOKENS), 4_200 * MS, "rate_limited", 0));
+    }
+
+    @Test
+    void aMinutesRefillAnnouncedForANamedRateIsCutToTheTenSecondWindow() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(60_000)), 0);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(10_500 * MS);
     }
 
     @Test
@@ -117,9 +124,9 @@ class AdaptiveControllerTest {
     void aConfiguredRateWindowSizesThePause() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP.withCooldown(CooldownConfig.defaults().withJitterRatio(0)
-                .withRateWindow(Duration.ofSeconds(10))), 0.5);
+                .withRateWindow(Duration.ofSeconds(1))), 0.5);
         c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(60_000)), 0);
-        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(10 * S);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(S);
     }
 
     @Test
@@ -214,15 +221,35 @@ class AdaptiveControllerTest {
     @Test
     void withoutLimitFiguresAFresh429SetsACeilingFromTheSuccessfulShare() {
         QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = withLearnedCeiling(g);
+        // 30 of 31 answers succeeded at factor 1: ceiling 30/31; the cut applies below it.
+        assertThat(c.snapshot().ceiling()).isCloseTo(0.95, within(1e-9));
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.95 * 0.65, within(1e-9));
+    }
+
+    /** Thirty successes, then a fresh 429 without limit figures: a ceiling of 0.95. */
+    private AdaptiveController withLearnedCeiling(QuotaGovernor g) {
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
         for (int i = 0; i < 30; i++) {
             c.onSignal(Signals.success(), 100 * MS);
         }
         clock.advanceMillis(10);
         c.onSignal(Signals.limited(), 0);
-        // 30 of 31 answers succeeded at factor 1: ceiling 30/31; the cut applies below it.
-        assertThat(c.snapshot().ceiling()).isCloseTo(0.95, within(1e-9));
-        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.95 * 0.65, within(1e-9));
+        return c;
+    }
+
+    @Test
+    void theHeaderlessCeilingClimbsInBrownoutWhileAnswersAreClean() {
+        AdaptiveController c = withLearnedCeiling(governor(LIMITS));
+        for (int i = 0; i < 20; i++) {
+            c.onQueueRefused(TrafficClass.INTERACTIVE);
+        }
+        c.tick();
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        // The refusal has left the 30 s window: clean, still in brownout, 31 s at 5% a minute.
+        clock.advanceMillis(31_000);
+        c.tick();
+        assertThat(c.snapshot().ceiling()).isCloseTo(0.95 + 0.05 * 31 / 60, within(1e-9));
     }
 
     @Test
@@ -385,6 +412,21 @@ class AdaptiveControllerTest {
     }
 
     @Test
+    void queuePressureAloneNeverHoldsLoadShedding() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        clock.setNanos(25 * S);
+        for (int i = 0; i < 20; i++) {
+            c.onQueueRefused(TrafficClass.INTERACTIVE);
+        }
+        // At 35 s the refusals of 0-2 s have left the window; the interactive queue is still full.
+        clock.setNanos(35 * S);
+        c.tick();
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        assertThat(eventsOf(ModeTransition.class).getLast().reason()).contains("queue pressure 1.00");
+    }
+
+    @Test
     void interactiveIsShedOnlyWhenThreeMoreRefusalsArriveWithinTenSecondsOfShedding() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = overloaded(g);
@@ -424,7 +466,9 @@ class AdaptiveControllerTest {
         Limits limits = Limits.of(Limit.of(Dimension.REQUESTS, 1_000), Limit.of(Dimension.INPUT_TOKENS, 400_000),
                 Limit.of(Dimension.OUTPUT_TOKENS, 80_000));
         QuotaGovernor g = governor(limits);
-        AdaptiveController c = attach(g, NO_RAMP.withCooldown(CooldownConfig.defaults().withJitterRatio(0)), 0.5);
+        // The deployment's input-token window is 1 s.
+        AdaptiveController c = attach(g, NO_RAMP.withCooldown(CooldownConfig.defaults().withJitterRatio(0)
+                .withRateWindow(Duration.ofSeconds(1))), 0.5);
         // Earlier refusals, eleven seconds apart, have cut the multiplier to its floor.
         for (int i = 0; i < 4; i++) {
             c.onSignal(Signals.limited(Optional.of(LimitKind.INPUT_TOKENS), OptionalLong.of(1_000)), 0);
@@ -441,26 +485,24 @@ class AdaptiveControllerTest {
         assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos() + S)).isEmpty();
     }
 
-    @Test
-    void threeFresh429sWithinTenSecondsEnterLoadShedding() {
-        QuotaGovernor g = governor(LIMITS);
-        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+    /** Three fresh 429s, {@code apartMillis} apart. */
+    private AdaptiveController threeFreshRefusals(long apartMillis) {
+        AdaptiveController c = attach(governor(LIMITS), NO_RAMP, 0.5);
         for (int i = 0; i < 3; i++) {
             c.onSignal(Signals.limited(), 0);
-            clock.advanceMillis(4_500);
+            clock.advanceMillis(apartMillis);
         }
-        assertThat(c.mode()).isEqualTo(Mode.LOAD_SHEDDING);
+        return c;
+    }
+
+    @Test
+    void threeFresh429sWithinTenSecondsEnterLoadShedding() {
+        assertThat(threeFreshRefusals(4_500).mode()).isEqualTo(Mode.LOAD_SHEDDING);
     }
 
     @Test
     void threeFresh429sSpreadOverMoreThanTenSecondsStopAtBrownout() {
-        QuotaGovernor g = governor(LIMITS);
-        AdaptiveController c = attach(g, NO_RAMP, 0.5);
-        for (int i = 0; i < 3; i++) {
-            c.onSignal(Signals.limited(), 0);
-            clock.advanceMillis(5_001);
-        }
-        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        assertThat(threeFreshRefusals(5_001).mode()).isEqualTo(Mode.BROWNOUT);
         assertThat(eventsOf(ModeTransition.class)).extracting(ModeTransition::to)
                 .containsExactly(Mode.CAUTION, Mode.BROWNOUT);
     }

@@ -256,32 +256,32 @@ class ConfigLoaderTest {
         assertThat(e.getMessage()).isEqualTo("profiles.p.deployment: \"nope\" (expected: one of the deployments [d])");
     }
 
+    /** {@link #MINI} with {@code keys} added to its one deployment. */
+    private static String withDeploymentKeys(String keys) {
+        return MINI.replace("base_url: \"http://127.0.0.1:1\" }", "base_url: \"http://127.0.0.1:1\", " + keys + " }");
+    }
+
+    /** The adaptive tuning of {@link #MINI}'s deployment with {@code keys} added to it. */
+    private static dev.sluice.adapt.AdaptiveConfig tuned(String keys) {
+        return ConfigLoader.parse(withDeploymentKeys(keys), "tuned.yaml", ENV::get).deployments().get("d")
+                .adaptiveConfig();
+    }
+
     @Test
     void theAdaptiveSectionSetsSheddingTheRateWindowAndTheFaultCap() {
-        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
-                "base_url: \"http://127.0.0.1:1\", adaptive: { shed_after_refusals: 5, shed_within: 20s, "
-                        + "rate_window: 10s, fault_max: 30s } }"), "adaptive.yaml", ENV::get);
-        dev.sluice.adapt.AdaptiveConfig a = c.deployments().get("d").adaptiveConfig();
+        dev.sluice.adapt.AdaptiveConfig a = tuned("adaptive: { shed_after_refusals: 5, shed_within: 20s, "
+                + "rate_window: 2s, fault_max: 30s }");
         assertThat(a.modes().shedding().refusals()).isEqualTo(5);
         assertThat(a.modes().shedding().within()).isEqualTo(Duration.ofSeconds(20));
         assertThat(a.modes().shedding().shedLast()).containsExactly(TrafficClass.INTERACTIVE);
-        assertThat(a.cooldown().rateWindow()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(a.cooldown().rateWindow()).isEqualTo(Duration.ofSeconds(2));
         assertThat(a.cooldown().faultMax()).isEqualTo(Duration.ofSeconds(30));
     }
 
     @Test
-    void aFaultCapAboveFifteenMinutesIsRefused() {
-        ConfigException e = error(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
-                "base_url: \"http://127.0.0.1:1\", adaptive: { fault_max: 1h } }"));
-        assertThat(e.getMessage()).isEqualTo("deployments.d.adaptive.fault_max: PT1H (expected: > 0 and <= PT15M)");
-    }
-
-    @Test
     void aRampSectionSetsItsStageTiming() {
-        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
-                "base_url: \"http://127.0.0.1:1\", ramp: { stages: [0.2, 1.0], stage_duration: 3s, min_samples: 4, "
-                        + "max_growth_per_minute: 0.6 } }"), "ramp.yaml", ENV::get);
-        dev.sluice.ramp.RampConfig r = c.deployments().get("d").adaptiveConfig().ramp();
+        dev.sluice.ramp.RampConfig r = tuned("ramp: { stages: [0.2, 1.0], stage_duration: 3s, min_samples: 4, "
+                + "max_growth_per_minute: 0.6 }").ramp();
         assertThat(r.enabled()).isTrue();
         assertThat(r.stages()).containsExactly(0.2, 1.0);
         assertThat(r.stageDuration()).isEqualTo(Duration.ofSeconds(3));
@@ -291,19 +291,18 @@ class ConfigLoaderTest {
 
     @Test
     void aRampWithoutTimingTakesTheDocumentedDefaults() {
-        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
-                "base_url: \"http://127.0.0.1:1\", ramp: {} }"), "ramp.yaml", ENV::get);
-        dev.sluice.ramp.RampConfig r = c.deployments().get("d").adaptiveConfig().ramp();
+        dev.sluice.ramp.RampConfig r = tuned("ramp: {}").ramp();
         assertThat(r.stageDuration()).isEqualTo(Duration.ofSeconds(5));
         assertThat(r.minSamples()).isEqualTo(10);
         assertThat(r.maxGrowthPerMinute()).isEqualTo(0.8);
     }
 
     @Test
-    void aRampMinSamplesBelowOneIsRefused() {
-        ConfigException e = error(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
-                "base_url: \"http://127.0.0.1:1\", ramp: { min_samples: 0 } }"));
-        assertThat(e.getMessage()).isEqualTo("deployments.d.ramp.min_samples: 0 (expected: >= 1)");
+    void aFaultCapAboveFifteenMinutesAndARampWithoutSamplesAreRefusedWithTheirPath() {
+        assertThat(error(withDeploymentKeys("adaptive: { fault_max: 1h }")).getMessage())
+                .isEqualTo("deployments.d.adaptive.fault_max: PT1H (expected: > 0 and <= PT15M)");
+        assertThat(error(withDeploymentKeys("ramp: { min_samples: 0 }")).getMessage())
+                .isEqualTo("deployments.d.ramp.min_samples: 0 (expected: >= 1)");
     }
 
     @Test
