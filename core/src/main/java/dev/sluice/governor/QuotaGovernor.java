@@ -144,7 +144,12 @@ public final class QuotaGovernor {
         }
         long[] amounts = demand.amounts();
         for (BucketState.DimensionState d : store.state(plan.get()).dimensions()) {
-            if (d.pausedForNanos() > 0 || d.available() < amounts[d.dimension().ordinal()]) {
+            long need = amounts[d.dimension().ordinal()];
+            // As the store judges it: a rate request larger than the bucket (a short window's
+            // allowance, an adapted capacity) goes when the bucket is full.
+            double required = d.dimension().kind() == Dimension.Kind.RATE
+                    ? Math.min(need, d.capacity() * d.rateFactor()) : need;
+            if (d.pausedForNanos() > 0 || d.available() < required - 1e-9) {
                 return false;
             }
         }

@@ -37,6 +37,17 @@ class HeadroomTest {
     }
 
     @Test
+    void aRequestLargerThanTheDeploymentsWindowHasHeadroomOnlyWhenTheBucketIsFull() {
+        // 60,000 a minute over the default one-second window: 1,000 at once.
+        GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(INPUT_TOKENS, 60_000)).build());
+        Demand large = new Demand(5_000, 0, false);
+
+        assertThat(f.governor.hasHeadroom("dep", TrafficClass.BATCH, large)).isTrue();
+        f.admit("acme", 1, 0);
+        assertThat(f.governor.hasHeadroom("dep", TrafficClass.BATCH, large)).isFalse();
+    }
+
+    @Test
     void aDeploymentCoolingDownHasNoneWhateverItsLevel() {
         GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(REQUESTS, 600)).build());
 
