@@ -7,29 +7,57 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * How long a class may wait for capacity and how many of its requests may wait at once.
+ * How long a class may wait for capacity, how many of its requests may wait at once, and how much
+ * of every shared bucket is held back for it.
  *
  * @param maxQueueWait a request waits only if it can be served within this (and its deadline)
  * @param maxQueueLength beyond this many waiting, new requests are rejected at once
+ * @param reserve the fraction of each shared bucket's capacity (deployment, model profile,
+ *     organisation) that classes served after this one may not take: headroom for this class and
+ *     the ones before it, so that a request that may only wait briefly finds capacity at once
+ *     when long-budget work has drained the bucket. Unused, it costs the lower classes only
+ *     burst, not rate: their waiting work keeps the bucket at the reserve and takes every refill
+ *     above it. In [0, 1); the reserves of all classes add up to less than 1.
  */
-public record ClassPolicy(Duration maxQueueWait, int maxQueueLength) {
+public record ClassPolicy(Duration maxQueueWait, int maxQueueLength, double reserve) {
+
+    /**
+     * Interactive work waits at most 300 ms, less than a busy bucket takes to refill a request of
+     * any size, so a tenth of every shared bucket is held back for it (and for critical work, which
+     * may use it too). A tenth: enough for a few chats at once on a token bucket of a minute's
+     * worth, little enough that the burst left to batch work stays nine tenths of the bucket.
+     */
+    public static final double DEFAULT_INTERACTIVE_RESERVE = 0.10;
 
     public ClassPolicy {
         Objects.requireNonNull(maxQueueWait, "maxQueueWait");
         ConfigException.require(!maxQueueWait.isNegative(), "max_queue_wait", ">= 0", maxQueueWait);
         ConfigException.require(maxQueueLength >= 0, "max_queue_length", ">= 0", maxQueueLength);
+        ConfigException.require(reserve >= 0 && reserve < 1, "reserve", "in [0, 1)", reserve);
+    }
+
+    /** A policy that holds nothing back for its class. */
+    public ClassPolicy(Duration maxQueueWait, int maxQueueLength) {
+        this(maxQueueWait, maxQueueLength, 0);
+    }
+
+    /** This policy with {@code reserve} held back for its class. */
+    public ClassPolicy withReserve(double reserve) {
+        return new ClassPolicy(maxQueueWait, maxQueueLength, reserve);
     }
 
     /**
      * Defaults, by class. Interactive work is someone waiting at a screen: 300 ms of queueing is
-     * the most that still feels instant. Batch work is judged on completion, not latency: 20
-     * minutes. Critical gets 5 s because it must not be shed, yet must not hang either. Eval and
-     * background sit between and after batch.
+     * the most that still feels instant, and {@link #DEFAULT_INTERACTIVE_RESERVE} of shared
+     * capacity is held back for it. Batch work is judged on completion, not latency: 20 minutes.
+     * Critical gets 5 s because it must not be shed, yet must not hang either; it reserves nothing
+     * of its own, since it is served first at every refill and may use the interactive reserve.
+     * Eval and background sit between and after batch.
      */
     public static Map<TrafficClass, ClassPolicy> defaults() {
         Map<TrafficClass, ClassPolicy> m = new EnumMap<>(TrafficClass.class);
         m.put(TrafficClass.CRITICAL, new ClassPolicy(Duration.ofSeconds(5), 1_000));
-        m.put(TrafficClass.INTERACTIVE, new ClassPolicy(Duration.ofMillis(300), 1_000));
+        m.put(TrafficClass.INTERACTIVE, new ClassPolicy(Duration.ofMillis(300), 1_000, DEFAULT_INTERACTIVE_RESERVE));
         m.put(TrafficClass.BATCH, new ClassPolicy(Duration.ofMinutes(20), 10_000));
         m.put(TrafficClass.EVAL, new ClassPolicy(Duration.ofMinutes(10), 10_000));
         m.put(TrafficClass.BACKGROUND, new ClassPolicy(Duration.ofMinutes(30), 10_000));

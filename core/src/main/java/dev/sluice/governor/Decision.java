@@ -1,6 +1,8 @@
 package dev.sluice.governor;
 
+import dev.sluice.store.ReserveOutcome;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /** The governor's answer to {@link QuotaGovernor#admit}. */
@@ -42,10 +44,20 @@ public sealed interface Decision permits Decision.Final, Decision.Queued {
      *
      * @param expectedWaitNanos the wait foreseen by refill arithmetic when it was queued
      * @param outcome completes exactly once
+     * @param cause the shortfall it waits on when it found the buckets short (its scope, dimension,
+     *     and whether the class reserve held it back: {@link ReserveOutcome.Short#headroomBound});
+     *     empty when it queued behind others of its class or a higher one
      */
-    record Queued(long expectedWaitNanos, CompletionStage<Final> outcome) implements Decision {
+    record Queued(long expectedWaitNanos, CompletionStage<Final> outcome, Optional<ReserveOutcome.Short> cause)
+            implements Decision {
         public Queued {
             Objects.requireNonNull(outcome, "outcome");
+            Objects.requireNonNull(cause, "cause");
+        }
+
+        /** Queued behind others, with no shortfall of its own to name. */
+        public Queued(long expectedWaitNanos, CompletionStage<Final> outcome) {
+            this(expectedWaitNanos, outcome, Optional.empty());
         }
     }
 }

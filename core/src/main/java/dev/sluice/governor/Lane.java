@@ -320,7 +320,9 @@ final class Lane {
                     forgetTag(k, w, wasLast);
                     long retry = w.lastShort.filter(ReserveOutcome.Short::waitKnown)
                             .map(ReserveOutcome.Short::waitNanos).orElse(holdNanosAverage());
-                    Rejection r = Rejections.timedOut(w.request.trafficClass(), now - w.enqueuedAt, w.lastShort, retry);
+                    TrafficClass tc = w.request.trafficClass();
+                    Rejection r = Rejections.timedOut(tc, now - w.enqueuedAt, w.lastShort, retry,
+                            governor.config().reserveHolders(tc));
                     done.add(() -> w.outcome.complete(governor.rejected(w.request, r)));
                 }));
                 if (flow.isEmpty()) {

@@ -6,6 +6,7 @@ import dev.sluice.limits.ScopeLevel;
 import dev.sluice.store.BoundPath;
 import dev.sluice.store.BucketPlan;
 import dev.sluice.store.BucketState;
+import dev.sluice.store.Headroom;
 import dev.sluice.store.QuotaStore;
 import dev.sluice.store.ReserveOutcome;
 import dev.sluice.store.SettleOutcome;
@@ -36,8 +37,17 @@ public final class QuotaGovernor {
     /** Everything a path resolves to, looked up once per admission instead of once per part. */
     private final ConcurrentHashMap<RequestPath, Route> routes = new ConcurrentHashMap<>();
 
-    /** A path's buckets bound to the store, its deployment's lane and its tenant's share of that lane. */
-    private record Route(BoundPath buckets, Lane lane, TenantShare share) {}
+    /**
+     * A path's buckets bound to the store, its deployment's lane, its tenant's share of that lane,
+     * and per class (by ordinal) the headroom a request of that class leaves on the path's shared
+     * buckets.
+     */
+    private record Route(BoundPath buckets, Lane lane, TenantShare share, Headroom[] headroom) {
+
+        ReserveOutcome reserve(TrafficClass c, long[] amounts, long leaseTtlNanos) {
+            return buckets.reserve(amounts, leaseTtlNanos, headroom[c.ordinal()]);
+        }
+    }
     private final ConcurrentHashMap<Scope, Optional<BucketPlan>> plans = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     /** Read on every decision: an array, so iterating it allocates nothing. */
@@ -73,7 +83,7 @@ public final class QuotaGovernor {
         long[] amounts = request.demand().amounts();
         TenantShare share = route.share();
         if (!lane.queuedAtOrAbove(c)) {
-            ReserveOutcome o = route.buckets().reserve(amounts, leaseTtlNanos);
+            ReserveOutcome o = route.reserve(c, amounts, leaseTtlNanos);
             if (o instanceof ReserveOutcome.Granted g) {
                 return admitted(lane, request, g, amounts, share, 0, 0, now);
             }
@@ -87,20 +97,20 @@ public final class QuotaGovernor {
             long budget = budgetNanos(request, now);
             long wait = s.waitKnown() ? s.waitNanos() : lane.holdNanosAverage();
             if (s.waitKnown() ? wait > budget : budget <= 0) {
-                return rejected(request, Rejections.waitTooLong(s, wait, budget, c));
+                return rejected(request, Rejections.waitTooLong(s, wait, budget, c, config.reserveHolders(c)));
             }
-            return enqueue(lane, request, amounts, share, now, budget, wait);
+            return enqueue(lane, request, amounts, share, now, budget, wait, Optional.of(s));
         }
         long budget = budgetNanos(request, now);
         long wait = lane.fairAheadNanos(c, share) + lane.costNanos(amounts);
         if (wait > budget) {
             return rejected(request, Rejections.queueBusy(c, wait, budget));
         }
-        return enqueue(lane, request, amounts, share, now, budget, wait);
+        return enqueue(lane, request, amounts, share, now, budget, wait, Optional.empty());
     }
 
     private Decision enqueue(Lane lane, AdmissionRequest request, long[] amounts, TenantShare share, long now,
-            long budget, long expectedWait) {
+            long budget, long expectedWait, Optional<ReserveOutcome.Short> cause) {
         TrafficClass c = request.trafficClass();
         ClassPolicy policy = config.classes().get(c);
         if (lane.queuedIn(c) >= policy.maxQueueLength()) {
@@ -118,7 +128,7 @@ public final class QuotaGovernor {
         if (w.outcome.isDone()) {
             return w.outcome.join();
         }
-        return new Decision.Queued(expectedWait, w.outcome);
+        return new Decision.Queued(expectedWait, w.outcome, cause);
     }
 
     /** How long a request of this class may wait from now: its class budget, cut by its deadline. */
@@ -130,7 +140,7 @@ public final class QuotaGovernor {
     }
 
     ReserveOutcome tryReserve(AdmissionRequest request, long[] amounts) {
-        return route(request.path()).buckets().reserve(amounts, leaseTtlNanos);
+        return route(request.path()).reserve(request.trafficClass(), amounts, leaseTtlNanos);
     }
 
     Decision.Final admitted(Lane lane, AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts,
@@ -346,10 +356,31 @@ public final class QuotaGovernor {
                 plan(s).ifPresent(list::add);
             }
             Lane lane = lane(p.deployment());
-            r = new Route(store.bind(list.toArray(BucketPlan[]::new)), lane, lane.share(p.tenant(), this));
+            r = new Route(store.bind(list.toArray(BucketPlan[]::new)), lane, lane.share(p.tenant(), this),
+                    headroom(list));
             routes.put(p, r);
         }
         return r;
+    }
+
+    /**
+     * Per class, what its requests leave on the path's shared buckets (those no tenant owns: the
+     * deployment, the model profile, the organisation) for the classes before it. A tenant's,
+     * team's or key's own bucket is its ceiling, shared with nobody else, and keeps no headroom.
+     */
+    private Headroom[] headroom(List<BucketPlan> path) {
+        int shared = 0;
+        for (int i = 0; i < path.size(); i++) {
+            if (!path.get(i).scope().level().ownedByTenant()) {
+                shared |= 1 << i;
+            }
+        }
+        TrafficClass[] classes = TrafficClass.values();
+        Headroom[] out = new Headroom[classes.length];
+        for (TrafficClass c : classes) {
+            out[c.ordinal()] = new Headroom(config.headroomFor(c), shared);
+        }
+        return out;
     }
 
     private Optional<BucketPlan> plan(Scope scope) {

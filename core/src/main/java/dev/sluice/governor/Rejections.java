@@ -27,12 +27,28 @@ final class Rejections {
     }
 
     static Rejection waitTooLong(ReserveOutcome.Short s, long waitNanos, long budgetNanos, TrafficClass c) {
+        return waitTooLong(s, waitNanos, budgetNanos, c, "");
+    }
+
+    /**
+     * As {@link #waitTooLong(ReserveOutcome.Short, long, long, TrafficClass)}; when the shortfall
+     * was the class reserve held back for {@code heldFor} (say {@code interactive}), the code ends
+     * in {@code _reserved} and the sentence says what was held back and for whom.
+     */
+    static Rejection waitTooLong(ReserveOutcome.Short s, long waitNanos, long budgetNanos, TrafficClass c,
+            String heldFor) {
         String when = s.waitKnown() ? "capacity returns in " + human(waitNanos)
                 : "it depends on requests in flight finishing";
-        return new Rejection(GatewayDecision.REJECTED_LOCALLY, code(s, "exhausted"), Optional.of(s.dimension()),
-                Optional.of(s.scope()), millis(waitNanos), true,
-                String.format(Locale.ROOT, "%s is short of %s (%d available, %d needed) and %s, longer than the %s "
-                        + "request may wait (%s).", s.scope(), describe(s.dimension()), s.available(), s.needed(), when,
+        boolean reserved = s.headroomBound();
+        String shortOf = reserved
+                ? String.format(Locale.ROOT, "%s has %d %s but %d of them are held back for %s requests (class reserve) "
+                        + "and %d are needed", s.scope(), s.available(), describe(s.dimension()), s.heldBack(),
+                        holders(heldFor), s.needed())
+                : String.format(Locale.ROOT, "%s is short of %s (%d available, %d needed)", s.scope(),
+                        describe(s.dimension()), s.available(), s.needed());
+        return new Rejection(GatewayDecision.REJECTED_LOCALLY, code(s, reserved ? "reserved" : "exhausted"),
+                Optional.of(s.dimension()), Optional.of(s.scope()), millis(waitNanos), true,
+                String.format(Locale.ROOT, "%s; %s, longer than the %s request may wait (%s).", shortOf, when,
                         c.wireName(), human(budgetNanos)));
     }
 
@@ -50,11 +66,24 @@ final class Rejections {
     }
 
     static Rejection timedOut(TrafficClass c, long waitedNanos, Optional<ReserveOutcome.Short> last, long retryNanos) {
-        String cause = last.map(s -> " for " + describe(s.dimension()) + " on " + s.scope()).orElse("");
+        return timedOut(c, waitedNanos, last, retryNanos, "");
+    }
+
+    /** As {@link #timedOut(TrafficClass, long, Optional, long)}, saying when the class reserve held it back. */
+    static Rejection timedOut(TrafficClass c, long waitedNanos, Optional<ReserveOutcome.Short> last, long retryNanos,
+            String heldFor) {
+        String cause = last.map(s -> " for " + describe(s.dimension()) + " on " + s.scope()
+                + (s.headroomBound() ? String.format(Locale.ROOT, " (%d of them held back for %s requests, class reserve)",
+                        s.heldBack(), holders(heldFor)) : "")).orElse("");
         return new Rejection(GatewayDecision.QUEUED_THEN_TIMED_OUT, "queue_wait_exceeded",
                 last.map(ReserveOutcome.Short::dimension), last.map(ReserveOutcome.Short::scope), millis(retryNanos),
                 true, String.format(Locale.ROOT, "The %s request waited %s%s and its wait budget or deadline ran out.",
                         c.wireName(), human(waitedNanos), cause));
+    }
+
+    /** Who a reserve is held back for, as words; "higher-class" when not told. */
+    private static String holders(String heldFor) {
+        return heldFor.isEmpty() ? "higher-class" : heldFor;
     }
 
     static Rejection deadlinePassed(TrafficClass c) {

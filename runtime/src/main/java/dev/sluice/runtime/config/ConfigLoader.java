@@ -58,7 +58,7 @@ public final class ConfigLoader {
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
             "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
     private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
-    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length");
+    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "reserve");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
             "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy");
     private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
@@ -242,8 +242,13 @@ public final class ConfigLoader {
             ClassPolicy def = out.get(tc);
             Duration wait = c.get("max_queue_wait").duration(def.maxQueueWait());
             int length = c.get("max_queue_length").intValue(def.maxQueueLength());
-            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length)));
+            double reserve = c.get("reserve").doubleValue(def.reserve());
+            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, reserve)));
         });
+        double reserves = out.values().stream().mapToDouble(ClassPolicy::reserve).sum();
+        if (reserves >= 1) {
+            throw new ConfigException(n.path(), "class reserves adding up to less than 1", Double.toString(reserves));
+        }
         return out;
     }
 
