@@ -3,6 +3,7 @@ package dev.sluice.governor;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Limits;
 import dev.sluice.store.BucketPlan;
+import dev.sluice.store.Headroom;
 import dev.sluice.store.ReserveOutcome;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -13,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Everything queued for one provider deployment: a queue per traffic class, each served in
@@ -41,11 +43,24 @@ final class Lane {
     private long earliestGiveUp = Long.MAX_VALUE;
     private volatile double holdNanosAverage = 1e9;
 
+    /**
+     * A class's reserve is held back while the class has asked for this deployment within this
+     * long: a minute spans the pauses between one person's chats, and a deployment that only
+     * batch work uses gets its whole bucket back within a minute of the last chat.
+     */
+    static final long RESERVE_IDLE_NANOS = 60_000_000_000L;
+    /** Last-asked times are written at most this often, so admissions rarely write a shared line. */
+    private static final long ASKED_RESOLUTION_NANOS = 1_000_000_000L;
+    private static final long NEVER = Long.MIN_VALUE / 2;
+    /** Per class, when it last asked for this deployment (to within {@link #ASKED_RESOLUTION_NANOS}). */
+    private final AtomicLongArray lastAsked = new AtomicLongArray(CLASSES.length);
+
     Lane(String deployment, BucketPlan deploymentPlan) {
         this.deployment = deployment;
         this.deploymentPlan = deploymentPlan;
         for (int i = 0; i < CLASSES.length; i++) {
             flows.add(new LinkedHashMap<>());
+            lastAsked.set(i, NEVER);
         }
     }
 
@@ -76,6 +91,30 @@ final class Lane {
 
     Iterable<TenantShare> shares() {
         return shares.values();
+    }
+
+    /** Notes that {@code c} asked for this deployment at {@code now}. */
+    void asked(TrafficClass c, long now) {
+        int k = c.ordinal();
+        if (now - lastAsked.get(k) >= ASKED_RESOLUTION_NANOS) {
+            lastAsked.set(k, now);
+        }
+    }
+
+    /**
+     * What a {@code c} request leaves on the path's shared buckets ({@code shared}, by path index)
+     * now: the reserves of the classes before it that asked for this deployment lately. A reserve
+     * no one has asked for in {@link #RESERVE_IDLE_NANOS} is reclaimed by the classes below it.
+     */
+    Headroom headroom(TrafficClass c, int shared, long now, GovernorConfig config) {
+        double fraction = 0;
+        for (int h = 0; h < c.ordinal(); h++) {
+            double r = config.classes().get(CLASSES[h]).reserve();
+            if (r > 0 && now - lastAsked.get(h) < RESERVE_IDLE_NANOS) {
+                fraction += r;
+            }
+        }
+        return fraction == 0 || shared == 0 ? Headroom.NONE : new Headroom(fraction, shared);
     }
 
     /** Whether anything of {@code c} or a class served before it waits: then {@code c} may not barge in. */

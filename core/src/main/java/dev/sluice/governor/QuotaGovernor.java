@@ -6,7 +6,6 @@ import dev.sluice.limits.ScopeLevel;
 import dev.sluice.store.BoundPath;
 import dev.sluice.store.BucketPlan;
 import dev.sluice.store.BucketState;
-import dev.sluice.store.Headroom;
 import dev.sluice.store.QuotaStore;
 import dev.sluice.store.ReserveOutcome;
 import dev.sluice.store.SettleOutcome;
@@ -39,15 +38,10 @@ public final class QuotaGovernor {
 
     /**
      * A path's buckets bound to the store, its deployment's lane, its tenant's share of that lane,
-     * and per class (by ordinal) the headroom a request of that class leaves on the path's shared
-     * buckets.
+     * and which of its buckets are shared (by path index): those keep the class reserves.
      */
-    private record Route(BoundPath buckets, Lane lane, TenantShare share, Headroom[] headroom) {
+    private record Route(BoundPath buckets, Lane lane, TenantShare share, int shared) {}
 
-        ReserveOutcome reserve(TrafficClass c, long[] amounts, long leaseTtlNanos) {
-            return buckets.reserve(amounts, leaseTtlNanos, headroom[c.ordinal()]);
-        }
-    }
     private final ConcurrentHashMap<Scope, Optional<BucketPlan>> plans = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     /** Read on every decision: an array, so iterating it allocates nothing. */
@@ -76,6 +70,7 @@ public final class QuotaGovernor {
         }
         Route route = route(request.path());
         Lane lane = route.lane();
+        lane.asked(c, now);
         Optional<Rejection> screened = lane.guard.screen(c, now);
         if (screened.isPresent()) {
             return rejected(request, screened.get());
@@ -83,7 +78,7 @@ public final class QuotaGovernor {
         long[] amounts = request.demand().amounts();
         TenantShare share = route.share();
         if (!lane.queuedAtOrAbove(c)) {
-            ReserveOutcome o = route.reserve(c, amounts, leaseTtlNanos);
+            ReserveOutcome o = reserve(route, c, amounts, now);
             if (o instanceof ReserveOutcome.Granted g) {
                 return admitted(lane, request, g, amounts, share, 0, 0, now);
             }
@@ -140,7 +135,11 @@ public final class QuotaGovernor {
     }
 
     ReserveOutcome tryReserve(AdmissionRequest request, long[] amounts) {
-        return route(request.path()).reserve(request.trafficClass(), amounts, leaseTtlNanos);
+        return reserve(route(request.path()), request.trafficClass(), amounts, clock.nanos());
+    }
+
+    private ReserveOutcome reserve(Route route, TrafficClass c, long[] amounts, long now) {
+        return route.buckets().reserve(amounts, leaseTtlNanos, route.lane().headroom(c, route.shared(), now, config));
     }
 
     Decision.Final admitted(Lane lane, AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts,
@@ -357,30 +356,25 @@ public final class QuotaGovernor {
             }
             Lane lane = lane(p.deployment());
             r = new Route(store.bind(list.toArray(BucketPlan[]::new)), lane, lane.share(p.tenant(), this),
-                    headroom(list));
+                    shared(list));
             routes.put(p, r);
         }
         return r;
     }
 
     /**
-     * Per class, what its requests leave on the path's shared buckets (those no tenant owns: the
-     * deployment, the model profile, the organisation) for the classes before it. A tenant's,
-     * team's or key's own bucket is its ceiling, shared with nobody else, and keeps no headroom.
+     * The path's shared buckets, by index: those no tenant owns (the deployment, the model
+     * profile, the organisation), which keep the class reserves. A tenant's, team's or key's own
+     * bucket is its ceiling, shared with nobody else, and keeps none.
      */
-    private Headroom[] headroom(List<BucketPlan> path) {
+    private static int shared(List<BucketPlan> path) {
         int shared = 0;
         for (int i = 0; i < path.size(); i++) {
             if (!path.get(i).scope().level().ownedByTenant()) {
                 shared |= 1 << i;
             }
         }
-        TrafficClass[] classes = TrafficClass.values();
-        Headroom[] out = new Headroom[classes.length];
-        for (TrafficClass c : classes) {
-            out[c.ordinal()] = new Headroom(config.headroomFor(c), shared);
-        }
-        return out;
+        return shared;
     }
 
     private Optional<BucketPlan> plan(Scope scope) {

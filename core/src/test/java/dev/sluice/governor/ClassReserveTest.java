@@ -30,6 +30,11 @@ class ClassReserveTest {
         return f.governor.admit(f.request("acme", in, 0, c));
     }
 
+    /** A request of class {@code c} that takes no tokens: the class has asked lately, so its reserve is held. */
+    private static void seen(GovernorFixture f, TrafficClass c) {
+        assertThat(admit(f, 0, c)).isInstanceOf(Decision.Admitted.class);
+    }
+
     @Test
     void byDefaultATenthOfSharedCapacityIsHeldBackForInteractiveAndCriticalWork() {
         GovernorConfig c = config().build();
@@ -44,6 +49,7 @@ class ClassReserveTest {
     @Test
     void batchWorkLeavesTheReserveAndInteractiveWorkTakesIt() {
         GovernorFixture f = deploymentOf6000();
+        seen(f, TrafficClass.INTERACTIVE);
         assertThat(admit(f, 5_400, TrafficClass.BATCH)).isInstanceOf(Decision.Admitted.class);
 
         // 600 left: all of it the interactive reserve.
@@ -60,6 +66,7 @@ class ClassReserveTest {
     @Test
     void unusedReserveCostsBatchWorkNoRate() {
         GovernorFixture f = deploymentOf6000();
+        seen(f, TrafficClass.INTERACTIVE);
         admit(f, 5_400, TrafficClass.BATCH);
         Decision.Queued first = (Decision.Queued) admit(f, 100, TrafficClass.BATCH);
         Decision.Queued second = (Decision.Queued) admit(f, 100, TrafficClass.BATCH);
@@ -90,6 +97,21 @@ class ClassReserveTest {
     }
 
     @Test
+    void aReserveIsReclaimedWhenItsClassHasNotAskedForAMinuteAndHeldAgainWhenItDoes() {
+        GovernorFixture f = deploymentOf6000();
+        seen(f, TrafficClass.INTERACTIVE);
+        f.clock.advanceMillis(60_000);
+
+        // No chat for a minute: batch may take the whole bucket.
+        assertThat(admit(f, 6_000, TrafficClass.BATCH)).isInstanceOf(Decision.Admitted.class);
+        // A chat asks again (it waits for its 100 tokens, 1 s away, longer than it may: refused) ...
+        assertThat(admit(f, 100, TrafficClass.INTERACTIVE)).isInstanceOf(Decision.Rejected.class);
+        // ... and from then on batch leaves the reserve again: 100 tokens wait for 700 in the bucket.
+        Decision.Queued q = (Decision.Queued) admit(f, 100, TrafficClass.BATCH);
+        assertThat(q.expectedWaitNanos()).isEqualTo(Duration.ofSeconds(7).toNanos());
+    }
+
+    @Test
     void aTenantsOwnBucketKeepsNoReserve() {
         GovernorFixture f = new GovernorFixture(config()
                 .scope(tenant("acme"), limits(INPUT_TOKENS, 1_000))
@@ -106,6 +128,8 @@ class ClassReserveTest {
                 .classPolicy(TrafficClass.CRITICAL, ClassPolicy.defaults().get(TrafficClass.CRITICAL).withReserve(0.05))
                 .build());
         assertThat(f.governor.config().reserveHolders(TrafficClass.BATCH)).isEqualTo("critical and interactive");
+        seen(f, TrafficClass.CRITICAL);
+        seen(f, TrafficClass.INTERACTIVE);
         // Batch leaves 900 (15%), interactive 300 (critical's 5%), critical nothing.
         assertThat(admit(f, 5_100, TrafficClass.BATCH)).isInstanceOf(Decision.Admitted.class);
         assertThat(admit(f, 600, TrafficClass.INTERACTIVE)).isInstanceOf(Decision.Admitted.class);
@@ -116,7 +140,9 @@ class ClassReserveTest {
     @Test
     void concurrencyKeepsAReserveToo() {
         GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(CONCURRENT_REQUESTS, 10)).build());
-        for (int i = 0; i < 9; i++) {
+        seen(f, TrafficClass.INTERACTIVE);
+        // With the interactive request in flight, batch may fill the deployment up to 9 of 10.
+        for (int i = 0; i < 8; i++) {
             assertThat(admit(f, 0, TrafficClass.BATCH)).isInstanceOf(Decision.Admitted.class);
         }
         assertThat(admit(f, 0, TrafficClass.BATCH)).isInstanceOf(Decision.Queued.class);
@@ -128,6 +154,7 @@ class ClassReserveTest {
         GovernorFixture f = new GovernorFixture(config()
                 .scope(deployment(), limits(INPUT_TOKENS, 6_000))
                 .classPolicy(TrafficClass.BATCH, new ClassPolicy(Duration.ofMillis(500), 100)).build());
+        seen(f, TrafficClass.INTERACTIVE);
         admit(f, 5_400, TrafficClass.BATCH);
 
         Rejection r = ((Decision.Rejected) admit(f, 100, TrafficClass.BATCH)).rejection();
@@ -145,6 +172,7 @@ class ClassReserveTest {
         GovernorFixture f = new GovernorFixture(config()
                 .scope(deployment(), limits(INPUT_TOKENS, 6_000))
                 .classPolicy(TrafficClass.BATCH, new ClassPolicy(Duration.ofSeconds(2), 100)).build());
+        seen(f, TrafficClass.INTERACTIVE);
         admit(f, 5_400, TrafficClass.BATCH);
         Decision.Queued q = (Decision.Queued) admit(f, 100, TrafficClass.BATCH);
         // Interactive work keeps draining what refills, so the batch request never fits.
