@@ -158,10 +158,24 @@ final class Lane {
             sum += queuedCostNanos[i];
         }
         double start = Math.max(virtualTime[k], share.lastFinishTag[k]);
+        long fair = 0;
+        long own = 0;
+        double weights = share.weight;
         for (Flow flow : flows.get(k).values()) {
-            sum += flow.costUpTo(start);
+            fair += flow.costUpTo(start);
+            TenantShare other = flow.peekFirst().share;
+            if (other == share) {
+                own = flow.cost();
+            } else {
+                weights += other.weight;
+            }
         }
-        return sum;
+        // Tenants waiting now keep arriving, and their new requests take tags below a light
+        // tenant's far-ahead start: counting only what waits would promise that tenant a wait it
+        // then overruns. While everyone waiting stays backlogged, the tenant is served its weight's
+        // part of the deployment, so its own backlog takes at most that long.
+        long shareBound = (long) (own * (weights / share.weight));
+        return sum + Math.max(fair, shareBound);
     }
 
     /** Time {@code amounts} alone occupy the deployment: the largest share of any rate it limits. */
@@ -184,8 +198,10 @@ final class Lane {
         double weight = share.weight;
         double start = Math.max(virtualTime[c], share.lastFinishTag[c]);
         // The tag advances by the request's cost over the tenant's weight: heavier tenants' tags grow slower.
-        share.lastFinishTag[c] = start + Math.max(1.0, cost) / weight;
+        double span = Math.max(1.0, cost) / weight;
+        share.lastFinishTag[c] = start + span;
         Waiter w = new Waiter(request, amounts, share, now, giveUpAt, start, seq++, cost);
+        w.span = span;
         flows.get(c).computeIfAbsent(share.tenant, t -> new Flow()).addLast(w);
         queued.incrementAndGet(c);
         queuedCostNanos[c] += cost;
@@ -319,19 +335,23 @@ final class Lane {
     }
 
     /**
-     * A waiter that leaves unserved gives its place in fair order back: if it was its tenant's last
-     * in the class, the tenant's next request starts where this one would have. Otherwise the
-     * tenant would be pushed back for work it never got.
+     * A waiter that leaves unserved (its deadline passed, it can never fit) gives back the place in
+     * fair order it took: its tenant's later waiters in the class, and its next request, move
+     * earlier by its span. Otherwise a tenant whose requests time out because its share is small
+     * would be charged for work it never got, and fall further behind with every timeout.
      */
-    private static void forgetTag(int c, Waiter w, boolean wasLast) {
-        if (wasLast) {
-            w.share.lastFinishTag[c] = Math.min(w.share.lastFinishTag[c], w.startTag);
+    private void forgetTag(int c, Waiter w) {
+        Flow flow = flows.get(c).get(w.share.tenant);
+        if (flow != null) {
+            flow.retreat(new double[] {w.startTag}, new double[] {w.span}, 1);
         }
+        w.share.lastFinishTag[c] -= w.span;
     }
 
     /** Removes a waiter that leaves without being served. */
     private void removeUnserved(int c, Waiter w) {
-        forgetTag(c, w, remove(c, w));
+        remove(c, w);
+        forgetTag(c, w);
     }
 
     /** Removes a waiter; whether it was its flow's last. */
@@ -353,10 +373,11 @@ final class Lane {
             Iterator<Flow> flowsIt = flows.get(c).values().iterator();
             while (flowsIt.hasNext()) {
                 Flow flow = flowsIt.next();
+                List<Waiter> left = new java.util.ArrayList<>();
                 next = Math.min(next, flow.removeExpired(now, (w, wasLast) -> {
                     queued.decrementAndGet(k);
                     queuedCostNanos[k] -= w.costNanos;
-                    forgetTag(k, w, wasLast);
+                    left.add(w);
                     long retry = w.lastShort.filter(ReserveOutcome.Short::waitKnown)
                             .map(ReserveOutcome.Short::waitNanos).orElse(holdNanosAverage());
                     TrafficClass tc = w.request.trafficClass();
@@ -364,6 +385,18 @@ final class Lane {
                             governor.config().reserveHolders(tc));
                     done.add(() -> w.outcome.complete(governor.rejected(w.request, r)));
                 }));
+                if (!left.isEmpty()) {
+                    // The ones that left, in arrival order, which is tag order: one pass moves the rest.
+                    double[] tags = new double[left.size()];
+                    double[] spans = new double[left.size()];
+                    for (int i = 0; i < tags.length; i++) {
+                        Waiter w = left.get(i);
+                        tags[i] = w.startTag;
+                        spans[i] = w.span;
+                        w.share.lastFinishTag[k] -= w.span;
+                    }
+                    flow.retreat(tags, spans, tags.length);
+                }
                 if (flow.isEmpty()) {
                     flowsIt.remove();
                 }
