@@ -3,6 +3,10 @@ package dev.sluice.cli;
 import dev.sluice.config.ConfigException;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.ledger.Ledger;
+import dev.sluice.runtime.control.Actor;
+import dev.sluice.runtime.control.EditRefused;
+import dev.sluice.ledger.LedgerJournal;
+import dev.sluice.runtime.config.LedgerSettings;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
@@ -11,10 +15,12 @@ import dev.sluice.store.QuotaStore;
 import dev.sluice.store.redis.FailoverConfig;
 import dev.sluice.store.redis.FailoverQuotaStore;
 import dev.sluice.store.redis.FailurePolicy;
+import dev.sluice.store.redis.FleetHeartbeat;
 import dev.sluice.store.redis.RedisQuotaStore;
 import dev.sluice.time.NanoClock;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntSupplier;
 import dev.sluice.store.redis.RedisStoreConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -42,13 +48,20 @@ final class ServeCommand {
         Gateway.Builder b = Gateway.builder(config);
         try {
             b.ledger(Ledger.open(config.ledger()));
+            if (config.ledger().kind() != LedgerSettings.Kind.OFF) {
+                // Changes made through the admin API are kept beside the usage, and replayed at start.
+                b.journal(LedgerJournal.open(config.ledger()));
+            }
         } catch (RuntimeException e) {
             err.println("sluice serve: cannot open the usage ledger: " + e.getMessage());
             return 1;
         }
+        FleetHeartbeat[] heartbeat = new FleetHeartbeat[1];
         if (config.store().kind() == StoreSettings.Kind.REDIS) {
             try {
-                b.store(redisStore(config));
+                RedisQuotaStore redis = connect(config);
+                heartbeat[0] = FleetHeartbeat.start(redis, HEARTBEAT_EVERY);
+                b.store(redisStore(config, redis, heartbeat[0]::liveReplicas));
             } catch (RuntimeException e) {
                 err.println("sluice serve: cannot use the Redis store: " + e.getMessage());
                 return 1;
@@ -64,8 +77,19 @@ final class ServeCommand {
         }
         out.println("Sluice listening on " + g.baseUrl() + " (" + config.deployments().size() + " deployments, "
                 + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
+        onHangUp(() -> {
+            try {
+                SluiceConfig now = g.control().reloadFile(Actor.CONFIG);
+                out.println("sluice serve: reloaded " + now.sourceName() + " (" + now.keys().size() + " keys)");
+            } catch (EditRefused e) {
+                err.println("sluice serve: reload refused: " + e.getMessage());
+            }
+        });
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (heartbeat[0] != null) {
+                heartbeat[0].close();
+            }
             try {
                 g.stop().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             } catch (Exception ignored) {
@@ -81,18 +105,56 @@ final class ServeCommand {
         return 0;
     }
 
-    /** The shared Redis store behind the configured failure policy (per deployment where overridden). */
-    static QuotaStore redisStore(SluiceConfig config) {
-        RedisQuotaStore redis = RedisQuotaStore.connect(config.store().redisUri(),
+    /**
+     * Runs {@code action} on every SIGHUP, the usual "read your configuration again". The JDK's
+     * signal API is not public (sun.misc, in jdk.unsupported), so it is reached reflectively: where
+     * it is missing, SIGHUP keeps its default and {@code POST /admin/reload} still works.
+     */
+    static void onHangUp(Runnable action) {
+        try {
+            Class<?> signal = Class.forName("sun.misc.Signal");
+            Class<?> handler = Class.forName("sun.misc.SignalHandler");
+            Object h = java.lang.reflect.Proxy.newProxyInstance(handler.getClassLoader(), new Class<?>[] {handler},
+                    (proxy, method, margs) -> switch (method.getName()) {
+                        case "handle" -> {
+                            // Off the signal thread, which must not run user code for long.
+                            Thread.ofVirtual().name("sluice-reload").start(action);
+                            yield null;
+                        }
+                        case "hashCode" -> System.identityHashCode(proxy);
+                        case "equals" -> proxy == margs[0];
+                        default -> "sluice-reload-on-hup";
+                    });
+            signal.getMethod("handle", signal, handler).invoke(null, signal.getConstructor(String.class).newInstance("HUP"), h);
+        } catch (ReflectiveOperationException | IllegalArgumentException | LinkageError e) {
+            // No signal API here (or HUP is taken): the API route remains.
+        }
+    }
+
+    /** How often a replica on Redis tells the fleet it is alive. */
+    static final java.time.Duration HEARTBEAT_EVERY = java.time.Duration.ofSeconds(2);
+
+    static RedisQuotaStore connect(SluiceConfig config) {
+        return RedisQuotaStore.connect(config.store().redisUri(),
                 RedisStoreConfig.builder().dailyResetZone(config.dailyResetZone()).build());
+    }
+
+    /**
+     * The shared Redis store behind the configured failure policy (per deployment where
+     * overridden). While Redis is down, a fail-open replica holds 1/N of every limit, N being the
+     * larger of {@code store.replicas} (the operator's floor) and the replicas whose heartbeats
+     * Redis last reported: a fleet grown past its configured size does not over-admit.
+     */
+    static QuotaStore redisStore(SluiceConfig config, RedisQuotaStore redis, IntSupplier liveReplicas) {
         Map<String, FailurePolicy> perDeployment = new HashMap<>();
         for (DeploymentConfig d : config.deployments().values()) {
             d.failurePolicy().ifPresent(p -> perDeployment.put(d.id(), policy(p)));
         }
         FailoverConfig failover = new FailoverConfig(policy(config.store().failurePolicy()), perDeployment,
                 FailoverConfig.DEFAULT_RETRY_AFTER, config.dailyResetZone());
-        int replicas = config.store().replicas();
-        return new FailoverQuotaStore(redis, failover, NanoClock.system(), () -> replicas);
+        int floor = config.store().replicas();
+        return new FailoverQuotaStore(redis, failover, NanoClock.system(),
+                () -> Math.max(floor, liveReplicas.getAsInt()));
     }
 
     private static FailurePolicy policy(StoreSettings.FailurePolicy p) {

@@ -5,13 +5,16 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * How long a class may wait for capacity, how many of its requests may wait at once, and how much
- * of every shared bucket is held back for it.
+ * How long a class may wait for capacity, how many of its requests may wait at once, its default
+ * deadline, and how much of every shared bucket is held back for it.
  *
  * @param maxQueueWait a request waits only if it can be served within this (and its deadline)
  * @param maxQueueLength beyond this many waiting, new requests are rejected at once
+ * @param deadline the deadline of the class's requests when neither the key nor the request sets a
+ *     shorter one; empty for none
  * @param reserve the fraction of each shared bucket's capacity (deployment, model profile,
  *     organisation) that classes served after this one may not take: headroom for this class and
  *     the ones before it, so that a request that may only wait briefly finds capacity at once
@@ -19,7 +22,7 @@ import java.util.Objects;
  *     burst, not rate: their waiting work keeps the bucket at the reserve and takes every refill
  *     above it. In [0, 1); the reserves of all classes add up to less than 1.
  */
-public record ClassPolicy(Duration maxQueueWait, int maxQueueLength, double reserve) {
+public record ClassPolicy(Duration maxQueueWait, int maxQueueLength, Optional<Duration> deadline, double reserve) {
 
     /**
      * Interactive work waits at most 300 ms, less than a busy bucket takes to refill a request of
@@ -31,19 +34,31 @@ public record ClassPolicy(Duration maxQueueWait, int maxQueueLength, double rese
 
     public ClassPolicy {
         Objects.requireNonNull(maxQueueWait, "maxQueueWait");
+        Objects.requireNonNull(deadline, "deadline");
         ConfigException.require(!maxQueueWait.isNegative(), "max_queue_wait", ">= 0", maxQueueWait);
         ConfigException.require(maxQueueLength >= 0, "max_queue_length", ">= 0", maxQueueLength);
+        deadline.ifPresent(d -> ConfigException.require(d.isPositive(), "deadline", "> 0", d));
         ConfigException.require(reserve >= 0 && reserve < 1, "reserve", "in [0, 1)", reserve);
     }
 
-    /** A policy that holds nothing back for its class. */
+    /** A class with a deadline of its own and no reserve. */
+    public ClassPolicy(Duration maxQueueWait, int maxQueueLength, Optional<Duration> deadline) {
+        this(maxQueueWait, maxQueueLength, deadline, 0);
+    }
+
+    /** A class without a deadline of its own that holds {@code reserve} back. */
+    public ClassPolicy(Duration maxQueueWait, int maxQueueLength, double reserve) {
+        this(maxQueueWait, maxQueueLength, Optional.empty(), reserve);
+    }
+
+    /** A class without a deadline of its own or a reserve. */
     public ClassPolicy(Duration maxQueueWait, int maxQueueLength) {
-        this(maxQueueWait, maxQueueLength, 0);
+        this(maxQueueWait, maxQueueLength, Optional.empty(), 0);
     }
 
     /** This policy with {@code reserve} held back for its class. */
     public ClassPolicy withReserve(double reserve) {
-        return new ClassPolicy(maxQueueWait, maxQueueLength, reserve);
+        return new ClassPolicy(maxQueueWait, maxQueueLength, deadline, reserve);
     }
 
     /**

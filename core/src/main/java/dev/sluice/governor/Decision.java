@@ -1,8 +1,6 @@
 package dev.sluice.governor;
 
-import dev.sluice.store.ReserveOutcome;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 
 /** The governor's answer to {@link QuotaGovernor#admit}. */
@@ -42,22 +40,32 @@ public sealed interface Decision permits Decision.Final, Decision.Queued {
      * by the request's deadline. It completes exceptionally only if the quota store itself failed
      * (a remote store that cannot be reached), with the store's exception.
      *
-     * @param expectedWaitNanos the wait foreseen by refill arithmetic when it was queued
+     * @param expectedWaitNanos the wait foreseen at the rate in force when it was queued
+     * @param explanation why it waits: the bucket and dimension short when it arrived, the
+     *     predicted wait against its budget
      * @param outcome completes exactly once
-     * @param cause the shortfall it waits on when it found the buckets short (its scope, dimension,
-     *     and whether the class reserve held it back: {@link ReserveOutcome.Short#headroomBound});
-     *     empty when it queued behind others of its class or a higher one
+     * @param withdrawal takes the request out of the queue when its client has gone
      */
-    record Queued(long expectedWaitNanos, CompletionStage<Final> outcome, Optional<ReserveOutcome.Short> cause)
-            implements Decision {
+    record Queued(long expectedWaitNanos, Explanation explanation, CompletionStage<Final> outcome,
+            Withdrawal withdrawal) implements Decision {
         public Queued {
+            Objects.requireNonNull(explanation, "explanation");
             Objects.requireNonNull(outcome, "outcome");
-            Objects.requireNonNull(cause, "cause");
+            Objects.requireNonNull(withdrawal, "withdrawal");
         }
+    }
 
-        /** Queued behind others, with no shortfall of its own to name. */
-        public Queued(long expectedWaitNanos, CompletionStage<Final> outcome) {
-            this(expectedWaitNanos, outcome, Optional.empty());
-        }
+    /** Takes a queued request out of its queue. */
+    @FunctionalInterface
+    interface Withdrawal {
+        /**
+         * The client has gone: the request leaves its queue at once, holds nothing, is charged
+         * nothing (its tenant's share and place in fair order are as if it never came), and its
+         * outcome completes with a {@code client_gone} rejection that no listener hears of.
+         *
+         * @return false when it was already decided (admitted, rejected): then whatever it was
+         *     admitted with must be released as usual
+         */
+        boolean withdraw();
     }
 }

@@ -10,7 +10,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.config.ConfigException;
-import dev.sluice.store.ReserveOutcome;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
@@ -57,7 +56,8 @@ class ClassReserveTest {
         assertThat(batch).isInstanceOf(Decision.Queued.class);
         Decision.Queued q = (Decision.Queued) batch;
         assertThat(q.expectedWaitNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
-        assertThat(q.cause()).map(ReserveOutcome.Short::heldBack).contains(600L);
+        assertThat(q.explanation().reserve()).as("the reserve was part of the wait").isTrue();
+        assertThat(q.explanation().headerValue()).contains("scope=deployment:dep dimension=input_tpm").contains("reserve=true");
 
         assertThat(admit(f, 600, TrafficClass.INTERACTIVE)).isInstanceOf(Decision.Admitted.class);
         assertThat(f.state(deployment(), INPUT_TOKENS).available()).isEqualTo(0.0);
@@ -162,6 +162,7 @@ class ClassReserveTest {
         assertThat(r.code()).isEqualTo("deployment_input_tpm_reserved");
         assertThat(r.retryAfterMillis()).isEqualTo(1_000);
         assertThat(r.scopeName()).isEqualTo("deployment:dep");
+        assertThat(r.explanation().reserve()).isTrue();
         assertThat(r.message()).isEqualTo("deployment:dep has 600 input tokens per minute but 600 of them are held back "
                 + "for interactive requests (class reserve) and 100 are needed; capacity returns in 1.0 s, longer than "
                 + "the batch request may wait (500 ms).");

@@ -51,18 +51,21 @@ public final class ConfigLoader {
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
-            "classes", "deployments", "profiles", "orgs", "admin");
+            "classes", "deployments", "profiles", "orgs", "admin", "metrics");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
-            "upstream_timeout");
+            "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
+            "max_connections_per_address");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
             "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
     private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
-    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "reserve");
+    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline", "reserve");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
             "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy");
-    private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
-    private static final Set<String> RAMP = Set.of("enabled", "stages");
+    private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor",
+            "shed_after_refusals", "shed_within", "rate_window", "fault_max");
+    private static final Set<String> RAMP = Set.of("enabled", "stages", "stage_duration", "min_samples",
+            "max_growth_per_minute");
     private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
             "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits", "task");
     private static final Set<String> ORG = Set.of("limits", "tenants");
@@ -71,7 +74,9 @@ public final class ConfigLoader {
     private static final Set<String> KEY = Set.of("secret_env", "key_sha256", "secret", "profiles", "class",
             "max_class", "deadline", "limits", "paused");
     private static final Set<String> LIMIT = Set.of("amount", "burst");
-    private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "tokens");
+    private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "max_requests_per_minute", "tokens",
+            "metrics_auth");
+    private static final Set<String> METRICS = Set.of("tenant_label", "key_label");
     private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token");
 
     private final String sourceName;
@@ -148,8 +153,15 @@ public final class ConfigLoader {
         top.get("orgs").entries().forEach((id, n) -> orgs.put(id, tree.org(id, n)));
         Optional<AdminSettings> admin = top.get("admin").present() ? Optional.of(admin(top.get("admin"), orgs))
                 : Optional.empty();
+        MetricsSettings metrics = metrics(top.get("metrics"));
         return new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes, deployments, profiles,
-                orgs, admin);
+                orgs, admin, metrics);
+    }
+
+    private static MetricsSettings metrics(YamlNode n) {
+        n.allowOnly(METRICS);
+        MetricsSettings d = MetricsSettings.defaults();
+        return new MetricsSettings(n.get("tenant_label").bool(d.tenantLabel()), n.get("key_label").bool(d.keyLabel()));
     }
 
     private AdminSettings admin(YamlNode n, Map<String, OrgConfig> orgs) {
@@ -157,6 +169,8 @@ public final class ConfigLoader {
         String host = n.get("host").text(AdminSettings.DEFAULT_HOST);
         int port = n.get("port").intValue(AdminSettings.DEFAULT_PORT);
         long body = n.get("max_body_bytes").longValue(AdminSettings.DEFAULT_MAX_BODY_BYTES);
+        AdminSettings.MetricsAuth metricsAuth = choice(n.get("metrics_auth"), AdminSettings.MetricsAuth.values(),
+                AdminSettings.DEFAULT_METRICS_AUTH);
         Set<String> subjects = new java.util.HashSet<>(orgs.keySet());
         orgs.values().forEach(o -> subjects.addAll(o.tenants().keySet()));
         Map<String, AdminToken> tokens = new LinkedHashMap<>();
@@ -173,7 +187,8 @@ public final class ConfigLoader {
                     "a secret no other token or client key uses");
             tokens.put(id, new AdminToken(id, scope, read.sha256(), read.source()));
         });
-        return build(n.path(), () -> new AdminSettings(host, port, body, tokens));
+        int rate = n.get("max_requests_per_minute").intValue(AdminSettings.DEFAULT_MAX_REQUESTS_PER_MINUTE);
+        return build(n.path(), () -> new AdminSettings(host, port, body, tokens, rate, metricsAuth));
     }
 
     private static ServerSettings server(YamlNode n) {
@@ -184,7 +199,13 @@ public final class ConfigLoader {
         long body = n.get("max_body_bytes").longValue(d.maxBodyBytes());
         int header = n.get("max_header_bytes").intValue(d.maxHeaderBytes());
         Duration timeout = n.get("upstream_timeout").duration(d.upstreamTimeout());
-        return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout));
+        Duration headerTimeout = n.get("header_timeout").duration(d.headerTimeout());
+        Duration bodyTimeout = n.get("body_timeout").duration(d.bodyTimeout());
+        Duration idleTimeout = n.get("idle_timeout").duration(d.idleTimeout());
+        int connections = n.get("max_connections").intValue(d.maxConnections());
+        int perAddress = n.get("max_connections_per_address").intValue(d.maxConnectionsPerAddress());
+        return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout, headerTimeout, bodyTimeout,
+                idleTimeout, connections, perAddress));
     }
 
     private static StoreSettings store(YamlNode n) {
@@ -242,8 +263,10 @@ public final class ConfigLoader {
             ClassPolicy def = out.get(tc);
             Duration wait = c.get("max_queue_wait").duration(def.maxQueueWait());
             int length = c.get("max_queue_length").intValue(def.maxQueueLength());
+            Optional<Duration> deadline = c.get("deadline").optDuration().or(def::deadline);
+            deadline.ifPresent(d -> ConfigException.require(d.isPositive(), c.get("deadline").path(), "> 0", d));
             double reserve = c.get("reserve").doubleValue(def.reserve());
-            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, reserve)));
+            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, deadline, reserve)));
         });
         double reserves = out.values().stream().mapToDouble(ClassPolicy::reserve).sum();
         if (reserves >= 1) {
@@ -312,7 +335,12 @@ public final class ConfigLoader {
         double decrease = n.get("decrease_factor").doubleValue(d.decreaseFactor());
         double increase = n.get("increase_step").doubleValue(d.increaseStep());
         double floor = n.get("floor").doubleValue(d.floor());
-        return build(n.path(), () -> new AdaptiveSettings(enabled, decrease, increase, floor));
+        int shedAfter = n.get("shed_after_refusals").intValue(d.shedAfterRefusals());
+        Duration shedWithin = n.get("shed_within").duration(d.shedWithin());
+        Duration rateWindow = n.get("rate_window").duration(d.rateWindow());
+        Duration faultMax = n.get("fault_max").duration(d.faultMax());
+        return build(n.path(), () -> new AdaptiveSettings(enabled, decrease, increase, floor, shedAfter, shedWithin,
+                rateWindow, faultMax));
     }
 
     private static RampSettings ramp(YamlNode n) {
@@ -321,9 +349,12 @@ public final class ConfigLoader {
         List<Double> stages = n.get("stages").present()
                 ? n.get("stages").items().stream().map(s -> s.doubleValue(0)).toList()
                 : d.stages();
+        Duration stageDuration = n.get("stage_duration").duration(d.stageDuration());
+        int minSamples = n.get("min_samples").intValue(d.minSamples());
+        double growth = n.get("max_growth_per_minute").doubleValue(d.maxGrowthPerMinute());
         // Writing a ramp section without 'enabled' means wanting a ramp.
         boolean enabled = n.get("enabled").bool(n.present());
-        return build(n.path(), () -> new RampSettings(enabled, stages));
+        return build(n.path(), () -> new RampSettings(enabled, stages, stageDuration, minSamples, growth));
     }
 
     private static ProfileConfig profile(String id, YamlNode n, Map<String, DeploymentConfig> deployments) {
@@ -462,7 +493,7 @@ public final class ConfigLoader {
     }
 
     /** A limits mapping: {@code rpm: 500} or {@code rpm: {amount: 500, burst: 50}} per dimension. */
-    static Limits limits(YamlNode n) {
+    public static Limits limits(YamlNode n) {
         if (!n.present()) {
             return Limits.none();
         }

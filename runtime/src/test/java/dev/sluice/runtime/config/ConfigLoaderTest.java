@@ -210,10 +210,85 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theAdaptiveSectionSetsSheddingTheRateWindowAndTheFaultCap() {
+        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", adaptive: { shed_after_refusals: 5, shed_within: 20s, "
+                        + "rate_window: 10s, fault_max: 30s } }"), "adaptive.yaml", ENV::get);
+        dev.sluice.adapt.AdaptiveConfig a = c.deployments().get("d").adaptiveConfig();
+        assertThat(a.modes().shedding().refusals()).isEqualTo(5);
+        assertThat(a.modes().shedding().within()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(a.modes().shedding().shedLast()).containsExactly(TrafficClass.INTERACTIVE);
+        assertThat(a.cooldown().rateWindow()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(a.cooldown().faultMax()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void aFaultCapAboveFifteenMinutesIsRefused() {
+        ConfigException e = error(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", adaptive: { fault_max: 1h } }"));
+        assertThat(e.getMessage()).isEqualTo("deployments.d.adaptive.fault_max: PT1H (expected: > 0 and <= PT15M)");
+    }
+
+    @Test
+    void aRampSectionSetsItsStageTiming() {
+        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", ramp: { stages: [0.2, 1.0], stage_duration: 3s, min_samples: 4, "
+                        + "max_growth_per_minute: 0.6 } }"), "ramp.yaml", ENV::get);
+        dev.sluice.ramp.RampConfig r = c.deployments().get("d").adaptiveConfig().ramp();
+        assertThat(r.enabled()).isTrue();
+        assertThat(r.stages()).containsExactly(0.2, 1.0);
+        assertThat(r.stageDuration()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(r.minSamples()).isEqualTo(4);
+        assertThat(r.maxGrowthPerMinute()).isEqualTo(0.6);
+    }
+
+    @Test
+    void aRampWithoutTimingTakesTheDocumentedDefaults() {
+        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", ramp: {} }"), "ramp.yaml", ENV::get);
+        dev.sluice.ramp.RampConfig r = c.deployments().get("d").adaptiveConfig().ramp();
+        assertThat(r.stageDuration()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(r.minSamples()).isEqualTo(10);
+        assertThat(r.maxGrowthPerMinute()).isEqualTo(0.8);
+    }
+
+    @Test
+    void aRampMinSamplesBelowOneIsRefused() {
+        ConfigException e = error(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", ramp: { min_samples: 0 } }"));
+        assertThat(e.getMessage()).isEqualTo("deployments.d.ramp.min_samples: 0 (expected: >= 1)");
+    }
+
+    @Test
     void badDurationIsRefused() {
         ConfigException e = error(MINI + "server: { upstream_timeout: 5 minutes }\n");
         assertThat(e.path()).isEqualTo("server.upstream_timeout");
         assertThat(e.expected()).startsWith("a duration");
+    }
+
+    @Test
+    void clientTimeoutsAndConnectionCapsAreReadAndDefaulted() {
+        ServerSettings s = ConfigLoader.parse(MINI + """
+                server: { header_timeout: 2s, body_timeout: 15s, idle_timeout: 30s, max_connections: 500,
+                          max_connections_per_address: 20 }
+                """, "t.yaml", ENV::get).server();
+        assertThat(s.headerTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(s.bodyTimeout()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(s.idleTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.maxConnections()).isEqualTo(500);
+        assertThat(s.maxConnectionsPerAddress()).isEqualTo(20);
+        ServerSettings d = ConfigLoader.parse(MINI, "t.yaml", ENV::get).server();
+        assertThat(d.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(d.bodyTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(d.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(d.maxConnections()).isEqualTo(10_000);
+        assertThat(d.maxConnectionsPerAddress()).isEqualTo(1_000);
+    }
+
+    @Test
+    void aZeroConnectionCapIsRefused() {
+        ConfigException e = error(MINI + "server: { max_connections_per_address: 0 }\n");
+        assertThat(e.getMessage()).isEqualTo("server.max_connections_per_address: 0 (expected: > 0)");
     }
 
     @Test
@@ -315,6 +390,25 @@ class ConfigLoaderTest {
         assertThat(admin.tokens().get("ops").secretSha256().orElseThrow()).isEqualTo(ConfigLoader.sha256("sla-ops"));
         assertThat(admin.tokens().get("reseller").scope().subject()).contains("acme");
         assertThat(admin.tokens().get("viewer").toString()).doesNotContain("sla-read");
+    }
+
+    @Test
+    void metricsNeedAReadTokenUnlessTheFileSaysNone() {
+        assertThat(ConfigLoader.parse(ADMIN_BASE + "admin: {}\n", "x", v -> null).admin().orElseThrow().metricsAuth())
+                .isEqualTo(AdminSettings.MetricsAuth.READ);
+        assertThat(ConfigLoader.parse(ADMIN_BASE + "admin: { metrics_auth: none }\n", "x", v -> null).admin()
+                .orElseThrow().metricsAuth()).isEqualTo(AdminSettings.MetricsAuth.NONE);
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + "admin: { metrics_auth: token }\n", "x", v -> null))
+                .hasMessage("admin.metrics_auth: \"token\" (expected: one of [none, read])");
+    }
+
+    @Test
+    void metricsCarryTenantLabelsAndNotKeyLabelsUnlessTheFileSaysOtherwise() {
+        assertThat(ConfigLoader.parse(ADMIN_BASE, "x", v -> null).metrics()).isEqualTo(new MetricsSettings(true, false));
+        assertThat(ConfigLoader.parse(ADMIN_BASE + "metrics: { tenant_label: false, key_label: true }\n", "x",
+                v -> null).metrics()).isEqualTo(new MetricsSettings(false, true));
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + "metrics: { trace_label: true }\n", "x", v -> null))
+                .hasMessageStartingWith("metrics.trace_label");
     }
 
     @Test
