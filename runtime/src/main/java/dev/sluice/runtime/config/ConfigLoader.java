@@ -60,7 +60,7 @@ public final class ConfigLoader {
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
             "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
     private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
-    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline");
+    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline", "reserve");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
             "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy", "capabilities");
     private static final Set<String> CAPABILITIES = Set.of("context_window", "max_output_tokens", "tools",
@@ -273,8 +273,13 @@ public final class ConfigLoader {
             int length = c.get("max_queue_length").intValue(def.maxQueueLength());
             Optional<Duration> deadline = c.get("deadline").optDuration().or(def::deadline);
             deadline.ifPresent(d -> ConfigException.require(d.isPositive(), c.get("deadline").path(), "> 0", d));
-            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, deadline)));
+            double reserve = c.get("reserve").doubleValue(def.reserve());
+            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, deadline, reserve)));
         });
+        double reserves = out.values().stream().mapToDouble(ClassPolicy::reserve).sum();
+        if (reserves >= 1) {
+            throw new ConfigException(n.path(), "class reserves adding up to less than 1", Double.toString(reserves));
+        }
         return out;
     }
 
