@@ -44,6 +44,8 @@ public final class Gateway {
     private int port;
     private AdminServer admin;
     private final Ledger ledger;
+    /** The access log the configuration asks for ({@code server.access_log}); written on a thread of its own. */
+    private final java.util.Optional<dev.sluice.runtime.event.AccessLog> accessLog;
     private final ControlPlane control;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
@@ -51,8 +53,10 @@ public final class Gateway {
         this.ownsVertx = b.vertx == null;
         this.config = b.config;
         this.ledger = b.ledger;
+        this.accessLog = dev.sluice.runtime.event.AccessLog.open(b.config.server().accessLog());
         this.runtime = SluiceRuntime.builder(config, store).clock(b.clock).estimatorConfig(b.estimatorConfig)
-                .adaptive(b.adaptive).seed(b.seed).events(RequestEventSink.all(List.of(ledger.sink(), b.events)))
+                .adaptive(b.adaptive).seed(b.seed).events(RequestEventSink.all(accessLog.isPresent()
+                        ? List.of(ledger.sink(), accessLog.get(), b.events) : List.of(ledger.sink(), b.events)))
                 // Store calls that wait on the network run on Vert.x's workers, unordered: never on an event loop.
                 .workers(work -> vertx.executeBlocking(() -> {
                     work.run();
@@ -146,6 +150,7 @@ public final class Gateway {
         all.onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
             // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
             ledger.close();
+            accessLog.ifPresent(dev.sluice.runtime.event.AccessLog::close);
             runtime.close();
             if (ownsVertx) {
                 vertx.close().onComplete(stopped);
