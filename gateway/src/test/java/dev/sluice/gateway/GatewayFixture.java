@@ -37,6 +37,9 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
     static final String KEY_QUEUED = "sk-test-queued";
     /** A key whose own bucket limits output tokens, so that a test can read what its requests settled. */
     static final String KEY_METERED = "sk-test-metered";
+    /** Batch keys allowed one request a minute, so that a second one waits about a minute. */
+    static final String KEY_SLOW = "sk-test-slow";
+    static final String KEY_SLOW_DEADLINE = "sk-test-slow-deadline";
 
     final Vertx vertx = Vertx.vertx();
     MockProviderServer openai;
@@ -148,9 +151,11 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
                               batchy: { secret: "%s", class: batch, max_class: batch }
                               queued: { secret: "%s", class: batch, max_class: batch, limits: { rpm: { amount: 600, burst: 1 } } }
                               metered: { secret: "%s", limits: { output_tpm: 100000000, input_tpm: 100000000 } }
+                              slow: { secret: "%s", class: batch, max_class: batch, limits: { rpm: { amount: 1, burst: 1 } } }
+                              slow-deadline: { secret: "%s", class: batch, max_class: batch, limits: { rpm: { amount: 1, burst: 1 } } }
                 """.formatted(serverExtra, openai.baseUrl(), azure.baseUrl(), anthropic.baseUrl(), gemini.baseUrl(), limited.baseUrl(),
                 flaky.baseUrl(), closedPort, fakeDeployments, fakeProfiles, KEY, KEY_TIGHT, KEY_DAILY, KEY_PAUSED, KEY_BATCH,
-                KEY_QUEUED, KEY_METERED);
+                KEY_QUEUED, KEY_METERED, KEY_SLOW, KEY_SLOW_DEADLINE);
     }
 
     String base() {
