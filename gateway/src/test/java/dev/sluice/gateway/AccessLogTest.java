@@ -31,8 +31,18 @@ class AccessLogTest {
         }
     }
 
-    private List<String> linesWith(String text) throws Exception {
-        return Files.readAllLines(LOG).stream().filter(l -> l.contains(text)).toList();
+    private static List<String> linesWith(String text) {
+        try {
+            return Files.readAllLines(LOG).stream().filter(l -> l.contains(text)).toList();
+        } catch (java.io.IOException e) {
+            return List.of();
+        }
+    }
+
+    /** The log's lines holding {@code text}, once there is one (the writer is a thread of its own). */
+    private static List<String> awaitLines(String text) throws Exception {
+        f.awaitCondition(() -> !linesWith(text).isEmpty(), () -> "no access log line for " + text);
+        return linesWith(text);
     }
 
     @Test
@@ -40,14 +50,7 @@ class AccessLogTest {
         var r = f.post("/v1/chat/completions", GatewayFixture.KEY, "{\"model\":\"chat\",\"messages\":[{\"role\":\"user\","
                 + "\"content\":\"" + PROMPT + "\"}]}", "traceparent", "00-" + TRACE + "-00f067aa0ba902b7-01");
         assertThat(r.statusCode()).isEqualTo(200);
-        f.awaitCondition(() -> {
-            try {
-                return !linesWith(TRACE).isEmpty();
-            } catch (Exception e) {
-                return false;
-            }
-        }, () -> "no access log line for " + TRACE);
-        List<String> lines = linesWith(TRACE);
+        List<String> lines = awaitLines(TRACE);
         assertThat(lines).hasSize(1);
         JsonNode line = new ObjectMapper().readTree(lines.get(0));
         assertThat(line.path("trace_id").asText()).isEqualTo(TRACE);
@@ -71,14 +74,7 @@ class AccessLogTest {
         String trace = "0af7651916cd43dd8448eb211c80319c";
         f.post("/v1/chat/completions", "sk-not-a-key", ErrorsTest.chat("chat", ""), "traceparent",
                 "00-" + trace + "-b7ad6b7169203331-01");
-        f.awaitCondition(() -> {
-            try {
-                return !linesWith(trace).isEmpty();
-            } catch (Exception e) {
-                return false;
-            }
-        }, () -> "no access log line for " + trace);
-        JsonNode line = new ObjectMapper().readTree(linesWith(trace).get(0));
+        JsonNode line = new ObjectMapper().readTree(awaitLines(trace).get(0));
         assertThat(line.path("status").asInt()).isEqualTo(401);
         assertThat(line.path("code").asText()).isEqualTo("invalid_api_key");
         assertThat(line.path("decision").asText()).isEqualTo("none");
