@@ -45,6 +45,8 @@ public final class Gateway {
     private int port;
     private AdminServer admin;
     private final Ledger ledger;
+    /** The access log the configuration asks for ({@code server.access_log}); written on a thread of its own. */
+    private final java.util.Optional<dev.sluice.runtime.event.AccessLog> accessLog;
     private final ControlPlane control;
     private final Optional<SluiceMetrics> metrics;
 
@@ -53,9 +55,11 @@ public final class Gateway {
         this.ownsVertx = b.vertx == null;
         this.config = b.config;
         this.ledger = b.ledger;
+        this.accessLog = dev.sluice.runtime.event.AccessLog.open(b.config.server().accessLog());
         // Metrics are served by the admin listener: without one, nobody could read them.
         this.metrics = config.admin().map(a -> new SluiceMetrics(config));
         List<RequestEventSink> sinks = new ArrayList<>(List.of(ledger.sink()));
+        accessLog.ifPresent(sinks::add);
         metrics.ifPresent(sinks::add);
         sinks.add(b.events);
         this.runtime = SluiceRuntime.builder(config, store).clock(b.clock).estimatorConfig(b.estimatorConfig)
@@ -160,6 +164,7 @@ public final class Gateway {
         all.onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
             // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
             ledger.close();
+            accessLog.ifPresent(dev.sluice.runtime.event.AccessLog::close);
             runtime.close();
             if (ownsVertx) {
                 vertx.close().onComplete(stopped);

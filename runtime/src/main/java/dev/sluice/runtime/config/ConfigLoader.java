@@ -55,7 +55,7 @@ public final class ConfigLoader {
             "classes", "deployments", "profiles", "orgs", "admin", "metrics");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
-            "max_connections_per_address");
+            "max_connections_per_address", "access_log", "max_answer_bytes");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
             "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
@@ -212,8 +212,10 @@ public final class ConfigLoader {
         Duration idleTimeout = n.get("idle_timeout").duration(d.idleTimeout());
         int connections = n.get("max_connections").intValue(d.maxConnections());
         int perAddress = n.get("max_connections_per_address").intValue(d.maxConnectionsPerAddress());
+        String accessLog = n.get("access_log").text(d.accessLog());
+        long answer = n.get("max_answer_bytes").longValue(d.maxAnswerBytes());
         return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout, headerTimeout, bodyTimeout,
-                idleTimeout, connections, perAddress));
+                idleTimeout, connections, perAddress, accessLog, answer));
     }
 
     private static StoreSettings store(YamlNode n) {
