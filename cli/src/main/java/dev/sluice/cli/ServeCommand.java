@@ -11,10 +11,12 @@ import dev.sluice.store.QuotaStore;
 import dev.sluice.store.redis.FailoverConfig;
 import dev.sluice.store.redis.FailoverQuotaStore;
 import dev.sluice.store.redis.FailurePolicy;
+import dev.sluice.store.redis.FleetHeartbeat;
 import dev.sluice.store.redis.RedisQuotaStore;
 import dev.sluice.time.NanoClock;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.IntSupplier;
 import dev.sluice.store.redis.RedisStoreConfig;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -46,9 +48,12 @@ final class ServeCommand {
             err.println("sluice serve: cannot open the usage ledger: " + e.getMessage());
             return 1;
         }
+        FleetHeartbeat[] heartbeat = new FleetHeartbeat[1];
         if (config.store().kind() == StoreSettings.Kind.REDIS) {
             try {
-                b.store(redisStore(config));
+                RedisQuotaStore redis = connect(config);
+                heartbeat[0] = FleetHeartbeat.start(redis, HEARTBEAT_EVERY);
+                b.store(redisStore(config, redis, heartbeat[0]::liveReplicas));
             } catch (RuntimeException e) {
                 err.println("sluice serve: cannot use the Redis store: " + e.getMessage());
                 return 1;
@@ -66,6 +71,9 @@ final class ServeCommand {
                 + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (heartbeat[0] != null) {
+                heartbeat[0].close();
+            }
             try {
                 g.stop().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
             } catch (Exception ignored) {
@@ -81,18 +89,30 @@ final class ServeCommand {
         return 0;
     }
 
-    /** The shared Redis store behind the configured failure policy (per deployment where overridden). */
-    static QuotaStore redisStore(SluiceConfig config) {
-        RedisQuotaStore redis = RedisQuotaStore.connect(config.store().redisUri(),
+    /** How often a replica on Redis tells the fleet it is alive. */
+    static final java.time.Duration HEARTBEAT_EVERY = java.time.Duration.ofSeconds(2);
+
+    static RedisQuotaStore connect(SluiceConfig config) {
+        return RedisQuotaStore.connect(config.store().redisUri(),
                 RedisStoreConfig.builder().dailyResetZone(config.dailyResetZone()).build());
+    }
+
+    /**
+     * The shared Redis store behind the configured failure policy (per deployment where
+     * overridden). While Redis is down, a fail-open replica holds 1/N of every limit, N being the
+     * larger of {@code store.replicas} (the operator's floor) and the replicas whose heartbeats
+     * Redis last reported: a fleet grown past its configured size does not over-admit.
+     */
+    static QuotaStore redisStore(SluiceConfig config, RedisQuotaStore redis, IntSupplier liveReplicas) {
         Map<String, FailurePolicy> perDeployment = new HashMap<>();
         for (DeploymentConfig d : config.deployments().values()) {
             d.failurePolicy().ifPresent(p -> perDeployment.put(d.id(), policy(p)));
         }
         FailoverConfig failover = new FailoverConfig(policy(config.store().failurePolicy()), perDeployment,
                 FailoverConfig.DEFAULT_RETRY_AFTER, config.dailyResetZone());
-        int replicas = config.store().replicas();
-        return new FailoverQuotaStore(redis, failover, NanoClock.system(), () -> replicas);
+        int floor = config.store().replicas();
+        return new FailoverQuotaStore(redis, failover, NanoClock.system(),
+                () -> Math.max(floor, liveReplicas.getAsInt()));
     }
 
     private static FailurePolicy policy(StoreSettings.FailurePolicy p) {

@@ -5,19 +5,29 @@ import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * How long a class may wait for capacity and how many of its requests may wait at once.
  *
  * @param maxQueueWait a request waits only if it can be served within this (and its deadline)
  * @param maxQueueLength beyond this many waiting, new requests are rejected at once
+ * @param deadline the deadline of the class's requests when neither the key nor the request sets a
+ *     shorter one; empty for none
  */
-public record ClassPolicy(Duration maxQueueWait, int maxQueueLength) {
+public record ClassPolicy(Duration maxQueueWait, int maxQueueLength, Optional<Duration> deadline) {
 
     public ClassPolicy {
         Objects.requireNonNull(maxQueueWait, "maxQueueWait");
+        Objects.requireNonNull(deadline, "deadline");
         ConfigException.require(!maxQueueWait.isNegative(), "max_queue_wait", ">= 0", maxQueueWait);
         ConfigException.require(maxQueueLength >= 0, "max_queue_length", ">= 0", maxQueueLength);
+        deadline.ifPresent(d -> ConfigException.require(d.isPositive(), "deadline", "> 0", d));
+    }
+
+    /** A class without a deadline of its own. */
+    public ClassPolicy(Duration maxQueueWait, int maxQueueLength) {
+        this(maxQueueWait, maxQueueLength, Optional.empty());
     }
 
     /**

@@ -40,12 +40,32 @@ public sealed interface Decision permits Decision.Final, Decision.Queued {
      * by the request's deadline. It completes exceptionally only if the quota store itself failed
      * (a remote store that cannot be reached), with the store's exception.
      *
-     * @param expectedWaitNanos the wait foreseen by refill arithmetic when it was queued
+     * @param expectedWaitNanos the wait foreseen at the rate in force when it was queued
+     * @param explanation why it waits: the bucket and dimension short when it arrived, the
+     *     predicted wait against its budget
      * @param outcome completes exactly once
+     * @param withdrawal takes the request out of the queue when its client has gone
      */
-    record Queued(long expectedWaitNanos, CompletionStage<Final> outcome) implements Decision {
+    record Queued(long expectedWaitNanos, Explanation explanation, CompletionStage<Final> outcome,
+            Withdrawal withdrawal) implements Decision {
         public Queued {
+            Objects.requireNonNull(explanation, "explanation");
             Objects.requireNonNull(outcome, "outcome");
+            Objects.requireNonNull(withdrawal, "withdrawal");
         }
+    }
+
+    /** Takes a queued request out of its queue. */
+    @FunctionalInterface
+    interface Withdrawal {
+        /**
+         * The client has gone: the request leaves its queue at once, holds nothing, is charged
+         * nothing (its tenant's share and place in fair order are as if it never came), and its
+         * outcome completes with a {@code client_gone} rejection that no listener hears of.
+         *
+         * @return false when it was already decided (admitted, rejected): then whatever it was
+         *     admitted with must be released as usual
+         */
+        boolean withdraw();
     }
 }

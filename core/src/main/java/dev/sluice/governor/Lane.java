@@ -40,6 +40,13 @@ final class Lane {
     private long wakeAt = Long.MAX_VALUE;
     private long earliestGiveUp = Long.MAX_VALUE;
     private volatile double holdNanosAverage = 1e9;
+    /**
+     * Per dimension, the deployment's refill factor in force (adaptive multiplier, cut, ramp stage,
+     * as last given to {@link QuotaGovernor#control}) and the end of its pause: waits are predicted
+     * at the rate actually in force, not the configured one.
+     */
+    private final double[] factor = new double[Dimension.COUNT];
+    private final long[] pausedUntil = new long[Dimension.COUNT];
 
     Lane(String deployment, BucketPlan deploymentPlan) {
         this.deployment = deployment;
@@ -47,6 +54,60 @@ final class Lane {
         for (int i = 0; i < CLASSES.length; i++) {
             flows.add(new LinkedHashMap<>());
         }
+        java.util.Arrays.fill(factor, 1.0);
+    }
+
+    /** The deployment's refill on {@code d} now runs at {@code rateFactor} and is paused until {@code pausedUntilNanos} (0: not). */
+    synchronized void control(Dimension d, double rateFactor, long pausedUntilNanos) {
+        factor[d.ordinal()] = rateFactor;
+        pausedUntil[d.ordinal()] = pausedUntilNanos;
+    }
+
+    /** How much longer refill on {@code d} stays paused; 0 if it is not. */
+    synchronized long pauseLeft(Dimension d, long now) {
+        return Math.max(0, pausedUntil[d.ordinal()] - now);
+    }
+
+    /**
+     * Time the deployment's configured-rate {@code costNanos} takes at the rate in force, plus any
+     * pause still to run. Work ahead is summed per request at the configured rate (the fair-queue
+     * tags are kept in those units), so it is stretched by the slowest factor among the rates the
+     * deployment limits: an over-estimate only when dimensions are cut unevenly, and then the
+     * request is refused a little early rather than left to time out.
+     */
+    synchronized long inForceNanos(long costNanos, long now) {
+        BucketPlan p = deploymentPlan;
+        double slowest = 1.0;
+        long pause = 0;
+        if (p != null) {
+            for (int d = 0; d < Dimension.COUNT; d++) {
+                if (DIMS[d].kind() == Dimension.Kind.RATE && p.limits(DIMS[d])) {
+                    slowest = Math.min(slowest, factor[d]);
+                    pause = Math.max(pause, pausedUntil[d] - now);
+                }
+            }
+        }
+        double stretched = slowest > 0 ? costNanos / slowest : Double.MAX_VALUE;
+        return (long) Math.min(Long.MAX_VALUE / 2.0, stretched) + Math.max(0, pause);
+    }
+
+    /** The pause left on the dimension a waiter was last short of, when that was this deployment's bucket. */
+    private long pauseLeftOf(Optional<ReserveOutcome.Short> last, long now) {
+        BucketPlan p = deploymentPlan;
+        if (last.isEmpty() || p == null || !last.get().scope().equals(p.scope())) {
+            return 0;
+        }
+        return Math.max(0, pausedUntil[last.get().dimension().ordinal()] - now);
+    }
+
+    /** Whether any rate of the deployment is paused now. */
+    synchronized boolean anyPaused(long now) {
+        for (long until : pausedUntil) {
+            if (until > now) {
+                return true;
+            }
+        }
+        return false;
     }
 
     void replan(BucketPlan plan) {
@@ -290,6 +351,18 @@ final class Lane {
         }
     }
 
+    /**
+     * Takes {@code w} out of its queue unserved, as if it had never come (its tenant's place in
+     * fair order is given back); false when it already left (served, given up on, withdrawn).
+     */
+    synchronized boolean withdraw(Waiter w) {
+        if (!w.inQueue) {
+            return false;
+        }
+        removeUnserved(w.request.trafficClass().ordinal(), w);
+        return true;
+    }
+
     /** Removes a waiter that leaves without being served. */
     private void removeUnserved(int c, Waiter w) {
         forgetTag(c, w, remove(c, w));
@@ -297,6 +370,7 @@ final class Lane {
 
     /** Removes a waiter; whether it was its flow's last. */
     private boolean remove(int c, Waiter w) {
+        w.inQueue = false;
         Flow flow = flows.get(c).get(w.share.tenant);
         boolean last = flow.remove(w);
         if (flow.isEmpty()) {
@@ -315,12 +389,13 @@ final class Lane {
             while (flowsIt.hasNext()) {
                 Flow flow = flowsIt.next();
                 next = Math.min(next, flow.removeExpired(now, (w, wasLast) -> {
+                    w.inQueue = false;
                     queued.decrementAndGet(k);
                     queuedCostNanos[k] -= w.costNanos;
                     forgetTag(k, w, wasLast);
                     long retry = w.lastShort.filter(ReserveOutcome.Short::waitKnown)
                             .map(ReserveOutcome.Short::waitNanos).orElse(holdNanosAverage());
-                    Rejection r = Rejections.timedOut(w.request.trafficClass(), now - w.enqueuedAt, w.lastShort, retry);
+                    Rejection r = Rejections.timedOut(w, now, retry, pauseLeftOf(w.lastShort, now) > 0);
                     done.add(() -> w.outcome.complete(governor.rejected(w.request, r)));
                 }));
                 if (flow.isEmpty()) {

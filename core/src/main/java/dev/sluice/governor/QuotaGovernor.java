@@ -70,6 +70,19 @@ public final class QuotaGovernor {
         if (screened.isPresent()) {
             return rejected(request, screened.get());
         }
+        long service = request.demand().serviceNanos();
+        long toDeadline = request.deadlineNanos() == AdmissionRequest.NO_DEADLINE ? Long.MAX_VALUE
+                : request.deadlineNanos() - now;
+        if (service > toDeadline) {
+            // The call alone outlasts the deadline: the client would give up while it is generating.
+            return rejected(request, Rejections.deadlineCannotBeMet(c, toDeadline, new Explanation(Optional.empty(),
+                    Optional.empty(), Optional.empty(), false, false, 0, service, 0, true)));
+        }
+        long classBudget = config.classes().get(c).maxQueueWait().toNanos();
+        // What the deadline leaves for waiting once the call's own duration is set aside.
+        long deadlineRoom = toDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : toDeadline - service;
+        long budget = Math.min(classBudget, deadlineRoom);
+        boolean deadlineBound = deadlineRoom < classBudget;
         long[] amounts = request.demand().amounts();
         TenantShare share = route.share();
         if (!lane.queuedAtOrAbove(c)) {
@@ -84,32 +97,46 @@ public final class QuotaGovernor {
             if (s.dailyCap()) {
                 return rejected(request, Rejections.dailyCapSpent(s));
             }
-            long budget = budgetNanos(request, now);
+            // The store's wait is refill arithmetic at the bucket's own factor and pause: the rate in force.
             long wait = s.waitKnown() ? s.waitNanos() : lane.holdNanosAverage();
-            if (s.waitKnown() ? wait > budget : budget <= 0) {
-                return rejected(request, Rejections.waitTooLong(s, wait, budget, c));
+            boolean paused = s.scope().equals(lane.deploymentPlan() == null ? null : lane.deploymentPlan().scope())
+                    && lane.pauseLeft(s.dimension(), now) > 0;
+            Explanation why = new Explanation(Optional.of(s.scope()), Optional.of(s.dimension()), Optional.empty(),
+                    paused, false, s.waitKnown() ? wait : Explanation.UNKNOWN, service, budget, deadlineBound);
+            if (s.waitKnown() ? wait > classBudget : classBudget <= 0) {
+                return rejected(request, Rejections.waitTooLong(s, c, why));
             }
-            return enqueue(lane, request, amounts, share, now, budget, wait);
+            if (s.waitKnown() ? wait > deadlineRoom : deadlineRoom <= 0) {
+                return rejected(request, Rejections.deadlineCannotBeMet(c, toDeadline, why));
+            }
+            return enqueue(lane, request, amounts, share, now, budget, wait, why);
         }
-        long budget = budgetNanos(request, now);
-        long wait = lane.fairAheadNanos(c, share) + lane.costNanos(amounts);
-        if (wait > budget) {
-            return rejected(request, Rejections.queueBusy(c, wait, budget));
+        long wait = lane.inForceNanos(lane.fairAheadNanos(c, share) + lane.costNanos(amounts), now);
+        Explanation why = new Explanation(Optional.empty(), Optional.empty(), Optional.empty(), lane.anyPaused(now),
+                false, wait, service, budget, deadlineBound);
+        if (wait > classBudget) {
+            return rejected(request, Rejections.queueBusy(c, why));
         }
-        return enqueue(lane, request, amounts, share, now, budget, wait);
+        if (wait > deadlineRoom) {
+            return rejected(request, Rejections.deadlineCannotBeMet(c, toDeadline, why));
+        }
+        return enqueue(lane, request, amounts, share, now, budget, wait, why);
     }
 
     private Decision enqueue(Lane lane, AdmissionRequest request, long[] amounts, TenantShare share, long now,
-            long budget, long expectedWait) {
+            long budget, long expectedWait, Explanation why) {
         TrafficClass c = request.trafficClass();
         ClassPolicy policy = config.classes().get(c);
         if (lane.queuedIn(c) >= policy.maxQueueLength()) {
-            return rejected(request, Rejections.queueFull(c, lane.queuedIn(c), Math.max(expectedWait, lane.aheadNanos(c))));
+            return rejected(request, Rejections.queueFull(c, lane.queuedIn(c),
+                    Math.max(expectedWait, lane.inForceNanos(lane.aheadNanos(c), now)), why));
         }
         List<Runnable> done = new ArrayList<>();
         Waiter w;
         synchronized (lane) {
             w = lane.enqueue(request, amounts, share, now, now + budget);
+            w.deadlineBound = why.deadlineBound();
+            w.explanation = why;
             // Capacity may have come back between the failed reservation and now: look once more.
             lane.pump(this, now, done);
         }
@@ -118,15 +145,24 @@ public final class QuotaGovernor {
         if (w.outcome.isDone()) {
             return w.outcome.join();
         }
-        return new Decision.Queued(expectedWait, w.outcome);
+        return new Decision.Queued(expectedWait, why, w.outcome, () -> withdraw(lane, w));
     }
 
-    /** How long a request of this class may wait from now: its class budget, cut by its deadline. */
-    private long budgetNanos(AdmissionRequest request, long now) {
-        long classBudget = config.classes().get(request.trafficClass()).maxQueueWait().toNanos();
-        long toDeadline = request.deadlineNanos() == AdmissionRequest.NO_DEADLINE ? Long.MAX_VALUE
-                : request.deadlineNanos() - now;
-        return Math.min(classBudget, toDeadline);
+    /** {@link Decision.Withdrawal#withdraw} of a waiter. */
+    private boolean withdraw(Lane lane, Waiter w) {
+        List<Runnable> done = new ArrayList<>();
+        synchronized (lane) {
+            if (!lane.withdraw(w)) {
+                return false;
+            }
+            // Whoever it held back may fit now.
+            lane.pump(this, clock.nanos(), done);
+        }
+        // Not passed to the listeners: a client leaving says nothing about capacity.
+        w.outcome.complete(new Decision.Rejected(Rejections.withdrawn(w.request.trafficClass())));
+        done.forEach(Runnable::run);
+        announce();
+        return true;
     }
 
     ReserveOutcome tryReserve(AdmissionRequest request, long[] amounts) {
@@ -267,7 +303,9 @@ public final class QuotaGovernor {
     public void control(String deployment, Dimension dimension, double rateFactor, long pauseNanos) {
         plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment))
                 .ifPresent(p -> store.control(p, dimension, rateFactor, pauseNanos));
-        pumpQueued(clock.nanos());
+        long now = clock.nanos();
+        lane(deployment).control(dimension, rateFactor, pauseNanos > 0 ? now + pauseNanos : 0);
+        pumpQueued(now);
         announce();
     }
 

@@ -15,9 +15,10 @@ import java.util.Optional;
  * @param retryAfterMillis when capacity is expected back, from refill arithmetic; at least 1
  * @param retryable false where retrying cannot help (too large, daily cap spent, paused)
  * @param message one human sentence
+ * @param explanation what decided, and the predicted wait against the budget
  */
 public record Rejection(GatewayDecision decision, String code, Optional<Dimension> limiter, Optional<Scope> scope,
-        long retryAfterMillis, boolean retryable, String message) {
+        long retryAfterMillis, boolean retryable, String message, Explanation explanation) {
 
     public Rejection {
         Objects.requireNonNull(decision, "decision");
@@ -25,7 +26,15 @@ public record Rejection(GatewayDecision decision, String code, Optional<Dimensio
         Objects.requireNonNull(limiter, "limiter");
         Objects.requireNonNull(scope, "scope");
         Objects.requireNonNull(message, "message");
+        Objects.requireNonNull(explanation, "explanation");
         retryAfterMillis = Math.max(1, retryAfterMillis);
+    }
+
+    /** A refusal explained by its scope and limiter alone (an operator's pause, a shed request). */
+    public Rejection(GatewayDecision decision, String code, Optional<Dimension> limiter, Optional<Scope> scope,
+            long retryAfterMillis, boolean retryable, String message) {
+        this(decision, code, limiter, scope, retryAfterMillis, retryable, message,
+                Explanation.of(scope, limiter, decision == GatewayDecision.PAUSED));
     }
 
     /** The {@code limiter} field of the error: {@code input_tpm}, or {@code none}. */

@@ -16,50 +16,99 @@ final class Rejections {
         return new Rejection(GatewayDecision.REJECTED_LOCALLY, code(s, "too_large"), Optional.of(s.dimension()),
                 Optional.of(s.scope()), 1, false,
                 String.format(Locale.ROOT, "The request needs %d %s but %s can never hold more than %d; "
-                        + "retrying cannot help, make the request smaller.", s.needed(), what, s.scope(), s.capacity()));
+                        + "retrying cannot help, make the request smaller.", s.needed(), what, s.scope(), s.capacity()),
+                Explanation.of(Optional.of(s.scope()), Optional.of(s.dimension()), false));
     }
 
     static Rejection dailyCapSpent(ReserveOutcome.Short s) {
         return new Rejection(GatewayDecision.BUDGET_EXHAUSTED, code(s, "exhausted"), Optional.of(s.dimension()),
                 Optional.of(s.scope()), millis(s.waitNanos()), false,
                 String.format(Locale.ROOT, "%s has spent its %s for today (%d left, %d needed); it resets in %s.",
-                        s.scope(), describe(s.dimension()), s.available(), s.needed(), human(s.waitNanos())));
+                        s.scope(), describe(s.dimension()), s.available(), s.needed(), human(s.waitNanos())),
+                Explanation.of(Optional.of(s.scope()), Optional.of(s.dimension()), false));
     }
 
-    static Rejection waitTooLong(ReserveOutcome.Short s, long waitNanos, long budgetNanos, TrafficClass c) {
-        String when = s.waitKnown() ? "capacity returns in " + human(waitNanos)
+    static Rejection waitTooLong(ReserveOutcome.Short s, TrafficClass c, Explanation why) {
+        long waitNanos = why.predictedWaitNanos();
+        String when = s.waitKnown() ? "capacity returns in " + human(waitNanos) + paused(why)
                 : "it depends on requests in flight finishing";
         return new Rejection(GatewayDecision.REJECTED_LOCALLY, code(s, "exhausted"), Optional.of(s.dimension()),
-                Optional.of(s.scope()), millis(waitNanos), true,
+                Optional.of(s.scope()), millis(Math.max(0, waitNanos)), true,
                 String.format(Locale.ROOT, "%s is short of %s (%d available, %d needed) and %s, longer than the %s "
                         + "request may wait (%s).", s.scope(), describe(s.dimension()), s.available(), s.needed(), when,
-                        c.wireName(), human(budgetNanos)));
+                        c.wireName(), human(why.budgetNanos())), why);
     }
 
-    static Rejection queueFull(TrafficClass c, int length, long retryNanos) {
+    static Rejection queueFull(TrafficClass c, int length, long retryNanos, Explanation why) {
         return new Rejection(GatewayDecision.REJECTED_LOCALLY, c.wireName() + "_queue_full", Optional.empty(),
                 Optional.empty(), millis(retryNanos), true,
-                String.format(Locale.ROOT, "The %s queue already holds %d waiting requests.", c.wireName(), length));
+                String.format(Locale.ROOT, "The %s queue already holds %d waiting requests.", c.wireName(), length), why);
     }
 
-    static Rejection queueBusy(TrafficClass c, long waitNanos, long budgetNanos) {
+    static Rejection queueBusy(TrafficClass c, Explanation why) {
+        long waitNanos = why.predictedWaitNanos();
         return new Rejection(GatewayDecision.REJECTED_LOCALLY, c.wireName() + "_queue_wait_exceeded",
                 Optional.empty(), Optional.empty(), millis(waitNanos), true,
-                String.format(Locale.ROOT, "Requests already waiting ahead would hold this one for about %s, longer "
-                        + "than the %s request may wait (%s).", human(waitNanos), c.wireName(), human(budgetNanos)));
+                String.format(Locale.ROOT, "Requests already waiting ahead would hold this one for about %s at the "
+                        + "rate in force%s, longer than the %s request may wait (%s).", human(waitNanos), paused(why),
+                        c.wireName(), human(why.budgetNanos())), why);
     }
 
-    static Rejection timedOut(TrafficClass c, long waitedNanos, Optional<ReserveOutcome.Short> last, long retryNanos) {
+    /**
+     * The request cannot be answered before its deadline: the predicted wait (at the rate in force)
+     * plus the call's own expected duration pass it. Retrying helps only when there was a wait; a
+     * call that alone outlasts the deadline needs a longer deadline, not a retry.
+     */
+    static Rejection deadlineCannotBeMet(TrafficClass c, long toDeadlineNanos, Explanation why) {
+        long wait = Math.max(0, why.predictedWaitNanos());
+        String waitPart = wait == 0 ? "would " : String.format(Locale.ROOT, "would wait about %s%s%s and then ",
+                human(wait), why.scope().map(s -> " for " + why.dimension().map(Rejections::describe).orElse("capacity")
+                        + " on " + s).orElse(" behind requests queued ahead"), paused(why));
+        String callPart = why.serviceNanos() > 0 ? "take about " + human(why.serviceNanos()) + " to answer"
+                : "be answered";
+        return new Rejection(GatewayDecision.REJECTED_LOCALLY, "deadline_cannot_be_met", why.dimension(), why.scope(),
+                millis(wait), wait > 0,
+                String.format(Locale.ROOT, "The %s request %s%s, but its deadline is in %s; it was answered now "
+                        + "rather than left to time out.", c.wireName(), waitPart, callPart, human(toDeadlineNanos)),
+                why);
+    }
+
+    static Rejection timedOut(Waiter w, long now, long retryNanos, boolean paused) {
+        TrafficClass c = w.request.trafficClass();
+        Optional<ReserveOutcome.Short> last = w.lastShort;
+        long waitedNanos = now - w.enqueuedAt;
+        Explanation queued = w.explanation;
+        Explanation why = new Explanation(last.map(ReserveOutcome.Short::scope).or(queued::scope),
+                last.map(ReserveOutcome.Short::dimension).or(queued::dimension), queued.window(),
+                paused || queued.paused(), queued.reserve(), queued.predictedWaitNanos(), queued.serviceNanos(),
+                queued.budgetNanos(), w.deadlineBound);
         String cause = last.map(s -> " for " + describe(s.dimension()) + " on " + s.scope()).orElse("");
-        return new Rejection(GatewayDecision.QUEUED_THEN_TIMED_OUT, "queue_wait_exceeded",
-                last.map(ReserveOutcome.Short::dimension), last.map(ReserveOutcome.Short::scope), millis(retryNanos),
-                true, String.format(Locale.ROOT, "The %s request waited %s%s and its wait budget or deadline ran out.",
-                        c.wireName(), human(waitedNanos), cause));
+        if (w.deadlineBound) {
+            return new Rejection(GatewayDecision.QUEUED_THEN_TIMED_OUT, "deadline_cannot_be_met", why.dimension(),
+                    why.scope(), millis(retryNanos), true, String.format(Locale.ROOT, "The %s request waited %s%s%s; "
+                            + "its deadline no longer leaves the %s the call is expected to take, so it is answered "
+                            + "now rather than left to time out.", c.wireName(), human(waitedNanos), cause,
+                            paused(why), human(why.serviceNanos())), why);
+        }
+        return new Rejection(GatewayDecision.QUEUED_THEN_TIMED_OUT, "queue_wait_exceeded", why.dimension(),
+                why.scope(), millis(retryNanos), true, String.format(Locale.ROOT,
+                        "The %s request waited %s%s%s and its wait budget or deadline ran out.", c.wireName(),
+                        human(waitedNanos), cause, paused(why)), why);
     }
 
     static Rejection deadlinePassed(TrafficClass c) {
         return new Rejection(GatewayDecision.REJECTED_LOCALLY, "deadline_exceeded", Optional.empty(), Optional.empty(),
                 1, false, "The " + c.wireName() + " request's deadline had already passed when it arrived.");
+    }
+
+    /** The outcome of a withdrawn waiter: its client has gone, so nobody reads it. */
+    static Rejection withdrawn(TrafficClass c) {
+        return new Rejection(GatewayDecision.REJECTED_LOCALLY, "client_gone", Optional.empty(), Optional.empty(), 1,
+                false, "The " + c.wireName() + " request's client left while it was queued.");
+    }
+
+    private static String paused(Explanation why) {
+        return why.paused() ? " (the deployment is paused after a provider refusal)" : "";
     }
 
     private static String code(ReserveOutcome.Short s, String suffix) {

@@ -19,6 +19,12 @@ final class Waiter {
     final long costNanos;
     final CompletableFuture<Decision.Final> outcome = new CompletableFuture<>();
     Optional<ReserveOutcome.Short> lastShort = Optional.empty();
+    /** Still in its flow: false once served, given up on or withdrawn, so that it leaves only once. */
+    boolean inQueue = true;
+    /** Its give-up time is set by its deadline less the call's own duration, not by its class's wait budget. */
+    boolean deadlineBound;
+    /** Why it waits, as judged when it was queued. */
+    Explanation explanation;
 
     Waiter(AdmissionRequest request, long[] amounts, TenantShare share, long enqueuedAt, long giveUpAt,
             double startTag, long seq, long costNanos) {

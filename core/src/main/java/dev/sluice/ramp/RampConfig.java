@@ -13,7 +13,8 @@ import java.util.Objects;
  * @param stages fractions of the target, strictly increasing, in (0, 1], the last one 1
  * @param stageDuration how long a stage must be held at its fraction before it may advance
  * @param minSamples answers needed in a stage before it is judged
- * @param maxLimitedRatio a stage advances only while its 429 ratio stays below this
+ * @param maxLimitedRatio a stage advances only while its 429 ratio stays below this; it steps
+ *     back at or above it once it holds at least {@link #MIN_REFUSALS_TO_STEP_BACK} refusals
  * @param latencyBand a stage advances only while its p95 latency is at most this many times the
  *     p95 of the stage before it
  * @param maxGrowthPerMinute the most the dispatch fraction may rise in one minute (fraction of the
@@ -26,15 +27,33 @@ public record RampConfig(boolean enabled, List<Double> stages, Duration stageDur
 
     /**
      * 10%, 25%, 50%, 100%: each step at most multiplies traffic by 2.5, the kind of rise that
-     * provider acceleration limits tolerate, and four steps reach the target within minutes.
+     * provider acceleration limits tolerate (Anthropic's rule of thumb: no more than about twice
+     * the rate of the minute before), and four steps reach the target in under two minutes.
      */
     public static final List<Double> DEFAULT_STAGES = List.of(0.10, 0.25, 0.50, 1.00);
 
-    /** Ten seconds: one full Azure request window, long enough to see a 429 that the step caused. */
-    public static final Duration DEFAULT_STAGE_DURATION = Duration.ofSeconds(10);
+    /**
+     * Five seconds held at a stage's fraction before the next: a 429 a step causes comes back
+     * within the provider's short window (1 s at OpenAI, 1 or 10 s at Azure, a continuous bucket at
+     * Anthropic) or the acceleration rule's recent window (seconds), so five seconds of clean
+     * answers at the new rate are the evidence; ten (one whole Azure window) made the cold start
+     * take two and a half minutes.
+     */
+    public static final Duration DEFAULT_STAGE_DURATION = Duration.ofSeconds(5);
 
-    /** Twenty answers: below that a single slow or refused request decides the stage. */
-    public static final int DEFAULT_MIN_SAMPLES = 20;
+    /**
+     * Ten answers: enough that a stage is judged on traffic rather than on time alone, few enough
+     * that the first stage (10% of the target) gathers them in seconds at an ordinary deployment
+     * (a 600 RPM deployment sends one request a second at 10%).
+     */
+    public static final int DEFAULT_MIN_SAMPLES = 10;
+
+    /**
+     * Two refusals: a stage steps back only on a second one. A lone 429 is the probe of a
+     * deployment running close to its limit, and stepping back on it made one refusal cost a
+     * cold start half a minute.
+     */
+    public static final int MIN_REFUSALS_TO_STEP_BACK = 2;
 
     /** 1%: the 429 ratio a healthy deployment should stay under. */
     public static final double DEFAULT_MAX_LIMITED_RATIO = 0.01;
@@ -43,10 +62,14 @@ public record RampConfig(boolean enabled, List<Double> stages, Duration stageDur
     public static final double DEFAULT_LATENCY_BAND = 1.5;
 
     /**
-     * Half the target per minute: from 50% to 100% takes a minute, so the provider sees a steady
-     * climb rather than a step, and a full ramp from idle still finishes in about two minutes.
+     * Eight tenths of the target per minute: from 50% to 100% takes 37.5 s, a steady climb rather
+     * than a step. With the stages and holds above a ramp from idle reaches 100% about 83 s after
+     * its first answers when each stage gets its ten answers in time, and it keeps an acceleration
+     * rule of "at most twice the previous minute's rate plus two requests a second" at a 600 RPM
+     * deployment (docs/ADAPTIVE.md has the timing); half the target per minute finished after
+     * two and a half minutes.
      */
-    public static final double DEFAULT_MAX_GROWTH_PER_MINUTE = 0.5;
+    public static final double DEFAULT_MAX_GROWTH_PER_MINUTE = 0.8;
 
     /** Five minutes idle: acceleration limits judge recent traffic, and after five quiet minutes there is none. */
     public static final Duration DEFAULT_REARM_AFTER_IDLE = Duration.ofMinutes(5);
@@ -105,6 +128,11 @@ public record RampConfig(boolean enabled, List<Double> stages, Duration stageDur
 
     public RampConfig withMinSamples(int next) {
         return new RampConfig(enabled, stages, stageDuration, next, maxLimitedRatio, latencyBand, maxGrowthPerMinute,
+                rearmAfterIdle);
+    }
+
+    public RampConfig withMaxLimitedRatio(double next) {
+        return new RampConfig(enabled, stages, stageDuration, minSamples, next, latencyBand, maxGrowthPerMinute,
                 rearmAfterIdle);
     }
 

@@ -10,8 +10,8 @@ import org.HdrHistogram.Histogram;
  * Staged ramp-up of one deployment's dispatch capacity. Providers refuse sharp rises in traffic
  * (acceleration limits) even below the published limits, so capacity climbs through stages
  * ({@link RampConfig#stages()}, by default 10%, 25%, 50%, 100% of the target) and moves up only
- * when the stage was clean: under 1% 429s and p95 latency within a band of the stage before. A bad
- * stage steps back one. Rises are spread out so the fraction never grows faster than
+ * when the stage was clean: under 1% 429s (a lone 429 is a probe, not a verdict) and p95 latency
+ * within a band of the stage before. A bad stage steps back one. Rises are spread out so the fraction never grows faster than
  * {@link RampConfig#maxGrowthPerMinute()}; drops are immediate.
  *
  * <p>It starts at the first stage (a cold start or a new deployment), starts over after
@@ -107,7 +107,7 @@ public final class RampGovernor {
         RampPolicy.Verdict v = RampPolicy.judge(samples, limited, p95, referenceP95, held, config);
         switch (v) {
             case STEP_BACK -> {
-                String why = (double) limited / samples >= config.maxLimitedRatio()
+                String why = RampPolicy.refusing(samples, limited, config)
                         ? String.format(Locale.ROOT, "429 ratio %.3f >= %.3f over %d answers",
                                 (double) limited / samples, config.maxLimitedRatio(), samples)
                         : String.format(Locale.ROOT, "p95 latency %d ms beyond %.2f x %d ms",

@@ -40,10 +40,16 @@ final class RampPolicy {
         return anchorNanos + Math.round((target - anchor) / maxGrowthPerMinute * NANOS_PER_MINUTE);
     }
 
+    /** Whether a stage's refusals send it back: its 429 ratio out of bounds, and more than a lone probe. */
+    static boolean refusing(long samples, long limited, RampConfig config) {
+        return limited >= RampConfig.MIN_REFUSALS_TO_STEP_BACK && (double) limited / samples >= config.maxLimitedRatio();
+    }
+
     /**
      * Judges a stage. A stage that already has enough answers steps back at once when its 429
-     * ratio or its p95 latency is out of bounds; it advances once it has also been held at its
-     * fraction for the stage duration.
+     * ratio is out of bounds with at least two refusals, or its p95 latency is (a lone refusal
+     * counts as clean); it advances once it has also been held at its fraction for the stage
+     * duration.
      *
      * @param samples answers in the stage
      * @param limited of which 429s
@@ -56,7 +62,7 @@ final class RampPolicy {
         if (samples < config.minSamples()) {
             return Verdict.HOLD;
         }
-        if ((double) limited / samples >= config.maxLimitedRatio()) {
+        if (refusing(samples, limited, config)) {
             return Verdict.STEP_BACK;
         }
         if (p95Nanos.isPresent() && referenceP95Nanos.isPresent()

@@ -321,6 +321,10 @@ final class MemoryBucket extends BriefLock {
         }
         setDouble(d, FACTOR, rateFactor);
         s[base(d) + PAUSED_UNTIL] = pauseNanos > 0 ? now + pauseNanos : 0;
+        if (DIMS[d].kind() == RATE) {
+            // A lower factor lowers the capacity at once, not at the next refill.
+            setDouble(d, LEVEL, Math.min(s[base(d) + CAPACITY] * rateFactor, getDouble(d, LEVEL)));
+        }
     }
 
     void syncDown(int d, long remaining) {

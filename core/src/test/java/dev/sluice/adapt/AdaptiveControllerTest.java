@@ -9,6 +9,7 @@ import dev.sluice.governor.Decision;
 import dev.sluice.governor.Demand;
 import dev.sluice.governor.GatewayDecision;
 import dev.sluice.governor.GovernorConfig;
+import dev.sluice.governor.GovernorInvariants;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.governor.Rejection;
 import dev.sluice.governor.RequestPath;
@@ -49,7 +50,7 @@ class AdaptiveControllerTest {
 
     private QuotaGovernor governor(Limits limits) {
         GovernorConfig config = GovernorConfig.builder().scope(SCOPE, limits).build();
-        return new QuotaGovernor(config, new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock);
+        return GovernorInvariants.track(new QuotaGovernor(config, new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock));
     }
 
     private AdaptiveController attach(QuotaGovernor governor, AdaptiveConfig config, double draw) {
@@ -459,7 +460,7 @@ class AdaptiveControllerTest {
         // acme may send one request every 250 ms; the deployment has room to spare.
         GovernorConfig config = GovernorConfig.builder().scope(SCOPE, LIMITS)
                 .scope(Scope.of(ScopeLevel.TENANT, "acme"), Limits.of(Limit.of(Dimension.REQUESTS, 240, 1))).build();
-        QuotaGovernor g = new QuotaGovernor(config, new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock);
+        QuotaGovernor g = GovernorInvariants.track(new QuotaGovernor(config, new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock));
         AdaptiveControllers all = new AdaptiveControllers(g, d -> NO_RAMP, 7);
         g.addListener(all);
         AdaptiveController c = all.controller(DEP);
@@ -523,7 +524,7 @@ class AdaptiveControllerTest {
     // ---- ramp ----
 
     private static final RampConfig FAST_RAMP = RampConfig.defaults().withStages(List.of(0.5, 1.0)).withMinSamples(1)
-            .withStageDuration(Duration.ofSeconds(1));
+            .withStageDuration(Duration.ofSeconds(1)).withMaxGrowthPerMinute(0.5);
 
     /** Runs the ramp to its end: 0.5 until 1 s, then up to 1.0 by 61 s. */
     private AdaptiveController rampedUp(QuotaGovernor g) {

@@ -7,6 +7,7 @@ import dev.sluice.governor.AdmissionRequest;
 import dev.sluice.governor.Decision;
 import dev.sluice.governor.Demand;
 import dev.sluice.governor.GovernorConfig;
+import dev.sluice.governor.GovernorInvariants;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.governor.RequestPath;
 import dev.sluice.governor.TrafficClass;
@@ -42,8 +43,8 @@ class ConcurrencyTest {
     void signalsTicksAndAdmissionsFromManyThreadsNeverDeadlock() {
         FakeClock clock = new FakeClock();
         Limits limits = Limits.of(Limit.of(Dimension.REQUESTS, 600), Limit.of(Dimension.TOTAL_TOKENS, 100_000));
-        QuotaGovernor g = new QuotaGovernor(GovernorConfig.builder().scope(SCOPE, limits).build(),
-                new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock);
+        QuotaGovernor g = GovernorInvariants.track(new QuotaGovernor(GovernorConfig.builder().scope(SCOPE, limits).build(),
+                new InMemoryQuotaStore(clock, ZoneOffset.UTC), clock));
         AdaptiveControllers all = new AdaptiveControllers(g, d -> AdaptiveConfig.defaults()
                 .withClientThrottle(ClientThrottleConfig.defaults().enable()), 11);
         g.addListener(all);

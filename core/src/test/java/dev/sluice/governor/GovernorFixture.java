@@ -9,7 +9,10 @@ import dev.sluice.time.FakeClock;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicLong;
 
-/** A governor on a manual clock with an in-memory store, and shorthand for requests on a standard tree. */
+/**
+ * A governor on a manual clock with an in-memory store, and shorthand for requests on a standard tree.
+ * Its governor is checked by {@link GovernorInvariants} when the test ends.
+ */
 final class GovernorFixture {
 
     final FakeClock clock = new FakeClock();
@@ -18,7 +21,7 @@ final class GovernorFixture {
     private final AtomicLong ids = new AtomicLong();
 
     GovernorFixture(GovernorConfig config) {
-        this.governor = new QuotaGovernor(config, store, clock);
+        this.governor = GovernorInvariants.track(new QuotaGovernor(config, store, clock));
     }
 
     static Scope org() {

@@ -33,11 +33,11 @@ class RampGovernorTest {
     }
 
     @Test
-    void aCleanStageAdvancesAfterTenSecondsAndTwentyAnswers() {
+    void aCleanStageAdvancesAfterFiveSecondsAndTenAnswers() {
         RampGovernor ramp = new RampGovernor(config, 0);
-        answers(ramp, 20, 0, LATENCY, 5 * S);
-        assertThat(ramp.evaluate(9 * S, true)).isEmpty();
-        Optional<RampStep> step = ramp.evaluate(10 * S, true);
+        answers(ramp, 10, 0, LATENCY, 2 * S);
+        assertThat(ramp.evaluate(4 * S, true)).isEmpty();
+        Optional<RampStep> step = ramp.evaluate(5 * S, true);
         assertThat(step).hasValueSatisfying(s -> {
             assertThat(s.fromStage()).isZero();
             assertThat(s.toStage()).isEqualTo(1);
@@ -47,57 +47,81 @@ class RampGovernorTest {
     }
 
     @Test
-    void aRiseIsSpreadAtHalfTheTargetPerMinute() {
+    void aRiseIsSpreadAtEightTenthsOfTheTargetPerMinute() {
         RampGovernor ramp = new RampGovernor(config, 0);
-        answers(ramp, 20, 0, LATENCY, 5 * S);
-        ramp.evaluate(10 * S, true);
-        // 0.10 + 0.5 * 9 s / 60 s = 0.175; 0.25 is reached after 18 s.
-        assertThat(ramp.fraction(19 * S)).isCloseTo(0.175, within(1e-9));
-        assertThat(ramp.fraction(28 * S)).isCloseTo(0.25, within(1e-9));
+        answers(ramp, 10, 0, LATENCY, 2 * S);
+        ramp.evaluate(5 * S, true);
+        // 0.10 + 0.8 * 7.5 s / 60 s = 0.20; 0.25 is reached after 11.25 s.
+        assertThat(ramp.fraction(12_500_000_000L)).isCloseTo(0.20, within(1e-9));
+        assertThat(ramp.fraction(16_250_000_000L)).isCloseTo(0.25, within(1e-9));
         assertThat(ramp.fraction(100 * S)).isEqualTo(0.25);
     }
 
     @Test
     void theStageIsHeldOnlyOnceItsFractionIsReached() {
         RampGovernor ramp = new RampGovernor(config, 0);
-        answers(ramp, 20, 0, LATENCY, 5 * S);
-        ramp.evaluate(10 * S, true);
-        answers(ramp, 20, 0, LATENCY, 20 * S);
-        // Reached at 28 s; held for 10 s at 38 s.
-        assertThat(ramp.evaluate(37 * S, true)).isEmpty();
-        assertThat(ramp.evaluate(38 * S, true)).hasValueSatisfying(s -> assertThat(s.toStage()).isEqualTo(2));
+        answers(ramp, 10, 0, LATENCY, 2 * S);
+        ramp.evaluate(5 * S, true);
+        answers(ramp, 10, 0, LATENCY, 10 * S);
+        // Reached at 16.25 s; held for 5 s at 21.25 s.
+        assertThat(ramp.evaluate(21 * S, true)).isEmpty();
+        assertThat(ramp.evaluate(21_250_000_000L, true)).hasValueSatisfying(s -> assertThat(s.toStage()).isEqualTo(2));
     }
 
     @Test
     void tooFewAnswersHoldTheStage() {
         RampGovernor ramp = new RampGovernor(config, 0);
-        answers(ramp, 19, 0, LATENCY, 5 * S);
+        answers(ramp, 9, 0, LATENCY, 2 * S);
         assertThat(ramp.evaluate(200 * S, true)).isEmpty();
         assertThat(ramp.stage()).isZero();
     }
 
     @Test
-    void oneRefusalInTwentyStepsBack() {
+    void twoRefusalsInTenStepBack() {
         RampGovernor ramp = new RampGovernor(config, 0);
-        answers(ramp, 20, 0, LATENCY, 5 * S);
-        ramp.evaluate(10 * S, true);
-        answers(ramp, 20, 1, LATENCY, 12 * S);
-        // 1/20 = 5% >= 1%: back to 10% at once, before the stage's time is up.
-        Optional<RampStep> step = ramp.evaluate(12 * S, true);
+        answers(ramp, 10, 0, LATENCY, 2 * S);
+        ramp.evaluate(5 * S, true);
+        answers(ramp, 10, 2, LATENCY, 7 * S);
+        // 2/10 = 20% >= 1%: back to 10% at once, before the stage's time is up.
+        Optional<RampStep> step = ramp.evaluate(7 * S, true);
         assertThat(step).hasValueSatisfying(s -> {
             assertThat(s.toStage()).isZero();
-            assertThat(s.reason()).isEqualTo("429 ratio 0.050 >= 0.010 over 20 answers");
+            assertThat(s.reason()).isEqualTo("429 ratio 0.200 >= 0.010 over 10 answers");
         });
-        assertThat(ramp.fraction(12 * S)).isEqualTo(0.10);
+        assertThat(ramp.fraction(7 * S)).isEqualTo(0.10);
+    }
+
+    @Test
+    void aLoneRefusalIsAProbeNotAVerdict() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        answers(ramp, 10, 1, LATENCY, 2 * S);
+        assertThat(ramp.evaluate(3 * S, true)).isEmpty();
+        assertThat(ramp.evaluate(5 * S, true)).hasValueSatisfying(s -> assertThat(s.toStage()).isEqualTo(1));
+    }
+
+    @Test
+    void aColdStartWithoutRefusalsIsAtTheFullTargetWithinTwoMinutes() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        // Two clean answers a second from the first second on, judged once a second.
+        for (long t = 1; t <= 120; t++) {
+            answers(ramp, 2, 0, LATENCY, t * S);
+            ramp.evaluate(t * S, true);
+        }
+        // 10% until 5 s, 25% reached at 16.25 s and held until 22 s, 50% reached at 40.75 s and
+        // held until 46 s, then 0.8 of the target per minute: 100% at 83.5 s.
+        assertThat(ramp.stage()).isEqualTo(3);
+        assertThat(ramp.fraction(83 * S)).isLessThan(1.0);
+        assertThat(ramp.fraction(83_500_000_000L)).isEqualTo(1.0);
+        assertThat(ramp.complete(120 * S)).isTrue();
     }
 
     @Test
     void latencyBeyondTheBandOfThePreviousStageStepsBack() {
         RampGovernor ramp = new RampGovernor(config, 0);
-        answers(ramp, 20, 0, 1_000_000_000L, 5 * S);
-        ramp.evaluate(10 * S, true);
-        answers(ramp, 20, 0, 1_600_000_000L, 20 * S);
-        assertThat(ramp.evaluate(20 * S, true)).hasValueSatisfying(s -> {
+        answers(ramp, 10, 0, 1_000_000_000L, 2 * S);
+        ramp.evaluate(5 * S, true);
+        answers(ramp, 10, 0, 1_600_000_000L, 10 * S);
+        assertThat(ramp.evaluate(10 * S, true)).hasValueSatisfying(s -> {
             assertThat(s.toStage()).isZero();
             assertThat(s.reason()).startsWith("p95 latency 1");
         });
@@ -106,18 +130,18 @@ class RampGovernorTest {
     @Test
     void latencyWithinTheBandAdvances() {
         RampGovernor ramp = new RampGovernor(config, 0);
-        answers(ramp, 20, 0, 1_000_000_000L, 5 * S);
-        ramp.evaluate(10 * S, true);
-        answers(ramp, 20, 0, 1_400_000_000L, 20 * S);
-        assertThat(ramp.evaluate(38 * S, true)).hasValueSatisfying(s -> assertThat(s.toStage()).isEqualTo(2));
+        answers(ramp, 10, 0, 1_000_000_000L, 2 * S);
+        ramp.evaluate(5 * S, true);
+        answers(ramp, 10, 0, 1_400_000_000L, 10 * S);
+        assertThat(ramp.evaluate(22 * S, true)).hasValueSatisfying(s -> assertThat(s.toStage()).isEqualTo(2));
     }
 
     @Test
     void aCleanStageWaitsWhileAdvancingIsHeldBack() {
         RampGovernor ramp = new RampGovernor(config, 0);
-        answers(ramp, 20, 0, LATENCY, 5 * S);
-        assertThat(ramp.evaluate(10 * S, false)).isEmpty();
-        assertThat(ramp.evaluate(11 * S, true)).isPresent();
+        answers(ramp, 10, 0, LATENCY, 2 * S);
+        assertThat(ramp.evaluate(5 * S, false)).isEmpty();
+        assertThat(ramp.evaluate(6 * S, true)).isPresent();
     }
 
     @Test
@@ -131,8 +155,8 @@ class RampGovernorTest {
         }
         assertThat(ramp.stage()).isEqualTo(3);
         assertThat(ramp.complete(t)).isFalse();
-        assertThat(ramp.complete(t + 60 * S)).isTrue();
-        assertThat(ramp.fraction(t + 60 * S)).isEqualTo(1.0);
+        assertThat(ramp.complete(t + 37_500_000_000L)).isTrue();
+        assertThat(ramp.fraction(t + 37_500_000_000L)).isEqualTo(1.0);
     }
 
     @Test

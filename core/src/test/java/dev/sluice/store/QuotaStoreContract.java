@@ -342,6 +342,17 @@ public abstract class QuotaStoreContract {
     }
 
     @Test
+    void aLowerRateFactorLowersWhatIsAvailableAtOnce() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(reserve(s, p, tokens(100)));
+        s.control(p, Dimension.TOTAL_TOKENS, 0.5, 0);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(300.0);
+        s.control(p, Dimension.TOTAL_TOKENS, 1.0, 0);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(300.0);
+    }
+
+    @Test
     void aRequestLargerThanTheAdaptedCapacityGoesWhenFullAndLeavesDebt() {
         QuotaStore s = store();
         BucketPlan p = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));

@@ -11,6 +11,8 @@ import dev.sluice.ledger.Ledger;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
+import dev.sluice.runtime.control.ControlJournal;
+import dev.sluice.runtime.control.ControlPlane;
 import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.request.RequestCounters;
 import dev.sluice.store.InMemoryQuotaStore;
@@ -18,6 +20,7 @@ import dev.sluice.store.QuotaStore;
 import dev.sluice.time.NanoClock;
 import io.vertx.core.DeploymentOptions;
 import io.vertx.core.Future;
+import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +46,7 @@ public final class Gateway {
     private AdminServer admin;
     private final Ledger ledger;
     private final Optional<SluiceMetrics> metrics;
+    private final ControlPlane control;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
@@ -64,6 +68,9 @@ public final class Gateway {
                 }, false))
                 .build();
         metrics.ifPresent(m -> m.bind(runtime, ledger));
+        this.control = new ControlPlane(runtime, b.journal);
+        // What was changed through the admin API before the restart wins over the file for what it touched.
+        control.replay();
         this.core = new GatewayCore(vertx, runtime);
         this.wakeups = new WakeupDriver(vertx, runtime);
         runtime.governor().onWakeup(wakeups::request);
@@ -97,6 +104,11 @@ public final class Gateway {
     /** The Prometheus metrics served at the admin listener's {@code /metrics}, when it has one. */
     public Optional<SluiceMetrics> metrics() {
         return metrics;
+    }
+
+    /** Where changes without a restart go: the key tree, keys, pauses; audited in its journal. */
+    public ControlPlane control() {
+        return control;
     }
 
     /** The admin listener, when the configuration has an {@code admin:} section. */
@@ -141,29 +153,40 @@ public final class Gateway {
         for (String id : deployments) {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
         }
-        return all.compose(v -> {
+        // The rest runs on a thread of its own: the ledger may take a while to write what it holds,
+        // which must not block an event loop, and a Vert.x closed from one of its own event loops
+        // reports its end to a loop already gone (a RejectedExecutionException on every stop).
+        Promise<Void> stopped = Promise.promise();
+        all.onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
             // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
             ledger.close();
             runtime.close();
-            return ownsVertx ? vertx.close() : Future.succeededFuture();
-        });
+            if (ownsVertx) {
+                vertx.close().onComplete(stopped);
+            } else {
+                stopped.complete();
+            }
+        }));
+        return stopped.future();
     }
 
     private Future<Gateway> listen(int instances) {
         // Port 0 asks for a free port; Vert.x shares a random port among listeners given the same negative port.
         int requested = config.server().port() == 0 ? -1 : config.server().port();
-        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested);
+        ConnectionCaps caps = ConnectionCaps.of(config.server().maxConnections(),
+                config.server().maxConnectionsPerAddress());
+        GatewayVerticle first = new GatewayVerticle(core, config.server(), requested, caps);
         return vertx.deployVerticle(first).compose(id -> {
             deployments.add(id);
             port = first.actualPort();
             Future<Void> rest = Future.succeededFuture();
             for (int i = 1; i < instances; i++) {
-                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested),
+                rest = rest.compose(v -> vertx.deployVerticle(new GatewayVerticle(core, config.server(), requested, caps),
                         new DeploymentOptions()).map(deployments::add).mapEmpty());
             }
             return rest;
         }).compose(v -> config.admin().isEmpty() ? Future.succeededFuture(this)
-                : new AdminServer(vertx, config.admin().get(), runtime, metrics.orElseThrow()).start().map(a -> {
+                : new AdminServer(vertx, config.admin().get(), control, ledger.queries(), metrics.orElseThrow()).start().map(a -> {
                     admin = a;
                     return this;
                 }));
@@ -177,6 +200,7 @@ public final class Gateway {
         private RequestEventSink events = RequestEventSink.none();
         private Ledger ledger = Ledger.off();
         private QuotaStore store;
+        private ControlJournal journal = ControlJournal.inMemory();
         private EstimatorConfig estimatorConfig = EstimatorConfig.defaults();
         private int instances = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         private boolean adaptive = true;
@@ -209,6 +233,15 @@ public final class Gateway {
          */
         public Builder ledger(Ledger l) {
             this.ledger = Objects.requireNonNull(l, "ledger");
+            return this;
+        }
+
+        /**
+         * Where changes made through the admin API are audited and kept, replayed over the file at
+         * start ({@code LedgerJournal} in the ledger's database); by default in memory, lost at exit.
+         */
+        public Builder journal(ControlJournal j) {
+            this.journal = Objects.requireNonNull(j, "journal");
             return this;
         }
 

@@ -52,6 +52,7 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
             .connectTimeout(Duration.ofSeconds(5)).build();
 
     private final boolean adaptive;
+    private final String serverExtra;
 
     GatewayFixture() {
         this(true);
@@ -59,7 +60,16 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
 
     /** @param adaptive whether adaptive control reacts to provider signals (off to test other mechanisms alone) */
     GatewayFixture(boolean adaptive) {
+        this(adaptive, "");
+    }
+
+    /**
+     * @param adaptive    whether adaptive control reacts to provider signals
+     * @param serverExtra more {@code server:} settings, each preceded by a comma (client timeouts, caps)
+     */
+    GatewayFixture(boolean adaptive, String serverExtra) {
         this.adaptive = adaptive;
+        this.serverExtra = serverExtra;
     }
 
     @Override
@@ -96,7 +106,7 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
             fakeProfiles.append("  ").append(name).append(": { deployment: ").append(name).append(", model: gpt-4o-mini }\n");
         }
         return """
-                server: { host: 127.0.0.1, port: 0, max_body_bytes: 65536, max_header_bytes: 8192, upstream_timeout: 2s }
+                server: { host: 127.0.0.1, port: 0, max_body_bytes: 65536, max_header_bytes: 8192, upstream_timeout: 2s%s }
                 deployments:
                   oa: { kind: openai, base_url: "%s" }
                   az: { kind: azure-openai, base_url: "%s", azure_deployment: chat-1 }
@@ -131,7 +141,7 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
                               batchy: { secret: "%s", class: batch, max_class: batch }
                               queued: { secret: "%s", class: batch, max_class: batch, limits: { rpm: { amount: 600, burst: 1 } } }
                               metered: { secret: "%s", limits: { output_tpm: 100000000, input_tpm: 100000000 } }
-                """.formatted(openai.baseUrl(), azure.baseUrl(), anthropic.baseUrl(), gemini.baseUrl(), limited.baseUrl(),
+                """.formatted(serverExtra, openai.baseUrl(), azure.baseUrl(), anthropic.baseUrl(), gemini.baseUrl(), limited.baseUrl(),
                 flaky.baseUrl(), closedPort, fakeDeployments, fakeProfiles, KEY, KEY_TIGHT, KEY_DAILY, KEY_PAUSED, KEY_BATCH,
                 KEY_QUEUED, KEY_METERED);
     }

@@ -18,4 +18,9 @@ class GatewayVerticleTest {
         assertThat(options.isHandle100ContinueAutomatically()).isTrue();
         assertThat(options.getMaxHeaderSize()).isEqualTo(ServerSettings.defaults().maxHeaderBytes());
     }
+
+    @Test
+    void http2OverCleartextIsOffSoTheClientPortSpeaksHttp11Alone() {
+        assertThat(GatewayVerticle.serverOptions(ServerSettings.defaults(), 8080).isHttp2ClearTextEnabled()).isFalse();
+    }
 }

@@ -3,6 +3,7 @@ package dev.sluice.runtime;
 import dev.sluice.adapt.AdaptiveControllers;
 import dev.sluice.adapt.AdaptiveController;
 import dev.sluice.estimate.EstimatorConfig;
+import dev.sluice.estimate.ServiceTimes;
 import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.runtime.config.DeploymentConfig;
@@ -18,7 +19,18 @@ import dev.sluice.runtime.routing.RoutingPolicy;
 import dev.sluice.signal.ProviderSignal;
 import dev.sluice.store.QuotaStore;
 import dev.sluice.time.NanoClock;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.runtime.config.KeyConfig;
+import dev.sluice.runtime.control.Pause;
+import dev.sluice.runtime.control.Pauses;
+import dev.sluice.runtime.control.RetiredSecrets;
+import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -35,10 +47,15 @@ import java.util.concurrent.Executor;
  */
 public final class SluiceRuntime {
 
-    private final SluiceConfig config;
+    /** Swapped whole by {@link #change}: a request reads one consistent tree. */
+    private volatile SluiceConfig config;
+    private final Pauses pauses = new Pauses();
+    private final RetiredSecrets retired = new RetiredSecrets();
+    private final List<Consumer<SluiceConfig>> changed = new CopyOnWriteArrayList<>();
     private final NanoClock clock;
     private final QuotaGovernor governor;
     private final TokenEstimator estimator;
+    private final ServiceTimes serviceTimes = new ServiceTimes();
     private final AdaptiveControllers adaptive;
     private final RoutingPolicy routing;
     private final RequestEventSink events;
@@ -70,6 +87,14 @@ public final class SluiceRuntime {
         } else {
             adaptive = null;
         }
+        // A key paused in the file is a pause like an operator's, lifted by resuming it.
+        Instant now = Instant.ofEpochMilli(clock.epochMillis());
+        for (KeyConfig k : config.keys()) {
+            if (k.paused()) {
+                pauses.put(new Pause(Scope.of(ScopeLevel.API_KEY, k.id()), "paused in " + config.sourceName(),
+                        Optional.empty(), "config", now));
+            }
+        }
     }
 
     /** A builder for a runtime serving {@code config} over {@code store}. */
@@ -86,8 +111,53 @@ public final class SluiceRuntime {
         return RequestLifecycle.arrive(this, traceId, thread);
     }
 
+    /** The configuration in force: the file's, with every change made since. */
     public SluiceConfig config() {
         return config;
+    }
+
+    /**
+     * Changes the configuration at once, without a restart: {@code edit} makes the next one from
+     * the current one (or throws, and nothing changes); the governor takes its limits, weights and
+     * guarantees in place (reservations in flight keep what they hold and settle against the same
+     * buckets; a lowered limit applies to the next admission), then whoever listens (the gateway's
+     * key ring) sees it. Changes are serialised. Deployments and model profiles stay those the
+     * runtime was built with, but for their limits: their connections and estimators are made once.
+     *
+     * @return the configuration now in force
+     * @throws IllegalArgumentException when the next configuration has other deployments or profiles
+     */
+    public synchronized SluiceConfig change(UnaryOperator<SluiceConfig> edit) {
+        SluiceConfig before = config;
+        SluiceConfig after = Objects.requireNonNull(edit.apply(before), "edit result");
+        if (after == before) {
+            return before;
+        }
+        if (!after.deployments().keySet().equals(before.deployments().keySet())
+                || !after.profiles().keySet().equals(before.profiles().keySet())) {
+            throw new IllegalArgumentException("change: deployments " + after.deployments().keySet() + ", profiles "
+                    + after.profiles().keySet() + " (expected: those running, " + before.deployments().keySet() + " and "
+                    + before.profiles().keySet() + "; adding or removing one needs a restart)");
+        }
+        governor.reconfigure(after.governorConfig());
+        config = after;
+        changed.forEach(l -> l.accept(after));
+        return after;
+    }
+
+    /** Calls {@code listener} with every configuration {@link #change} puts in force. */
+    public void onChange(Consumer<SluiceConfig> listener) {
+        changed.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** Old secrets of rotated keys, valid for their overlap. */
+    public RetiredSecrets retiredSecrets() {
+        return retired;
+    }
+
+    /** The scopes paused by an operator; every admission consults them before the governor. */
+    public Pauses pauses() {
+        return pauses;
     }
 
     public NanoClock clock() {
@@ -100,6 +170,11 @@ public final class SluiceRuntime {
 
     public TokenEstimator estimator() {
         return estimator;
+    }
+
+    /** How long calls take once sent, learned per route from answered attempts ({@code RequestLifecycle}). */
+    public ServiceTimes serviceTimes() {
+        return serviceTimes;
     }
 
     /** The adaptive controllers, unless adaptive control was switched off. */

@@ -129,9 +129,10 @@ class AdaptiveSimulationTest {
         assertThat(sim.violations()).as(timeline).isEmpty();
         assertThat(sim.refusedRatio(300, 900)).as(timeline).isLessThan(0.01);
         assertThat(sim.throughput(300, 900)).as(timeline).isGreaterThan(0.95 * CAPACITY / 2);
-        // It found the real limit, half the configured one, from 429s alone.
-        assertThat(sim.controller.snapshot().rateFactors().get(Dimension.TOTAL_TOKENS)).as(timeline)
-                .isBetween(0.45, 0.60);
+        // It found the real limit, half the configured one, from 429s alone: the learned ceiling
+        // (the factor itself dips by a cut after each probe past it, so its value at one instant
+        // depends on when the last probe was).
+        assertThat(sim.controller.snapshot().ceiling()).as(timeline).isBetween(0.45, 0.60);
         assertThat(sim.controller.snapshot().headerless()).isTrue();
     }
 }

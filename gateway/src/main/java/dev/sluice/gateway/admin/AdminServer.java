@@ -7,7 +7,11 @@ import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import dev.sluice.ledger.query.LedgerQueries;
+import dev.sluice.runtime.control.ControlJournal;
+import dev.sluice.runtime.control.ControlPlane;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The admin listener: its own port (loopback by default), never the client listener. One event
@@ -20,11 +24,30 @@ public final class AdminServer {
     private final AdminRouter router;
     private HttpServer server;
 
-    public AdminServer(Vertx vertx, AdminSettings settings, SluiceRuntime runtime, SluiceMetrics metrics) {
+    public AdminServer(Vertx vertx, AdminSettings settings, SluiceRuntime runtime) {
+        this(vertx, settings, new ControlPlane(runtime, ControlJournal.inMemory()), Optional.empty(),
+                unboundMetrics(runtime));
+    }
+
+    /**
+     * @param control where changes go (the runtime's, with its journal)
+     * @param usage the ledger's queries, for {@code /admin/usage}; empty when the ledger is off
+     * @param metrics what {@code /metrics} serves
+     */
+    public AdminServer(Vertx vertx, AdminSettings settings, ControlPlane control, Optional<LedgerQueries> usage,
+            SluiceMetrics metrics) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes());
-        AdminRoutes.install(router, vertx, settings, runtime, metrics);
+        AdminRoutes.install(router, vertx, settings, control.runtime(), metrics);
+        ManagementRoutes.install(router, vertx, control, usage);
+    }
+
+    /** Metrics of {@code runtime}'s gauges only: an admin listener built without a gateway sees no request events. */
+    private static SluiceMetrics unboundMetrics(SluiceRuntime runtime) {
+        SluiceMetrics m = new SluiceMetrics(runtime.config());
+        m.bind(runtime, dev.sluice.ledger.Ledger.off());
+        return m;
     }
 
     /** The routes, for documentation checks. */

@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.governor.Explanation;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Scope;
 import io.vertx.core.MultiMap;
 import java.util.Locale;
 import java.util.Optional;
@@ -197,6 +200,39 @@ public final class ErrorBodies {
         e.put("gateway_decision", v.decision().wireName());
         e.put("fallback_allowed", false);
         e.put("trace_id", v.traceId());
+        v.explanation().ifPresent(x -> explain(e.putObject("explanation"), x, v.mode()));
+    }
+
+    /** What decided a local refusal, field by field (the {@code x-sluice-explanation} header says it on one line). */
+    private static void explain(ObjectNode o, Explanation x, Optional<String> mode) {
+        o.put("scope", x.scope().map(Scope::key).orElse("gateway"));
+        o.put("limiter", x.dimension().map(Dimension::limiterName).orElse("none"));
+        if (x.window().isPresent()) {
+            o.put("window", x.window().get());
+        } else {
+            o.putNull("window");
+        }
+        if (mode.isPresent()) {
+            o.put("mode", mode.get());
+        } else {
+            o.putNull("mode");
+        }
+        o.put("paused", x.paused());
+        o.put("reserve", x.reserve());
+        millis(o, "predicted_wait_ms", x.predictedWaitNanos());
+        millis(o, "service_ms", x.serviceNanos() > 0 ? x.serviceNanos() : Explanation.UNKNOWN);
+        millis(o, "wait_budget_ms", x.budgetNanos() == Long.MAX_VALUE ? Explanation.UNKNOWN
+                : x.budgetNanos());
+        o.put("bound_by", x.budgetNanos() == Explanation.UNKNOWN ? null
+                : x.deadlineBound() ? "deadline" : "class");
+    }
+
+    private static void millis(ObjectNode o, String name, long nanos) {
+        if (nanos == Explanation.UNKNOWN) {
+            o.putNull(name);
+        } else {
+            o.put(name, nanos / 1_000_000);
+        }
     }
 
     static String protoDuration(long millis) {

@@ -23,6 +23,17 @@ public final class HeaderNames {
     public static final CharSequence RESET_TOKENS = HttpHeaders.createOptimized("x-ratelimit-reset-tokens");
     public static final CharSequence MODEL_PROFILE = HttpHeaders.createOptimized("x-sluice-model-profile");
     public static final CharSequence PROVIDER_MODEL = HttpHeaders.createOptimized("x-sluice-provider-model");
+    /** What decided a local refusal or a queue wait, on one line ({@link #explanation}). */
+    public static final CharSequence EXPLANATION = HttpHeaders.createOptimized("x-sluice-explanation");
+
+    /**
+     * The {@code x-sluice-explanation} value: the governor's explanation (scope, dimension, pause,
+     * reserve, predicted wait against the budget) followed by the deployment's mode when known.
+     */
+    public static String explanation(dev.sluice.governor.Explanation e, java.util.Optional<String> mode) {
+        String line = e.headerValue();
+        return mode.map(m -> line + " mode=" + m).orElse(line);
+    }
 
     /**
      * The model rule of every answer: the body's {@code model} is the provider's model name (a

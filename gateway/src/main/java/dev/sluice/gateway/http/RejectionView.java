@@ -1,7 +1,9 @@
 package dev.sluice.gateway.http;
 
+import dev.sluice.governor.Explanation;
 import dev.sluice.governor.GatewayDecision;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Everything a 429 from Sluice says, whichever route it is sent on: the normalised rejection of
@@ -23,11 +25,24 @@ import java.util.Objects;
  * @param estimatedInputTokens the preflight input estimate
  * @param estimatedOutputTokens the preflight output reservation
  * @param traceId the request's trace id
+ * @param explanation what decided a local refusal (scope, dimension, pause, reserve, predicted wait
+ *     against the budget); empty for a provider's refusal
+ * @param mode the deployment's operating mode when it was decided, when known
  */
 public record RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
         String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
         String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens, long estimatedOutputTokens,
-        String traceId) {
+        String traceId, Optional<Explanation> explanation, Optional<String> mode) {
+
+    /** A refusal with nothing of the governor's to explain (a provider's). */
+    public RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
+            String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
+            String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens,
+            long estimatedOutputTokens, String traceId) {
+        this(decision, code, message, limiter, scope, provider, modelProfile, providerModel, retryAfterMillis,
+                retryable, tenantId, apiKeyId, requestClass, estimatedInputTokens, estimatedOutputTokens, traceId,
+                Optional.empty(), Optional.empty());
+    }
 
     public RejectionView {
         Objects.requireNonNull(decision, "decision");
@@ -42,6 +57,8 @@ public record RejectionView(GatewayDecision decision, String code, String messag
         Objects.requireNonNull(apiKeyId, "apiKeyId");
         Objects.requireNonNull(requestClass, "requestClass");
         Objects.requireNonNull(traceId, "traceId");
+        Objects.requireNonNull(explanation, "explanation");
+        Objects.requireNonNull(mode, "mode");
         retryAfterMillis = Math.max(1, retryAfterMillis);
     }
 }

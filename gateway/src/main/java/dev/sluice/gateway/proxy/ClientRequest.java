@@ -64,9 +64,15 @@ final class ClientRequest {
         this.traceId = TraceIds.fromTraceparent(req.getHeader("traceparent"));
     }
 
-    void start() {
+    /**
+     * Serves the request.
+     *
+     * @param refused why the connection's own state refuses it before it is read (over a cap), or empty
+     */
+    void start(Optional<MalformedRequest> refused) {
         resp.putHeader(HeaderNames.TRACE_ID, traceId);
-        Optional<MalformedRequest> malformed = MalformedRequest.of(req.decoderResult());
+        Optional<MalformedRequest> malformed = refused.or(() -> MalformedRequest.of(req.decoderResult()))
+                .or(() -> MalformedRequest.ofHead(req.version(), req.headers(), req.uri()));
         // Only GET paths are shared between families; a POST's path alone names its route.
         Optional<Route> matched = malformed.isPresent() ? Optional.empty() : Route.match(req.method(), req.path(),
                 req.method() == io.vertx.core.http.HttpMethod.GET ? dialect() : ApiFamily.OPENAI);
@@ -79,10 +85,13 @@ final class ClientRequest {
         resp.closeHandler(v -> onClientGone());
         req.exceptionHandler(e -> onClientGone());
         if (malformed.isPresent()) {
-            // The head could not be read, so neither can what follows it: answer and close. The path, when the
-            // decoder got that far, still tells whose error shape to use.
+            // Where the head could not be read or its framing is ambiguous, neither can what follows it be
+            // trusted: answer and close. The path, when the decoder got that far, still tells whose error shape
+            // to use.
             family = dialect();
-            resp.putHeader("connection", "close");
+            if (malformed.get().close()) {
+                resp.putHeader("connection", "close");
+            }
             fail(malformed.get().status(), malformed.get().code(), malformed.get().reason(), Optional.empty());
             return;
         }
@@ -91,11 +100,16 @@ final class ClientRequest {
             fail(404, "unknown_route", "Sluice serves no " + req.method() + " " + req.path() + ".", Optional.empty());
             return;
         }
+        if (req.headers().contains("transfer-encoding")) {
+            // Netty's decoder drops a Content-Length sent beside a chunked coding, so whether both were sent
+            // cannot be told here; RFC 9112 section 6.3 requires the connection closed after such a request.
+            resp.putHeader("connection", "close");
+        }
         route = matched.get();
         Operation op = route.operation();
         family = op.family();
         lifecycle.operation(op.eventName());
-        key = Credentials.presented(req).flatMap(core.keys::resolve).orElse(null);
+        key = Credentials.presented(req).flatMap(k -> core.keys.resolve(k, core.clock.epochMillis())).orElse(null);
         if (key == null) {
             fail(401, "invalid_api_key", "Missing or unknown API key. Send it as 'Authorization: Bearer <key>', "
                     + "'x-api-key' or 'x-goog-api-key'.", Optional.empty());
@@ -127,6 +141,8 @@ final class ClientRequest {
         long max = core.config.server().maxBodyBytes();
         long declared = parseLong(req.getHeader("content-length"));
         body = Buffer.buffer(declared > 0 && declared <= max ? (int) declared : 1024);
+        // A body that trickles in (or never comes) must not hold the connection and its buffer for ever.
+        long timer = core.vertx.setTimer(core.config.server().bodyTimeout().toMillis(), id -> bodyTimedOut());
         req.handler(chunk -> {
             if (state != State.READING) {
                 refusedBytes += chunk.length();
@@ -142,6 +158,7 @@ final class ClientRequest {
             body.appendBuffer(chunk);
         });
         req.endHandler(v -> {
+            core.vertx.cancelTimer(timer);
             if (state == State.READING) {
                 state = State.ADMITTING;
                 byte[] raw = body.getBytes();
@@ -170,6 +187,15 @@ final class ClientRequest {
                 Optional.empty());
     }
 
+    private void bodyTimedOut() {
+        if (state == State.READING) {
+            body = null;
+            resp.putHeader("connection", "close");
+            fail(408, "request_timeout", "The request body did not arrive within " + core.config.server().bodyTimeout()
+                    .toMillis() + " ms of its head (server.body_timeout).", Optional.empty());
+        }
+    }
+
     private void onClientGone() {
         if (state == State.DONE) {
             return;
@@ -193,6 +219,7 @@ final class ClientRequest {
     void reject(RejectionView v) {
         Refusal refusal = Refusal.of(v);
         refusal.headers(resp.headers());
+        v.explanation().ifPresent(x -> resp.headers().set(HeaderNames.EXPLANATION, HeaderNames.explanation(x, v.mode())));
         send(refusal.status(), "application/json", Buffer.buffer(ErrorBodies.bytes(ErrorBodies.rejection(family, v, refusal))),
                 Optional.of(v.code()), refusal.retry() ? refusal.retryAfterMillis() : OptionalLong.empty());
     }

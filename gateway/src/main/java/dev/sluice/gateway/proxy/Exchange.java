@@ -3,13 +3,11 @@ package dev.sluice.gateway.proxy;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.adapt.ModeConfig;
 import dev.sluice.estimate.TokenEstimate;
+import dev.sluice.gateway.http.HeaderNames;
 import dev.sluice.gateway.http.RejectionView;
 import dev.sluice.gateway.translate.TranslationException;
-import dev.sluice.governor.GatewayDecision;
 import dev.sluice.governor.Rejection;
 import dev.sluice.governor.TrafficClass;
-import dev.sluice.limits.Scope;
-import dev.sluice.limits.ScopeLevel;
 import dev.sluice.runtime.config.DeploymentConfig;
 import dev.sluice.runtime.config.KeyConfig;
 import dev.sluice.runtime.config.ProfileConfig;
@@ -19,7 +17,6 @@ import dev.sluice.runtime.request.Attempt;
 import dev.sluice.runtime.request.AttemptOutcome;
 import dev.sluice.runtime.request.Deadlines;
 import dev.sluice.runtime.request.RequestPlan;
-import dev.sluice.gateway.http.ErrorBodies;
 import java.util.Optional;
 
 /**
@@ -58,7 +55,7 @@ final class Exchange {
         KeyConfig key = request.key;
         Deadlines.Resolved d = Deadlines.resolve(key.trafficClass(), key.maxClass(), request.req.getHeader(Deadlines.CLASS_HEADER),
                 key.deadline(), request.req.getHeader(Deadlines.DEADLINE_HEADER),
-                request.req.getHeader(Deadlines.SDK_TIMEOUT_HEADER));
+                request.req.getHeader(Deadlines.SDK_TIMEOUT_HEADER), core.config.classes());
         switch (d) {
             case Deadlines.Invalid bad -> request.fail(400, bad.code(), bad.message(), Optional.of(bad.header()));
             case Deadlines.Valid ok -> {
@@ -80,14 +77,6 @@ final class Exchange {
                 new Caller(key.org(), key.tenant(), key.team(), key.id()), profile, trafficClass, deadlineNanos,
                 estimate, plan.streaming());
         request.lifecycle.planned(requestPlan);
-        if (key.paused()) {
-            Rejection paused = new Rejection(GatewayDecision.PAUSED, "key_paused", Optional.empty(),
-                    Optional.of(Scope.of(ScopeLevel.API_KEY, key.id())), ErrorBodies.MAX_CLIENT_RETRY_MILLIS, false,
-                    "The API key " + key.id() + " is paused by an operator; retrying will fail until it is resumed.");
-            request.lifecycle.refused(paused);
-            rejectLocally(paused, first);
-            return;
-        }
         request.lifecycle.admit(this::onAdmission);
     }
 
@@ -129,6 +118,8 @@ final class Exchange {
         }
         if (attempt.queuedNanos() > 0) {
             request.resp.putHeader("x-sluice-queued-ms", Long.toString(attempt.queuedNanos() / 1_000_000));
+            request.lifecycle.waitExplanation().ifPresent(x -> request.resp.headers().set(HeaderNames.EXPLANATION,
+                    HeaderNames.explanation(x, request.lifecycle.mode())));
         }
         if (attempt.brownout()) {
             // The gateway's configuration does not tune modes, so the factor is the adaptive default (0.5).
@@ -145,7 +136,8 @@ final class Exchange {
         KeyConfig key = request.key;
         request.reject(new RejectionView(r.decision(), r.code(), r.message(), r.limiterName(), r.scopeName(),
                 d.kind().wireName(), profile.id(), profile.model(), r.retryAfterMillis(), r.retryable(), key.tenant(),
-                key.id(), trafficClass.wireName(), estimate.inputTokens(), estimate.outputTokens(), request.traceId));
+                key.id(), trafficClass.wireName(), estimate.inputTokens(), estimate.outputTokens(), request.traceId,
+                Optional.of(r.explanation()), request.lifecycle.mode()));
     }
 
     void clientGone() {

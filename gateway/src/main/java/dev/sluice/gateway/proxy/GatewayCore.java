@@ -25,7 +25,8 @@ public final class GatewayCore {
     final Vertx vertx;
     final SluiceRuntime runtime;
     final SluiceConfig config;
-    final KeyRing keys;
+    /** Made again whenever the runtime's key tree changes (the admin API, a reload). */
+    volatile KeyRing keys;
     final NanoClock clock;
     final CallerQuota quota;
     private final Map<String, Upstream> upstreams = new HashMap<>();
@@ -39,7 +40,8 @@ public final class GatewayCore {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.config = runtime.config();
         this.clock = runtime.clock();
-        this.keys = KeyRing.of(config);
+        this.keys = KeyRing.of(config, runtime.retiredSecrets().valid(clock.epochMillis()));
+        runtime.onChange(next -> keys = KeyRing.of(next, runtime.retiredSecrets().valid(clock.epochMillis())));
         // With a shared store a reading is a network call: taken on a worker, at most every 250 ms
         // per key, so that answers never wait for their advisory quota headers.
         this.quota = runtime.storeCalls().offloaded()
@@ -61,7 +63,12 @@ public final class GatewayCore {
 
     /** Serves one request; {@code client} is the calling event loop's upstream client. */
     public void handle(HttpServerRequest request, UpstreamClient client) {
-        new ClientRequest(this, request, client).start();
+        new ClientRequest(this, request, client).start(java.util.Optional.empty());
+    }
+
+    /** Answers one request with {@code why} (in its provider's shape) instead of serving it. */
+    public void refuse(HttpServerRequest request, UpstreamClient client, dev.sluice.gateway.http.MalformedRequest why) {
+        new ClientRequest(this, request, client).start(java.util.Optional.of(why));
     }
 
     /** Whether /readyz says ready; cleared while the gateway drains for shutdown. */

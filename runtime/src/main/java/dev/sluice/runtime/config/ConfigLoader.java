@@ -53,16 +53,18 @@ public final class ConfigLoader {
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
             "classes", "deployments", "profiles", "orgs", "admin", "metrics");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
-            "upstream_timeout");
+            "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
+            "max_connections_per_address");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
             "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
     private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
-    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length");
+    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
             "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy");
     private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
-    private static final Set<String> RAMP = Set.of("enabled", "stages");
+    private static final Set<String> RAMP = Set.of("enabled", "stages", "stage_duration", "min_samples",
+            "max_growth_per_minute");
     private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
             "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits", "task");
     private static final Set<String> ORG = Set.of("limits", "tenants");
@@ -194,7 +196,13 @@ public final class ConfigLoader {
         long body = n.get("max_body_bytes").longValue(d.maxBodyBytes());
         int header = n.get("max_header_bytes").intValue(d.maxHeaderBytes());
         Duration timeout = n.get("upstream_timeout").duration(d.upstreamTimeout());
-        return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout));
+        Duration headerTimeout = n.get("header_timeout").duration(d.headerTimeout());
+        Duration bodyTimeout = n.get("body_timeout").duration(d.bodyTimeout());
+        Duration idleTimeout = n.get("idle_timeout").duration(d.idleTimeout());
+        int connections = n.get("max_connections").intValue(d.maxConnections());
+        int perAddress = n.get("max_connections_per_address").intValue(d.maxConnectionsPerAddress());
+        return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout, headerTimeout, bodyTimeout,
+                idleTimeout, connections, perAddress));
     }
 
     private static StoreSettings store(YamlNode n) {
@@ -252,7 +260,9 @@ public final class ConfigLoader {
             ClassPolicy def = out.get(tc);
             Duration wait = c.get("max_queue_wait").duration(def.maxQueueWait());
             int length = c.get("max_queue_length").intValue(def.maxQueueLength());
-            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length)));
+            Optional<Duration> deadline = c.get("deadline").optDuration().or(def::deadline);
+            deadline.ifPresent(d -> ConfigException.require(d.isPositive(), c.get("deadline").path(), "> 0", d));
+            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, deadline)));
         });
         return out;
     }
@@ -326,9 +336,12 @@ public final class ConfigLoader {
         List<Double> stages = n.get("stages").present()
                 ? n.get("stages").items().stream().map(s -> s.doubleValue(0)).toList()
                 : d.stages();
+        Duration stageDuration = n.get("stage_duration").duration(d.stageDuration());
+        int minSamples = n.get("min_samples").intValue(d.minSamples());
+        double growth = n.get("max_growth_per_minute").doubleValue(d.maxGrowthPerMinute());
         // Writing a ramp section without 'enabled' means wanting a ramp.
         boolean enabled = n.get("enabled").bool(n.present());
-        return build(n.path(), () -> new RampSettings(enabled, stages));
+        return build(n.path(), () -> new RampSettings(enabled, stages, stageDuration, minSamples, growth));
     }
 
     private static ProfileConfig profile(String id, YamlNode n, Map<String, DeploymentConfig> deployments) {
@@ -467,7 +480,7 @@ public final class ConfigLoader {
     }
 
     /** A limits mapping: {@code rpm: 500} or {@code rpm: {amount: 500, burst: 50}} per dimension. */
-    static Limits limits(YamlNode n) {
+    public static Limits limits(YamlNode n) {
         if (!n.present()) {
             return Limits.none();
         }

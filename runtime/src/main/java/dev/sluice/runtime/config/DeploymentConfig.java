@@ -3,7 +3,6 @@ package dev.sluice.runtime.config;
 import dev.sluice.adapt.AdaptiveConfig;
 import dev.sluice.adapt.MultiplierConfig;
 import dev.sluice.limits.Limits;
-import dev.sluice.ramp.RampConfig;
 import java.net.URI;
 import java.util.Map;
 import java.util.Objects;
@@ -56,7 +55,7 @@ public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Opti
         AdaptiveConfig base = AdaptiveConfig.defaults();
         return base.withMultiplier(new MultiplierConfig(adaptive.decreaseFactor(), adaptive.increaseStep(),
                         adaptive.floor(), base.multiplier().perDimension()))
-                .withRamp(RampConfig.defaults().withEnabled(ramp.enabled()).withStages(ramp.stages()));
+                .withRamp(ramp.rampConfig());
     }
 
     /** Whether a credential is configured but its environment variable is not set. */

@@ -5,15 +5,22 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * Where the gateway listens and how much it accepts from a client.
+ * Where the gateway listens, how much it accepts from a client and for how long.
  *
  * @param host interface to bind
  * @param port TCP port; 0 picks a free one
  * @param maxBodyBytes largest request body accepted (413 beyond)
  * @param maxHeaderBytes largest request header block accepted (431 beyond)
  * @param upstreamTimeout longest wait for a provider's response headers, and for each body chunk (504 beyond)
+ * @param headerTimeout longest a new connection may take to send a whole request head (closed beyond)
+ * @param bodyTimeout longest a request's body may take to arrive once its head has (408 beyond)
+ * @param idleTimeout longest a kept-alive connection may wait, after an answer, for the next request's head
+ * @param maxConnections client connections open at once, over all addresses (503 beyond)
+ * @param maxConnectionsPerAddress client connections open at once from one remote address (503 beyond)
  */
-public record ServerSettings(String host, int port, long maxBodyBytes, int maxHeaderBytes, Duration upstreamTimeout) {
+public record ServerSettings(String host, int port, long maxBodyBytes, int maxHeaderBytes, Duration upstreamTimeout,
+        Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, int maxConnections,
+        int maxConnectionsPerAddress) {
 
     /** Loopback only, so a fresh install is not reachable from the network until asked. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -24,14 +31,42 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
     public static final int DEFAULT_MAX_HEADER_BYTES = 16 * 1024;
     /** Two minutes, the longest a non-streaming completion usually takes before its first byte. */
     public static final Duration DEFAULT_UPSTREAM_TIMEOUT = Duration.ofSeconds(120);
+    /** Ten seconds: an SDK sends its head in one write; only a stalled or hostile client needs longer. */
+    public static final Duration DEFAULT_HEADER_TIMEOUT = Duration.ofSeconds(10);
+    /** One minute for the whole body: 4 MiB at about 0.5 Mbit/s, slower than any link an SDK is on. */
+    public static final Duration DEFAULT_BODY_TIMEOUT = Duration.ofSeconds(60);
+    /**
+     * One minute between requests on a kept-alive connection: longer than the SDKs' own pools keep an
+     * unused connection (a few seconds to a minute), shorter than a file descriptor should sit idle.
+     */
+    public static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(60);
+    /** Ten thousand: far above what one gateway serves at once, well below the usual descriptor limits. */
+    public static final int DEFAULT_MAX_CONNECTIONS = 10_000;
+    /** One thousand from one address, so that a single client (or a flood of silent sockets) cannot take them all. */
+    public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
 
     public ServerSettings {
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(upstreamTimeout, "upstreamTimeout");
+        Objects.requireNonNull(headerTimeout, "headerTimeout");
+        Objects.requireNonNull(bodyTimeout, "bodyTimeout");
+        Objects.requireNonNull(idleTimeout, "idleTimeout");
         ConfigException.require(port >= 0 && port <= 65535, "port", "0..65535", port);
         ConfigException.require(maxBodyBytes > 0, "max_body_bytes", "> 0", maxBodyBytes);
         ConfigException.require(maxHeaderBytes >= 1024, "max_header_bytes", ">= 1024", maxHeaderBytes);
         ConfigException.require(upstreamTimeout.isPositive(), "upstream_timeout", "> 0", upstreamTimeout);
+        ConfigException.require(headerTimeout.toMillis() > 0, "header_timeout", ">= 1ms", headerTimeout);
+        ConfigException.require(bodyTimeout.toMillis() > 0, "body_timeout", ">= 1ms", bodyTimeout);
+        ConfigException.require(idleTimeout.toMillis() > 0, "idle_timeout", ">= 1ms", idleTimeout);
+        ConfigException.require(maxConnections > 0, "max_connections", "> 0", maxConnections);
+        ConfigException.require(maxConnectionsPerAddress > 0, "max_connections_per_address", "> 0",
+                maxConnectionsPerAddress);
+    }
+
+    /** The listener and size limits given, every client timeout and connection cap at its default. */
+    public ServerSettings(String host, int port, long maxBodyBytes, int maxHeaderBytes, Duration upstreamTimeout) {
+        this(host, port, maxBodyBytes, maxHeaderBytes, upstreamTimeout, DEFAULT_HEADER_TIMEOUT, DEFAULT_BODY_TIMEOUT,
+                DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
     }
 
     public static ServerSettings defaults() {
@@ -41,6 +76,7 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
 
     /** A copy listening on {@code newPort}. */
     public ServerSettings withPort(int newPort) {
-        return new ServerSettings(host, newPort, maxBodyBytes, maxHeaderBytes, upstreamTimeout);
+        return new ServerSettings(host, newPort, maxBodyBytes, maxHeaderBytes, upstreamTimeout, headerTimeout,
+                bodyTimeout, idleTimeout, maxConnections, maxConnectionsPerAddress);
     }
 }

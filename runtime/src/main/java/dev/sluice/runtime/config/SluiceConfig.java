@@ -165,6 +165,12 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
                 classes, deployments, profiles, orgs, admin, next);
     }
 
+    /** A copy with another key tree (a change through the admin API, a reloaded file). */
+    public SluiceConfig withOrgs(Map<String, OrgConfig> next) {
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, profiles, next, admin, metrics);
+    }
+
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,

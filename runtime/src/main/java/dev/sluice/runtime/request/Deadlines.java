@@ -1,9 +1,11 @@
 package dev.sluice.runtime.request;
 
 import dev.sluice.governor.AdmissionRequest;
+import dev.sluice.governor.ClassPolicy;
 import dev.sluice.governor.TrafficClass;
 import java.math.BigDecimal;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -11,7 +13,8 @@ import java.util.Optional;
  * A request's class and deadline, from its key's defaults and the headers it sent; the tightest
  * deadline wins and the class is never above what the key allows. Pure.
  *
- * <p>Deadlines come from the key ({@code deadline:}), {@value #DEADLINE_HEADER} (milliseconds), and
+ * <p>Deadlines come from the class ({@code classes.<class>.deadline}), the key ({@code deadline:}),
+ * {@value #DEADLINE_HEADER} (milliseconds), and
  * {@value #SDK_TIMEOUT_HEADER}, the timeout in seconds that the official OpenAI and Anthropic SDKs
  * send with every call: a request that the client will have given up on is worth nothing to it.
  */
@@ -61,6 +64,18 @@ public final class Deadlines {
      */
     public static Resolved resolve(TrafficClass keyClass, TrafficClass maxClass, String askedClass,
             Optional<Duration> keyDeadline, String askedDeadlineMillis, String sdkTimeoutSeconds) {
+        return resolve(keyClass, maxClass, askedClass, keyDeadline, askedDeadlineMillis, sdkTimeoutSeconds, Map.of());
+    }
+
+    /**
+     * As {@link #resolve(TrafficClass, TrafficClass, String, Optional, String, String)}, with the
+     * deadline of the class it is served as ({@link ClassPolicy#deadline}) among those the tightest is taken from.
+     *
+     * @param classes the configured class policies
+     */
+    public static Resolved resolve(TrafficClass keyClass, TrafficClass maxClass, String askedClass,
+            Optional<Duration> keyDeadline, String askedDeadlineMillis, String sdkTimeoutSeconds,
+            Map<TrafficClass, ClassPolicy> classes) {
         TrafficClass c = keyClass;
         if (askedClass != null) {
             Optional<TrafficClass> asked = TrafficClass.byWireName(askedClass.strip());
@@ -71,6 +86,10 @@ public final class Deadlines {
             c = asked.get().outranks(maxClass) ? maxClass : asked.get();
         }
         long deadline = keyDeadline.map(Duration::toMillis).orElse(Long.MAX_VALUE);
+        ClassPolicy policy = classes.get(c);
+        if (policy != null && policy.deadline().isPresent()) {
+            deadline = Math.min(deadline, policy.deadline().get().toMillis());
+        }
         if (askedDeadlineMillis != null) {
             long v = positiveLong(askedDeadlineMillis);
             if (v <= 0) {

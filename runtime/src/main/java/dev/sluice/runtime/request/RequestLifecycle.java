@@ -3,10 +3,13 @@ package dev.sluice.runtime.request;
 import dev.sluice.governor.AdmissionRequest;
 import dev.sluice.governor.Decision;
 import dev.sluice.governor.Demand;
+import dev.sluice.governor.Explanation;
 import dev.sluice.governor.Rejection;
 import dev.sluice.governor.RequestPath;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.control.Pause;
+import dev.sluice.runtime.control.Pauses;
 import dev.sluice.runtime.event.AttemptEvent;
 import dev.sluice.runtime.event.AttemptResult;
 import dev.sluice.runtime.event.Caller;
@@ -59,6 +62,11 @@ public final class RequestLifecycle {
     private String decision = NO_DECISION;
     private Rejection rejection;
     private long queueWaitNanos;
+    /** Why the request waits or waited, as the governor judged when it queued it. */
+    private Explanation waitExplanation;
+    /** Takes the request out of its queue while its admission is pending; null otherwise. */
+    private Decision.Withdrawal pendingWithdrawal;
+    private long queuedAtNanos;
     private String mode;
     private boolean brownout;
     private String fallback;
@@ -149,9 +157,18 @@ public final class RequestLifecycle {
         lastDeployment = d;
         Caller c = plan.caller();
         RequestPath path = new RequestPath(c.org(), c.tenant(), c.team(), c.apiKeyId(), plan.profile().id(), d.id());
-        Demand demand = new Demand(plan.estimate().inputTokens(), plan.estimate().outputTokens(), plan.streaming());
+        long out = plan.estimate().outputTokens();
+        // The call's own expected duration, so that a request that cannot finish by its deadline is not queued.
+        Demand demand = new Demand(plan.estimate().inputTokens(), out, plan.streaming(),
+                runtime.serviceTimes().predictNanos(serviceRoute(d), out));
         AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(), plan.deadlineNanos());
         long askedAt = runtime.clock().nanos();
+        Optional<Pause> paused = runtime.pauses().applying(path, runtime.clock().epochMillis());
+        if (paused.isPresent()) {
+            // Before the governor: a paused scope holds nothing and waits for nothing.
+            refused(Pauses.rejection(paused.get(), runtime.clock().epochMillis()), askedAt, d, then);
+            return;
+        }
         runtime.storeCalls().call(() -> runtime.governor().admit(request), thread, (decided, failure) -> {
             if (failure != null) {
                 storeFailed(then);
@@ -170,12 +187,16 @@ public final class RequestLifecycle {
             case Decision.Rejected r -> refused(r.rejection(), askedAt, d, then);
             case Decision.Queued q -> {
                 decision = "queued";
+                waitExplanation = q.explanation();
+                pendingWithdrawal = q.withdrawal();
+                queuedAtNanos = askedAt;
                 q.outcome().whenComplete((f, err) -> {
                     // Counted where it was granted, so that open leases and open reservations agree at every instant.
                     if (f instanceof Decision.Admitted) {
                         runtime.counters().recordReservationOpened();
                     }
                     thread.execute(() -> {
+                        pendingWithdrawal = null;
                         if (err != null) {
                             storeFailed(then);
                         } else if (f instanceof Decision.Admitted a) {
@@ -220,7 +241,7 @@ public final class RequestLifecycle {
     }
 
     /**
-     * A refusal decided before the governor was asked (a paused key): recorded as the governor's
+     * A refusal decided before the governor was asked: recorded as the governor's
      * own would be. Nothing is held.
      */
     public void refused(Rejection r) {
@@ -228,6 +249,24 @@ public final class RequestLifecycle {
         rejection = Objects.requireNonNull(r, "rejection");
         lastDeployment = plan == null ? null : runtime.config().deployments().get(plan.profile().deployment());
         runtime.counters().recordLocalRejection();
+    }
+
+    /**
+     * Why the request waited in its queue, when it did: the bucket and dimension short when it
+     * arrived and the predicted wait against its budget.
+     */
+    public Optional<Explanation> waitExplanation() {
+        return Optional.ofNullable(waitExplanation);
+    }
+
+    /** The deployment's operating mode when the request was admitted or refused, if it has an adaptive controller. */
+    public Optional<String> mode() {
+        return Optional.ofNullable(mode);
+    }
+
+    /** The key the call-duration predictor learns under: the deployment's speed and the profile and class's answers. */
+    private String serviceRoute(DeploymentConfig d) {
+        return d.id() + "|" + plan.estimateKey();
     }
 
     /** The deployment of the last admission asked for; the profile's own before any. */
@@ -280,6 +319,11 @@ public final class RequestLifecycle {
             if (outcome instanceof AttemptOutcome.Throttled) {
                 runtime.counters().recordProviderRejection();
             }
+        }
+        if (outcome instanceof AttemptOutcome.Answered answered && a.sent()) {
+            // A stream's first content is seen apart from the rest; a whole answer shows only its total.
+            long ttft = plan.streaming() && a.firstContentAtNanos() >= 0 ? a.firstContentAtNanos() - a.sentAtNanos() : -1;
+            runtime.serviceTimes().learn(serviceRoute(a.deployment()), latency, ttft, answered.usage().outputTokens());
         }
         Charge charge = Charge.of(outcome, plan.estimate(), plan.profile(), a.reservationUsed());
         Optional<ObservedUsage> learnable = Charge.learnable(outcome);
@@ -369,6 +413,14 @@ public final class RequestLifecycle {
             return;
         }
         gone = true;
+        Decision.Withdrawal w = pendingWithdrawal;
+        if (w != null) {
+            // Still queued: it leaves the queue now, holding and charged nothing. Should the governor
+            // have admitted it meanwhile, the admission arrives here and is released (admitted()).
+            pendingWithdrawal = null;
+            queueWaitNanos = runtime.clock().nanos() - queuedAtNanos;
+            runtime.storeCalls().run(w::withdraw);
+        }
         if (current != null && !current.finished()) {
             current.finish(new AttemptOutcome.ClientGone(current.sent(), Optional.empty()));
         }
@@ -387,8 +439,8 @@ public final class RequestLifecycle {
         }
         long now = runtime.clock().nanos();
         Optional<String> gatewayDecision = Optional.ofNullable(rejection).map(r -> r.decision().wireName());
-        Optional<Decider> decider = Optional.ofNullable(rejection)
-                .map(r -> new Decider(r.limiterName(), r.scopeName(), Optional.empty()));
+        Optional<Decider> decider = rejection != null ? Optional.of(Decider.of(rejection.explanation()))
+                : Optional.ofNullable(waitExplanation).map(Decider::of);
         Optional<String> errorCode = code.isPresent() ? code : Optional.ofNullable(rejection).map(Rejection::code);
         DeploymentConfig d = lastDeployment;
         RequestEvent e = new RequestEvent(traceId, spanId, receivedAtEpochMillis, operation,

@@ -210,10 +210,65 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void aRampSectionSetsItsStageTiming() {
+        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", ramp: { stages: [0.2, 1.0], stage_duration: 3s, min_samples: 4, "
+                        + "max_growth_per_minute: 0.6 } }"), "ramp.yaml", ENV::get);
+        dev.sluice.ramp.RampConfig r = c.deployments().get("d").adaptiveConfig().ramp();
+        assertThat(r.enabled()).isTrue();
+        assertThat(r.stages()).containsExactly(0.2, 1.0);
+        assertThat(r.stageDuration()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(r.minSamples()).isEqualTo(4);
+        assertThat(r.maxGrowthPerMinute()).isEqualTo(0.6);
+    }
+
+    @Test
+    void aRampWithoutTimingTakesTheDocumentedDefaults() {
+        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", ramp: {} }"), "ramp.yaml", ENV::get);
+        dev.sluice.ramp.RampConfig r = c.deployments().get("d").adaptiveConfig().ramp();
+        assertThat(r.stageDuration()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(r.minSamples()).isEqualTo(10);
+        assertThat(r.maxGrowthPerMinute()).isEqualTo(0.8);
+    }
+
+    @Test
+    void aRampMinSamplesBelowOneIsRefused() {
+        ConfigException e = error(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", ramp: { min_samples: 0 } }"));
+        assertThat(e.getMessage()).isEqualTo("deployments.d.ramp.min_samples: 0 (expected: >= 1)");
+    }
+
+    @Test
     void badDurationIsRefused() {
         ConfigException e = error(MINI + "server: { upstream_timeout: 5 minutes }\n");
         assertThat(e.path()).isEqualTo("server.upstream_timeout");
         assertThat(e.expected()).startsWith("a duration");
+    }
+
+    @Test
+    void clientTimeoutsAndConnectionCapsAreReadAndDefaulted() {
+        ServerSettings s = ConfigLoader.parse(MINI + """
+                server: { header_timeout: 2s, body_timeout: 15s, idle_timeout: 30s, max_connections: 500,
+                          max_connections_per_address: 20 }
+                """, "t.yaml", ENV::get).server();
+        assertThat(s.headerTimeout()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(s.bodyTimeout()).isEqualTo(Duration.ofSeconds(15));
+        assertThat(s.idleTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(s.maxConnections()).isEqualTo(500);
+        assertThat(s.maxConnectionsPerAddress()).isEqualTo(20);
+        ServerSettings d = ConfigLoader.parse(MINI, "t.yaml", ENV::get).server();
+        assertThat(d.headerTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(d.bodyTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(d.idleTimeout()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(d.maxConnections()).isEqualTo(10_000);
+        assertThat(d.maxConnectionsPerAddress()).isEqualTo(1_000);
+    }
+
+    @Test
+    void aZeroConnectionCapIsRefused() {
+        ConfigException e = error(MINI + "server: { max_connections_per_address: 0 }\n");
+        assertThat(e.getMessage()).isEqualTo("server.max_connections_per_address: 0 (expected: > 0)");
     }
 
     @Test

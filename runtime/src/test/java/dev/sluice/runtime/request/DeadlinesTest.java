@@ -3,6 +3,8 @@ package dev.sluice.runtime.request;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.governor.TrafficClass;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.SluiceConfig;
 import java.time.Duration;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -53,5 +55,26 @@ class DeadlinesTest {
         assertThat(new Deadlines.Valid(TrafficClass.BATCH, 1_500).deadlineNanosFrom(1_000)).isEqualTo(1_500_001_000L);
         assertThat(new Deadlines.Valid(TrafficClass.BATCH, Long.MAX_VALUE).deadlineNanosFrom(1_000))
                 .isEqualTo(dev.sluice.governor.AdmissionRequest.NO_DEADLINE);
+    }
+
+    @Test
+    void theClassesDeadlineFromTheConfigurationIsOneOfThoseTheTightestIsTakenFrom() {
+        SluiceConfig config = ConfigLoader.parse("""
+                classes:
+                  batch: { deadline: 2m, max_queue_wait: 90s }
+                deployments:
+                  oa: { kind: openai, base_url: "http://127.0.0.1:1", limits: { rpm: 60 } }
+                profiles:
+                  chat: { deployment: oa, model: gpt-4o-mini }
+                """, "classes.yaml", name -> null);
+
+        assertThat(config.classes().get(TrafficClass.BATCH).deadline()).contains(Duration.ofMinutes(2));
+        assertThat(config.classes().get(TrafficClass.BATCH).maxQueueWait()).isEqualTo(Duration.ofSeconds(90));
+        assertThat(Deadlines.resolve(TrafficClass.BATCH, TrafficClass.BATCH, null, Optional.empty(), null, null,
+                config.classes())).isEqualTo(new Deadlines.Valid(TrafficClass.BATCH, 120_000));
+        assertThat(Deadlines.resolve(TrafficClass.BATCH, TrafficClass.BATCH, null, Optional.empty(), null, "60",
+                config.classes())).isEqualTo(new Deadlines.Valid(TrafficClass.BATCH, 60_000));
+        assertThat(Deadlines.resolve(TrafficClass.INTERACTIVE, TrafficClass.INTERACTIVE, null, Optional.empty(), null,
+                null, config.classes())).isEqualTo(new Deadlines.Valid(TrafficClass.INTERACTIVE, Long.MAX_VALUE));
     }
 }

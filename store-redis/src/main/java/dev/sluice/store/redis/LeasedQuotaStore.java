@@ -210,11 +210,16 @@ public final class LeasedQuotaStore implements QuotaStore {
         }
     }
 
-    /** Lowers this replica's share to its part of {@code remaining}. */
+    /**
+     * Lowers this replica's share to its part of {@code remaining}; without a share, the shared
+     * bucket, which is what {@link #state} then reports.
+     */
     @Override
     public void syncDown(BucketPlan plan, Dimension dimension, long remaining) {
         Share s = shares.get(plan.key());
-        if (s != null) {
+        if (s == null || s.localPlan.isEmpty()) {
+            remote.syncDown(plan, dimension, remaining);
+        } else {
             double g = s.grant;
             s.localPlan.filter(lp -> lp.limits(dimension))
                     .ifPresent(lp -> local.syncDown(lp, dimension, (long) Math.floor(remaining * g)));

@@ -228,6 +228,10 @@ local function bucket(keys, args)
       v[o + F] = tonumber(args[5])
       local pause = tonumber(args[6])
       if pause > 0 then v[o + P] = now + pause else v[o + P] = 0 end
+      -- A lower factor lowers the capacity at once, as MemoryBucket.control does.
+      for k = 1, pl.n do
+        if pl.d[k] == d and KIND[d] == 'R' then v[o + L] = math.min(v[o + L], pl.cap[k] * v[o + F]) end
+      end
     else
       v[o + L] = math.min(v[o + L], tonumber(args[5]))
     end

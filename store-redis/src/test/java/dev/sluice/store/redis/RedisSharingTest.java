@@ -144,6 +144,24 @@ class RedisSharingTest {
     }
 
     @Test
+    void aFleetHeartbeatCountsReplicasUntilTheyLeaveOrFallSilent() {
+        FleetHeartbeat a = FleetHeartbeat.manual(replica(), Duration.ofSeconds(2));
+        FleetHeartbeat b = FleetHeartbeat.manual(replica(), Duration.ofSeconds(2));
+        FleetHeartbeat c = FleetHeartbeat.manual(replica(), Duration.ofSeconds(2));
+        assertThat(a.beat()).isEqualTo(1);
+        assertThat(b.beat()).isEqualTo(2);
+        assertThat(c.beat()).isEqualTo(3);
+        b.close();
+        assertThat(a.beat()).isEqualTo(2);
+        // c falls silent: live for three intervals after its last beat, then gone.
+        clock.advance(Duration.ofSeconds(5));
+        assertThat(a.beat()).isEqualTo(2);
+        clock.advance(Duration.ofSeconds(2));
+        assertThat(a.beat()).isEqualTo(1);
+        assertThat(a.liveReplicas()).isEqualTo(1);
+    }
+
+    @Test
     void aRampStageIsSharedByDeployment() {
         RedisQuotaStore a = replica();
         RedisQuotaStore b = replica();

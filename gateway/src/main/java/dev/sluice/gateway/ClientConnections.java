@@ -1,0 +1,118 @@
+package dev.sluice.gateway;
+
+import dev.sluice.gateway.http.MalformedRequest;
+import dev.sluice.runtime.config.ServerSettings;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServerRequest;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The client connections of one event loop, each with its timer and its place under the caps. A
+ * new connection has {@code server.header_timeout} to send a whole request head and a kept-alive
+ * one {@code server.idle_timeout} after its last answer; beyond that it is closed, so silent or
+ * trickling sockets cannot hold descriptors. While a request is in flight no connection timer
+ * runs: the body has its own ({@code server.body_timeout}, in the request), the answer the
+ * upstream's. Confined to its event loop.
+ */
+final class ClientConnections {
+
+    private final Vertx vertx;
+    private final ServerSettings server;
+    private final ConnectionCaps caps;
+    private final Map<HttpConnection, Open> open = new HashMap<>();
+
+    /** One connection's state. */
+    private static final class Open {
+        final String address;
+        final boolean counted;
+        long timer = -1;
+        int inFlight;
+        /** An answer said {@code connection: close}: whatever the client pipelined after it is not served. */
+        boolean closing;
+
+        Open(String address, boolean counted) {
+            this.address = address;
+            this.counted = counted;
+        }
+    }
+
+    ClientConnections(Vertx vertx, ServerSettings server, ConnectionCaps caps) {
+        this.vertx = vertx;
+        this.server = server;
+        this.caps = caps;
+    }
+
+    /** A client connected: counted under the caps (or marked over them) and given its head timeout. */
+    void connected(HttpConnection c) {
+        String address = c.remoteAddress() == null || c.remoteAddress().hostAddress() == null ? ""
+                : c.remoteAddress().hostAddress();
+        Open o = new Open(address, caps.tryOpen(address));
+        open.put(c, o);
+        arm(c, o, server.headerTimeout().toMillis());
+        c.closeHandler(v -> {
+            cancel(o);
+            open.remove(c);
+            if (o.counted) {
+                caps.closed(o.address);
+            }
+        });
+    }
+
+    /**
+     * A request's head arrived: its connection's timer stops until the answer ends. Empty to serve
+     * the request; {@link MalformedRequest#TOO_MANY_CONNECTIONS} when the connection is over a cap.
+     */
+    Optional<MalformedRequest> head(HttpServerRequest r) {
+        HttpConnection c = r.connection();
+        Open o = c == null ? null : open.get(c);
+        if (o == null) {
+            return Optional.empty();
+        }
+        cancel(o);
+        o.inFlight++;
+        r.response().endHandler(v -> {
+            o.closing |= "close".equalsIgnoreCase(r.response().headers().get("connection"));
+            if (--o.inFlight == 0 && open.containsKey(c) && !o.closing) {
+                arm(c, o, server.idleTimeout().toMillis());
+            }
+        });
+        return o.counted ? Optional.empty() : Optional.of(MalformedRequest.TOO_MANY_CONNECTIONS);
+    }
+
+    /**
+     * Whether {@code r} came on a connection already answered with {@code connection: close}: bytes
+     * after an ambiguously framed request (a smuggled request in its body) are never served.
+     */
+    boolean closing(HttpServerRequest r) {
+        Open o = r.connection() == null ? null : open.get(r.connection());
+        return o != null && o.closing;
+    }
+
+    /** Marks {@code r}'s connection as closing when its answer already says {@code connection: close}. */
+    void closeAfter(HttpServerRequest r) {
+        Open o = r.connection() == null ? null : open.get(r.connection());
+        if (o != null && "close".equalsIgnoreCase(r.response().headers().get("connection"))) {
+            o.closing = true;
+        }
+    }
+
+    private void arm(HttpConnection c, Open o, long millis) {
+        cancel(o);
+        o.timer = vertx.setTimer(millis, id -> {
+            o.timer = -1;
+            if (o.inFlight == 0) {
+                c.close();
+            }
+        });
+    }
+
+    private void cancel(Open o) {
+        if (o.timer >= 0) {
+            vertx.cancelTimer(o.timer);
+            o.timer = -1;
+        }
+    }
+}

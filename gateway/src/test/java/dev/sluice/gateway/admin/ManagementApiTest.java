@@ -1,0 +1,261 @@
+package dev.sluice.gateway.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.gateway.Gateway;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.SluiceConfig;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The admin and partner API through real HTTP on the admin port: each route, each refusal, and
+ * each change seen at once on the client port. Every test works on names of its own.
+ */
+class ManagementApiTest {
+
+    static final SluiceConfig CONFIG = ConfigLoader.parse("""
+            server: { port: 0 }
+            admin:
+              port: 0
+              tokens:
+                ops: { scope: admin, token: "sla-mgmt-admin" }
+                viewer: { scope: read, token: "sla-mgmt-read" }
+                reseller: { scope: "partner:resale", token: "sla-mgmt-partner" }
+            deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1", limits: { rpm: 100 } } }
+            profiles: { p: { deployment: d, model: gpt-4o-mini } }
+            orgs:
+              o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-mgmt-k" } } } } } } }
+              resale:
+                limits: { rpm: 1000 }
+                tenants: { shop: { limits: { rpm: 100 }, teams: { t: { keys: { shop-key: { secret: "sk-mgmt-shop" } } } } } }
+            """, "mgmt.yaml", v -> null);
+
+    static final String ADMIN = "sla-mgmt-admin";
+    static final String READ = "sla-mgmt-read";
+    static final String PARTNER = "sla-mgmt-partner";
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+    static Vertx vertx;
+    static Gateway gateway;
+
+    @BeforeAll
+    static void start() throws Exception {
+        vertx = Vertx.vertx();
+        gateway = Gateway.builder(CONFIG).vertx(vertx).instances(1).adaptive(false).start().toCompletionStage()
+                .toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        gateway.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    static HttpResponse<String> admin(String method, String path, String token, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(gateway.admin().orElseThrow().baseUrl() + path))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
+                .header("authorization", "Bearer " + token).header("content-type", "application/json");
+        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static HttpResponse<String> chat(String key) throws Exception {
+        HttpRequest r = HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/chat/completions"))
+                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"p\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+                .header("authorization", "Bearer " + key).header("content-type", "application/json").build();
+        return HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+    }
+
+    static JsonNode json(HttpResponse<String> r) throws Exception {
+        return JSON.readTree(r.body());
+    }
+
+    static JsonNode error(HttpResponse<String> r) throws Exception {
+        return json(r).path("error");
+    }
+
+    @Test
+    void aKeyMadeThroughTheApiOpensTheClientPortAtOnceAndItsSecretIsShownOnce() throws Exception {
+        assertThat(admin("POST", "/admin/tenants", ADMIN, "{\"id\":\"t1\",\"org\":\"o\",\"weight\":2,"
+                + "\"limits\":{\"rpm\":50}}").statusCode()).isEqualTo(201);
+        assertThat(admin("POST", "/admin/tenants/t1/teams", ADMIN, "{\"name\":\"web\"}").statusCode()).isEqualTo(201);
+        HttpResponse<String> made = admin("POST", "/admin/keys", ADMIN, "{\"id\":\"k1\",\"tenant\":\"t1\",\"team\":\"web\"}");
+        assertThat(made.statusCode()).isEqualTo(201);
+        String secret = json(made).path("secret").asText();
+        assertThat(secret).startsWith("sk-sluice-");
+        // Paused, so the answer shows the key was recognised without reaching the (absent) provider.
+        admin("POST", "/admin/pauses", ADMIN, "{\"scope\":\"tenant:t1\",\"reason\":\"setup\"}");
+        assertThat(chat(secret).statusCode()).isEqualTo(429);
+        assertThat(chat("sk-sluice-not-a-key").statusCode()).isEqualTo(401);
+        HttpResponse<String> read = admin("GET", "/admin/keys/k1", READ, null);
+        assertThat(read.statusCode()).isEqualTo(200);
+        assertThat(read.body()).doesNotContain(secret).doesNotContain("sha256");
+        assertThat(json(read).path("tenant").asText()).isEqualTo("t1");
+        assertThat(gateway.governor().config().settings(Scope.of(ScopeLevel.TENANT, "t1")).weight()).isEqualTo(2.0);
+    }
+
+    @Test
+    void aPausedScopeAnswers429NotToRetryWithTheReasonAndTheExpiryUntilResumed() throws Exception {
+        HttpResponse<String> paused = admin("POST", "/admin/pauses", ADMIN,
+                "{\"scope\":\"key:k\",\"reason\":\"incident 42\",\"for_seconds\":600}");
+        assertThat(paused.statusCode()).isEqualTo(201);
+        assertThat(json(paused).path("until").asText()).endsWith("Z");
+        HttpResponse<String> refused = chat("sk-mgmt-k");
+        assertThat(refused.statusCode()).isEqualTo(429);
+        assertThat(refused.headers().firstValue("x-should-retry")).contains("false");
+        assertThat(refused.headers().firstValue("retry-after")).isEmpty();
+        assertThat(error(refused).path("gateway_decision").asText()).isEqualTo("paused");
+        assertThat(error(refused).path("message").asText()).contains("incident 42").contains("until 20");
+        assertThat(json(admin("GET", "/admin/pauses", READ, null)).path("items").toString()).contains("key:k");
+        assertThat(admin("DELETE", "/admin/pauses/key:k", ADMIN, null).statusCode()).isEqualTo(200);
+        assertThat(chat("sk-mgmt-k").statusCode()).isNotEqualTo(429);
+        assertThat(admin("DELETE", "/admin/pauses/key:k", ADMIN, null).statusCode()).isEqualTo(404);
+    }
+
+    @Test
+    void rotationIssuesANewSecretAndTheOldOneOpensTheKeyOnlyForTheOverlap() throws Exception {
+        admin("POST", "/admin/tenants", ADMIN, "{\"id\":\"t2\",\"org\":\"o\"}");
+        admin("POST", "/admin/tenants/t2/teams", ADMIN, "{\"name\":\"web\"}");
+        String first = json(admin("POST", "/admin/keys", ADMIN, "{\"id\":\"k2\",\"tenant\":\"t2\",\"team\":\"web\"}"))
+                .path("secret").asText();
+        admin("POST", "/admin/pauses", ADMIN, "{\"scope\":\"tenant:t2\",\"reason\":\"rotation test\"}");
+        HttpResponse<String> overlapped = admin("POST", "/admin/keys/k2/rotate", ADMIN, "{\"overlap_seconds\":3600}");
+        String second = json(overlapped).path("secret").asText();
+        assertThat(json(overlapped).path("old_secret_valid_until").asText()).endsWith("Z");
+        assertThat(chat(first).statusCode()).isEqualTo(429);
+        assertThat(chat(second).statusCode()).isEqualTo(429);
+        String third = json(admin("POST", "/admin/keys/k2/rotate", ADMIN, null)).path("secret").asText();
+        assertThat(chat(second).statusCode()).isEqualTo(401);
+        assertThat(chat(third).statusCode()).isEqualTo(429);
+    }
+
+    @Test
+    void aChangedLimitReachesTheGovernorWithoutARestart() throws Exception {
+        HttpResponse<String> r = admin("PATCH", "/admin/keys/shop-key", ADMIN, "{\"limits\":{\"rpm\":7,\"daily_tokens\":5000}}");
+        assertThat(r.statusCode()).isEqualTo(200);
+        var limits = gateway.governor().config().settings(Scope.of(ScopeLevel.API_KEY, "shop-key")).limits();
+        assertThat(limits.get(Dimension.REQUESTS).orElseThrow().amount()).isEqualTo(7);
+        assertThat(limits.get(Dimension.DAILY_TOKENS).orElseThrow().amount()).isEqualTo(5000);
+    }
+
+    @Test
+    void badInputIsRefusedWithTheFieldPathAndChangesNothing() throws Exception {
+        HttpResponse<String> unknown = admin("POST", "/admin/tenants", ADMIN, "{\"id\":\"bad1\",\"org\":\"o\",\"wieght\":2}");
+        assertThat(unknown.statusCode()).isEqualTo(400);
+        assertThat(error(unknown).path("field").asText()).isEqualTo("wieght");
+        HttpResponse<String> zero = admin("POST", "/admin/tenants", ADMIN, "{\"id\":\"bad2\",\"org\":\"o\",\"weight\":0}");
+        assertThat(zero.statusCode()).isEqualTo(422);
+        assertThat(error(zero).path("field").asText()).isEqualTo("weight");
+        HttpResponse<String> negative = admin("POST", "/admin/tenants", ADMIN,
+                "{\"id\":\"bad3\",\"org\":\"o\",\"limits\":{\"rpm\":-5}}");
+        assertThat(negative.statusCode()).isEqualTo(422);
+        assertThat(error(negative).path("field").asText()).isEqualTo("limits.rpm");
+        HttpResponse<String> absurd = admin("POST", "/admin/tenants", ADMIN,
+                "{\"id\":\"bad4\",\"org\":\"o\",\"limits\":{\"rpm\":10000000000000}}");
+        assertThat(absurd.statusCode()).isEqualTo(422);
+        assertThat(error(absurd).path("field").asText()).isEqualTo("limits.rpm");
+        HttpResponse<String> unknownLimiter = admin("POST", "/admin/tenants", ADMIN,
+                "{\"id\":\"bad5\",\"org\":\"o\",\"limits\":{\"rqm\":5}}");
+        assertThat(unknownLimiter.statusCode()).isEqualTo(422);
+        assertThat(error(unknownLimiter).path("field").asText()).isEqualTo("limits.rqm");
+        assertThat(admin("POST", "/admin/tenants", ADMIN, "{\"id\":\"acme\",\"org\":\"o\"}").statusCode()).isEqualTo(409);
+        assertThat(admin("POST", "/admin/tenants", ADMIN, "{\"id\":\"bad6\",\"org\":\"nowhere\"}").statusCode())
+                .isEqualTo(404);
+        assertThat(admin("POST", "/admin/tenants", ADMIN, "{\"id\":\"bad/7\",\"org\":\"o\"}").statusCode()).isEqualTo(422);
+        assertThat(admin("POST", "/admin/tenants", ADMIN, "not json").statusCode()).isEqualTo(400);
+        assertThat(admin("GET", "/admin/keys/none", ADMIN, null).statusCode()).isEqualTo(404);
+        HttpResponse<String> badClass = admin("POST", "/admin/keys", ADMIN,
+                "{\"id\":\"bad8\",\"tenant\":\"acme\",\"team\":\"x\",\"class\":\"urgent\"}");
+        assertThat(badClass.statusCode()).isEqualTo(422);
+        assertThat(error(badClass).path("field").asText()).isEqualTo("class");
+        HttpResponse<String> badProfile = admin("POST", "/admin/keys", ADMIN,
+                "{\"id\":\"bad9\",\"tenant\":\"acme\",\"team\":\"x\",\"profiles\":[\"p\",\"q\"]}");
+        assertThat(error(badProfile).path("field").asText()).isEqualTo("profiles[1]");
+        assertThat(json(admin("GET", "/admin/tenants?org=o", READ, null)).path("items").toString())
+                .doesNotContain("bad");
+    }
+
+    @Test
+    void aReadTokenChangesNothing() throws Exception {
+        HttpResponse<String> r = admin("POST", "/admin/pauses", READ, "{\"scope\":\"key:k\",\"reason\":\"x\"}");
+        assertThat(r.statusCode()).isEqualTo(403);
+        assertThat(admin("GET", "/admin/tenants", READ, null).statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aPartnerManagesItsSubtreeWithinItsAllocationAndNothingElse() throws Exception {
+        HttpResponse<String> mine = admin("POST", "/admin/tenants", PARTNER,
+                "{\"id\":\"shop2\",\"org\":\"resale\",\"limits\":{\"rpm\":600}}");
+        assertThat(mine.statusCode()).isEqualTo(201);
+        HttpResponse<String> over = admin("POST", "/admin/tenants", PARTNER,
+                "{\"id\":\"shop3\",\"org\":\"resale\",\"limits\":{\"rpm\":400}}");
+        assertThat(over.statusCode()).isEqualTo(422);
+        assertThat(error(over).path("code").asText()).isEqualTo("exceeds_partner_allocation");
+        assertThat(error(over).path("field").asText()).isEqualTo("limits.rpm");
+        HttpResponse<String> beside = admin("PATCH", "/admin/tenants/acme", PARTNER, "{\"weight\":5}");
+        assertThat(beside.statusCode()).isEqualTo(403);
+        assertThat(error(beside).path("code").asText()).isEqualTo("outside_partner_subtree");
+        assertThat(admin("POST", "/admin/tenants", PARTNER, "{\"id\":\"shop4\",\"org\":\"o\"}").statusCode())
+                .isEqualTo(403);
+        assertThat(admin("PATCH", "/admin/orgs/resale", PARTNER, "{\"limits\":{\"rpm\":5000}}").statusCode())
+                .isEqualTo(403);
+        assertThat(admin("POST", "/admin/pauses", PARTNER, "{\"scope\":\"deployment:d\",\"reason\":\"x\"}").statusCode())
+                .isEqualTo(403);
+        assertThat(admin("GET", "/admin/keys/k", PARTNER, null).statusCode()).isEqualTo(403);
+        HttpResponse<String> key = admin("POST", "/admin/keys", PARTNER,
+                "{\"id\":\"shop2-key\",\"tenant\":\"shop\",\"team\":\"t\",\"limits\":{\"rpm\":2000}}");
+        assertThat(key.statusCode()).isEqualTo(422);
+        assertThat(admin("POST", "/admin/pauses", PARTNER, "{\"scope\":\"tenant:shop\",\"reason\":\"unpaid\"}")
+                .statusCode()).isEqualTo(201);
+        assertThat(chat("sk-mgmt-shop").statusCode()).isEqualTo(429);
+        assertThat(admin("DELETE", "/admin/pauses/tenant:shop", PARTNER, null).statusCode()).isEqualTo(200);
+        String listed = json(admin("GET", "/admin/tenants", PARTNER, null)).path("items").toString();
+        assertThat(listed).contains("shop2").doesNotContain("acme");
+    }
+
+    @Test
+    void everyChangeIsAuditedWithTheTokenIdBeforeAndAfterButNoSecret() throws Exception {
+        admin("PATCH", "/admin/tenants/acme", ADMIN, "{\"weight\":3}");
+        HttpResponse<String> r = admin("GET", "/admin/audit?limit=500", READ, null);
+        assertThat(r.statusCode()).isEqualTo(200);
+        JsonNode change = null;
+        for (JsonNode n : json(r).path("items")) {
+            if (n.path("action").asText().equals("tenant.update") && n.path("target").asText().equals("tenant:acme")) {
+                change = n;
+            }
+        }
+        assertThat(change).isNotNull();
+        assertThat(change.path("token_id").asText()).isEqualTo("ops");
+        assertThat(change.path("before").path("weight").asDouble()).isEqualTo(1.0);
+        assertThat(change.path("after").path("weight").asDouble()).isEqualTo(3.0);
+        assertThat(change.path("at").asText()).endsWith("Z");
+        assertThat(r.body()).doesNotContain("sha256").doesNotContain("sla-mgmt").doesNotContain("sk-sluice-");
+    }
+
+    @Test
+    void usageNeedsTheLedger() throws Exception {
+        HttpResponse<String> r = admin("GET", "/admin/usage?since=1h", READ, null);
+        assertThat(r.statusCode()).isEqualTo(404);
+        assertThat(error(r).path("code").asText()).isEqualTo("ledger_off");
+    }
+
+    @Test
+    void listsArePaged() throws Exception {
+        JsonNode page = json(admin("GET", "/admin/keys?limit=1", READ, null));
+        assertThat(page.path("items").size()).isEqualTo(1);
+        assertThat(page.path("next_offset").asInt()).isEqualTo(1);
+        assertThat(admin("GET", "/admin/keys?limit=0", READ, null).statusCode()).isEqualTo(400);
+    }
+}

@@ -1,0 +1,102 @@
+package dev.sluice.runtime.control;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.limits.Limit;
+import dev.sluice.limits.Limits;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.KeyConfig;
+import dev.sluice.runtime.config.OrgConfig;
+import dev.sluice.runtime.config.TeamConfig;
+import dev.sluice.runtime.config.TenantConfig;
+import dev.sluice.runtime.yaml.YamlNode;
+import java.util.HexFormat;
+
+/**
+ * The JSON form of the key tree's parts, as the admin API shows them, the audit trail records
+ * them and the journal replays them: limits as in the configuration file ({@code rpm: 500} or
+ * {@code rpm: {amount, burst}}). A key's secret hash is written only into the journal's state.
+ */
+public final class ControlJson {
+
+    /** One mapper: thread-safe once configured. */
+    public static final ObjectMapper JSON = new ObjectMapper();
+
+    private ControlJson() {}
+
+    public static ObjectNode limits(Limits limits) {
+        ObjectNode n = JSON.createObjectNode();
+        for (Limit l : limits.all()) {
+            if (l.burst().isPresent()) {
+                n.putObject(l.dimension().limiterName()).put("amount", l.amount()).put("burst", l.burst().getAsLong());
+            } else {
+                n.put(l.dimension().limiterName(), l.amount());
+            }
+        }
+        return n;
+    }
+
+    /** Reads limits written as in the file; a {@link dev.sluice.config.ConfigException} names the path. */
+    public static Limits limits(JsonNode n, String path) {
+        YamlNode root = YamlNode.root(JSON.createObjectNode().set(path, n));
+        return ConfigLoader.limits(root.get(path));
+    }
+
+    public static ObjectNode org(OrgConfig o) {
+        ObjectNode n = JSON.createObjectNode().put("id", o.id());
+        n.set("limits", limits(o.limits()));
+        ArrayNode tenants = n.putArray("tenants");
+        o.tenants().keySet().forEach(tenants::add);
+        return n;
+    }
+
+    public static ObjectNode tenant(String org, TenantConfig t) {
+        ObjectNode n = JSON.createObjectNode().put("id", t.id()).put("org", org).put("weight", t.weight());
+        n.set("guaranteed", limits(t.guaranteed()));
+        n.set("limits", limits(t.limits()));
+        ArrayNode teams = n.putArray("teams");
+        t.teams().keySet().forEach(teams::add);
+        return n;
+    }
+
+    public static ObjectNode team(String tenant, TeamConfig t) {
+        ObjectNode n = JSON.createObjectNode().put("tenant", tenant).put("name", t.name()).put("scope", "team:"
+                + t.scopeId());
+        n.set("limits", limits(t.limits()));
+        ArrayNode keys = n.putArray("keys");
+        t.keys().keySet().forEach(keys::add);
+        return n;
+    }
+
+    /** A key as shown: never its secret, never its hash. */
+    public static ObjectNode key(KeyConfig k) {
+        ObjectNode n = JSON.createObjectNode().put("id", k.id()).put("org", k.org()).put("tenant", k.tenant())
+                .put("team", k.team().substring(k.tenant().length() + 1));
+        ArrayNode profiles = n.putArray("profiles");
+        k.profiles().forEach(profiles::add);
+        n.put("class", k.trafficClass().wireName()).put("max_class", k.maxClass().wireName());
+        k.deadline().ifPresent(d -> n.put("deadline_ms", d.toMillis()));
+        n.set("limits", limits(k.limits()));
+        n.put("secret_source", k.secretSource());
+        return n;
+    }
+
+    /** A key as the journal replays it: with its secret's hash. */
+    static ObjectNode keyState(KeyConfig k) {
+        ObjectNode n = key(k);
+        k.secretSha256().ifPresent(h -> n.put("sha256", HexFormat.of().formatHex(h)));
+        return n;
+    }
+
+    public static ObjectNode pause(Pause p) {
+        ObjectNode n = JSON.createObjectNode().put("scope", p.scope().key()).put("reason", p.reason());
+        p.until().ifPresentOrElse(u -> n.put("until", u.toString()), () -> n.putNull("until"));
+        return n.put("by", p.by()).put("at", p.at().toString());
+    }
+
+    static String text(JsonNode n) {
+        return n == null ? "null" : n.toString();
+    }
+}

@@ -1,0 +1,672 @@
+package dev.sluice.runtime.control;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.config.ConfigException;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Limit;
+import dev.sluice.limits.Limits;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.runtime.SluiceRuntime;
+import dev.sluice.runtime.config.AdminScope;
+import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.config.KeyConfig;
+import dev.sluice.runtime.config.OrgConfig;
+import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.config.TeamConfig;
+import dev.sluice.runtime.config.TenantConfig;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.function.UnaryOperator;
+
+/**
+ * Every change an operator or a partner makes while Sluice runs: the key tree, key secrets,
+ * pauses. Each is checked (the tree's rules, then who may do it), applied at once through
+ * {@link SluiceRuntime#change} (no restart, reservations in flight untouched), and written to the
+ * {@link ControlJournal} as an audit record and a state to replay at the next start. A refused
+ * change throws {@link EditRefused} and changes nothing. Changes are serialised.
+ *
+ * <p>Partners ({@code partner:<org or tenant>}) manage the subtree strictly below their subject;
+ * the subject's own limits are their allocation. What a partner hands out per dimension, summed
+ * over the children it manages, may not exceed the allocation ({@link #PARTNER_OVERSUBSCRIPTION}).
+ */
+public final class ControlPlane {
+
+    /** What partners may hand out, as a multiple of their allocation: none beyond it. */
+    public static final double PARTNER_OVERSUBSCRIPTION = 1.0;
+    /** The largest amount of any limit the API accepts: far above any provider's, below overflow. */
+    public static final long MAX_LIMIT_AMOUNT = 1_000_000_000_000L;
+    /** The longest a rotated key's old secret may stay valid. */
+    public static final Duration MAX_OVERLAP = Duration.ofDays(30);
+
+    private final SluiceRuntime runtime;
+    private final ControlJournal journal;
+    private final SecureRandom random = new SecureRandom();
+
+    public ControlPlane(SluiceRuntime runtime, ControlJournal journal) {
+        this.runtime = Objects.requireNonNull(runtime, "runtime");
+        this.journal = Objects.requireNonNull(journal, "journal");
+    }
+
+    /** The configuration in force. */
+    public SluiceConfig config() {
+        return runtime.config();
+    }
+
+    public SluiceRuntime runtime() {
+        return runtime;
+    }
+
+    public ControlJournal journal() {
+        return journal;
+    }
+
+    // ---- reading, with the partner's view ----
+
+    /** Whether {@code actor} may see {@code scope}: everything for admin and read; its subtree and subject for a partner. */
+    public boolean mayRead(Actor actor, Scope scope) {
+        return actor.scope().kind() != AdminScope.Kind.PARTNER || covers(actor, scope, true);
+    }
+
+    /** Refuses with 403 unless {@code actor} may read {@code scope}. */
+    public void requireRead(Actor actor, Scope scope) {
+        if (!mayRead(actor, scope)) {
+            throw outside(actor, scope);
+        }
+    }
+
+    // ---- organisations ----
+
+    public synchronized OrgConfig createOrg(Actor a, String id, Limits limits) {
+        requireAdmin(a, "create an organisation");
+        requireSane(limits, "limits");
+        SluiceConfig after = runtime.change(c -> TreeEdits.createOrg(c, id, limits));
+        OrgConfig o = after.orgs().get(id);
+        record(a, "org.create", "org:" + id, null, ControlJson.org(o), orgState(o));
+        return o;
+    }
+
+    public synchronized OrgConfig setOrgLimits(Actor a, String id, Limits limits) {
+        requireAdmin(a, "change an organisation's limits");
+        requireSane(limits, "limits");
+        OrgConfig before = Optional.ofNullable(config().orgs().get(id)).orElseThrow(() -> TreeEdits.notFound("org", id));
+        OrgConfig o = runtime.change(c -> TreeEdits.setOrgLimits(c, id, limits)).orgs().get(id);
+        record(a, "org.update", "org:" + id, ControlJson.org(before), ControlJson.org(o), orgState(o));
+        return o;
+    }
+
+    // ---- tenants ----
+
+    public synchronized TenantConfig createTenant(Actor a, String org, String id, double weight, Limits guaranteed,
+            Limits limits) {
+        requireSane(limits, "limits");
+        requireSane(guaranteed, "guaranteed");
+        requireChange(a, Scope.of(ScopeLevel.TENANT, id), Optional.of(org));
+        if (isPartner(a)) {
+            requireAllocation(a, Scope.of(ScopeLevel.ORGANISATION, org), id, limits);
+        }
+        SluiceConfig after = runtime.change(c -> TreeEdits.createTenant(c, org, id, weight, guaranteed, limits));
+        TenantConfig t = TreeEdits.tenant(after, id).orElseThrow().tenant();
+        record(a, "tenant.create", "tenant:" + id, null, ControlJson.tenant(org, t), tenantState(org, t));
+        return t;
+    }
+
+    public synchronized TenantConfig updateTenant(Actor a, String id, Optional<Double> weight,
+            Optional<Limits> guaranteed, Optional<Limits> limits) {
+        limits.ifPresent(l -> requireSane(l, "limits"));
+        guaranteed.ifPresent(l -> requireSane(l, "guaranteed"));
+        TreeEdits.TenantAt at = TreeEdits.tenant(config(), id).orElseThrow(() -> TreeEdits.notFound("tenant", id));
+        requireChange(a, Scope.of(ScopeLevel.TENANT, id), Optional.of(at.org().id()));
+        if (isPartner(a) && limits.isPresent()) {
+            requireAllocation(a, Scope.of(ScopeLevel.ORGANISATION, at.org().id()), id, limits.get());
+        }
+        SluiceConfig after = runtime.change(c -> TreeEdits.updateTenant(c, id, weight, guaranteed, limits));
+        TenantConfig t = TreeEdits.tenant(after, id).orElseThrow().tenant();
+        record(a, "tenant.update", "tenant:" + id, ControlJson.tenant(at.org().id(), at.tenant()),
+                ControlJson.tenant(at.org().id(), t), tenantState(at.org().id(), t));
+        return t;
+    }
+
+    // ---- teams ----
+
+    public synchronized TeamConfig createTeam(Actor a, String tenant, String name, Limits limits) {
+        requireSane(limits, "limits");
+        Scope scope = Scope.of(ScopeLevel.TEAM, tenant + "/" + name);
+        requireChange(a, scope, Optional.empty());
+        if (isPartner(a)) {
+            requireAllocation(a, Scope.of(ScopeLevel.TENANT, tenant), name, limits);
+        }
+        SluiceConfig after = runtime.change(c -> TreeEdits.createTeam(c, tenant, name, limits));
+        TeamConfig t = TreeEdits.tenant(after, tenant).orElseThrow().tenant().teams().get(name);
+        record(a, "team.create", scope.key(), null, ControlJson.team(tenant, t), teamState(tenant, t));
+        return t;
+    }
+
+    public synchronized TeamConfig setTeamLimits(Actor a, String tenant, String name, Limits limits) {
+        requireSane(limits, "limits");
+        Scope scope = Scope.of(ScopeLevel.TEAM, tenant + "/" + name);
+        TreeEdits.TenantAt at = TreeEdits.tenant(config(), tenant).orElseThrow(() -> TreeEdits.notFound("tenant", tenant));
+        TeamConfig before = Optional.ofNullable(at.tenant().teams().get(name))
+                .orElseThrow(() -> TreeEdits.notFound("team", tenant + "/" + name));
+        requireChange(a, scope, Optional.empty());
+        if (isPartner(a)) {
+            requireAllocation(a, Scope.of(ScopeLevel.TENANT, tenant), name, limits);
+        }
+        SluiceConfig after = runtime.change(c -> TreeEdits.setTeamLimits(c, tenant, name, limits));
+        TeamConfig t = TreeEdits.tenant(after, tenant).orElseThrow().tenant().teams().get(name);
+        record(a, "team.update", scope.key(), ControlJson.team(tenant, before), ControlJson.team(tenant, t),
+                teamState(tenant, t));
+        return t;
+    }
+
+    // ---- keys ----
+
+    /**
+     * What a new key is to be.
+     *
+     * @param id its id, unique across the tree
+     * @param tenant its tenant
+     * @param team its team's name within the tenant
+     * @param profiles the profiles it may use; empty for all
+     * @param trafficClass its default class; empty for interactive
+     * @param maxClass the highest class it may ask for; empty for its class
+     * @param limits its own limits
+     */
+    public record KeySpec(String id, String tenant, String team, List<String> profiles, Optional<String> trafficClass,
+            Optional<String> maxClass, Limits limits) {
+        public KeySpec {
+            profiles = List.copyOf(profiles);
+        }
+    }
+
+    /**
+     * A key and its secret, shown this once and never again.
+     *
+     * @param oldSecretUntil after a rotation with an overlap, until when the old secret still opens the key
+     */
+    public record Issued(KeyConfig key, String secret, Optional<Instant> oldSecretUntil) {}
+
+    public synchronized Issued createKey(Actor a, KeySpec spec) {
+        requireSane(spec.limits(), "limits");
+        TreeEdits.requireId(spec.id(), "id");
+        TreeEdits.TenantAt at = TreeEdits.tenant(config(), spec.tenant())
+                .orElseThrow(() -> TreeEdits.notFound("tenant", spec.tenant()));
+        requireChange(a, Scope.of(ScopeLevel.API_KEY, spec.id()), Optional.of(at.org().id()), spec.tenant());
+        if (isPartner(a)) {
+            requireWithin(a, spec.limits(), "limits");
+        }
+        List<String> profiles = spec.profiles().isEmpty() ? List.copyOf(config().profiles().keySet()) : spec.profiles();
+        for (int i = 0; i < profiles.size(); i++) {
+            if (!config().profiles().containsKey(profiles.get(i))) {
+                throw new EditRefused(EditRefused.Why.INVALID, "unknown_profile", "profiles[" + i + "]", "profiles[" + i
+                        + "]: \"" + profiles.get(i) + "\" (expected: one of the profiles " + config().profiles().keySet() + ")");
+            }
+        }
+        TrafficClass cls = trafficClass(spec.trafficClass(), TrafficClass.INTERACTIVE, "class");
+        TrafficClass max = trafficClass(spec.maxClass(), cls, "max_class");
+        if (cls.outranks(max)) {
+            throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "class", "class: " + cls.wireName()
+                    + " (expected: a class no higher than max_class " + max.wireName() + ")");
+        }
+        String secret = newSecret();
+        KeyConfig k = new KeyConfig(spec.id(), at.org().id(), spec.tenant(), spec.tenant() + "/" + spec.team(),
+                Optional.of(ConfigLoader.sha256(secret)), "admin api", profiles, cls, max, Optional.empty(),
+                spec.limits(), false);
+        runtime.change(c -> TreeEdits.createKey(c, k));
+        record(a, "key.create", "key:" + k.id(), null, ControlJson.key(k), ControlJson.keyState(k));
+        return new Issued(k, secret, Optional.empty());
+    }
+
+    /** Replaces a key's limits, profiles or classes; what is empty stays. */
+    public synchronized KeyConfig updateKey(Actor a, String id, Optional<Limits> limits, Optional<List<String>> profiles) {
+        limits.ifPresent(l -> requireSane(l, "limits"));
+        KeyConfig before = TreeEdits.key(config(), id).orElseThrow(() -> TreeEdits.notFound("key", id)).key();
+        requireChange(a, Scope.of(ScopeLevel.API_KEY, id), Optional.of(before.org()), before.tenant());
+        if (isPartner(a) && limits.isPresent()) {
+            requireWithin(a, limits.get(), "limits");
+        }
+        profiles.ifPresent(ps -> {
+            for (int i = 0; i < ps.size(); i++) {
+                if (!config().profiles().containsKey(ps.get(i))) {
+                    throw new EditRefused(EditRefused.Why.INVALID, "unknown_profile", "profiles[" + i + "]", "profiles["
+                            + i + "]: \"" + ps.get(i) + "\" (expected: one of the profiles " + config().profiles().keySet() + ")");
+                }
+            }
+        });
+        UnaryOperator<KeyConfig> change = k -> new KeyConfig(k.id(), k.org(), k.tenant(), k.team(), k.secretSha256(),
+                k.secretSource(), profiles.orElse(k.profiles()), k.trafficClass(), k.maxClass(), k.deadline(),
+                limits.orElse(k.limits()), k.paused());
+        KeyConfig after = TreeEdits.key(runtime.change(c -> TreeEdits.updateKey(c, id, change)), id).orElseThrow().key();
+        record(a, "key.update", "key:" + id, ControlJson.key(before), ControlJson.key(after), ControlJson.keyState(after));
+        return after;
+    }
+
+    /**
+     * Gives a key a new secret, shown this once; the old one keeps opening the key for
+     * {@code overlap} (zero: it stops at once).
+     */
+    public synchronized Issued rotateKey(Actor a, String id, Duration overlap) {
+        if (overlap.isNegative() || overlap.compareTo(MAX_OVERLAP) > 0) {
+            throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "overlap_seconds", "overlap_seconds: "
+                    + overlap.toSeconds() + " (expected: 0 to " + MAX_OVERLAP.toSeconds() + ")");
+        }
+        KeyConfig before = TreeEdits.key(config(), id).orElseThrow(() -> TreeEdits.notFound("key", id)).key();
+        requireChange(a, Scope.of(ScopeLevel.API_KEY, id), Optional.of(before.org()), before.tenant());
+        String secret = newSecret();
+        byte[] hash = ConfigLoader.sha256(secret);
+        Instant now = now();
+        Optional<RetiredSecrets.Retired> old = before.secretSha256().filter(h -> overlap.isPositive())
+                .map(h -> new RetiredSecrets.Retired(id, h, now.plus(overlap)));
+        if (old.isPresent()) {
+            runtime.retiredSecrets().add(old.get());
+        } else {
+            runtime.retiredSecrets().remove(id);
+        }
+        UnaryOperator<KeyConfig> change = k -> new KeyConfig(k.id(), k.org(), k.tenant(), k.team(), Optional.of(hash),
+                "admin api", k.profiles(), k.trafficClass(), k.maxClass(), k.deadline(), k.limits(), k.paused());
+        KeyConfig after = TreeEdits.key(runtime.change(c -> TreeEdits.updateKey(c, id, change)), id).orElseThrow().key();
+        ObjectNode shown = ControlJson.key(after);
+        old.ifPresent(r -> shown.put("old_secret_valid_until", r.until().toString()));
+        ObjectNode state = ControlJson.keyState(after);
+        old.ifPresent(r -> state.put("retired_sha256", HexFormat.of().formatHex(r.sha256()))
+                .put("retired_until", r.until().toString()));
+        record(a, "key.rotate", "key:" + id, ControlJson.key(before), shown, state);
+        return new Issued(after, secret, old.map(RetiredSecrets.Retired::until));
+    }
+
+    public synchronized KeyConfig deleteKey(Actor a, String id) {
+        KeyConfig before = TreeEdits.key(config(), id).orElseThrow(() -> TreeEdits.notFound("key", id)).key();
+        requireChange(a, Scope.of(ScopeLevel.API_KEY, id), Optional.of(before.org()), before.tenant());
+        runtime.change(c -> TreeEdits.deleteKey(c, id));
+        runtime.retiredSecrets().remove(id);
+        runtime.pauses().remove(Scope.of(ScopeLevel.API_KEY, id));
+        record(a, "key.delete", "key:" + id, ControlJson.key(before), null,
+                ControlJson.JSON.createObjectNode().put("id", id));
+        return before;
+    }
+
+    // ---- pauses ----
+
+    /**
+     * Pauses {@code scope} at once: the next request crossing it is refused with 429
+     * {@code paused}, its reason and its expiry. Requests already admitted run to their end.
+     */
+    public synchronized Pause pause(Actor a, Scope scope, String reason, Optional<Instant> until) {
+        requireExists(scope);
+        requireChange(a, scope, orgOf(scope), tenantOf(scope));
+        if (reason.isBlank() || reason.length() > 500) {
+            throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "reason", "reason: " + reason.length()
+                    + " characters (expected: 1 to 500)");
+        }
+        Instant now = now();
+        until.ifPresent(u -> {
+            if (!u.isAfter(now)) {
+                throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "until", "until: " + u
+                        + " (expected: a time after now, " + now + ")");
+            }
+        });
+        Pause p = new Pause(scope, reason, until, a.tokenId(), now);
+        Optional<Pause> before = runtime.pauses().put(p);
+        record(a, "pause", scope.key(), before.map(ControlJson::pause).orElse(null), ControlJson.pause(p),
+                ControlJson.pause(p));
+        return p;
+    }
+
+    /** Lifts the pause of {@code scope}; 404 when it is not paused. */
+    public synchronized Pause resume(Actor a, Scope scope) {
+        requireChange(a, scope, orgOf(scope), tenantOf(scope));
+        Pause p = runtime.pauses().of(scope, runtime.clock().epochMillis())
+                .orElseThrow(() -> new EditRefused(EditRefused.Why.NOT_FOUND, "not_paused", "", scope.key()
+                        + " is not paused."));
+        runtime.pauses().remove(scope);
+        record(a, "resume", scope.key(), ControlJson.pause(p), null,
+                ControlJson.JSON.createObjectNode().put("scope", scope.key()));
+        return p;
+    }
+
+    /** The pauses in force that {@code a} may see. */
+    public List<Pause> pauses(Actor a) {
+        List<Pause> out = new ArrayList<>();
+        for (Pause p : runtime.pauses().list(runtime.clock().epochMillis())) {
+            if (mayRead(a, p.scope())) {
+                out.add(p);
+            }
+        }
+        return out;
+    }
+
+    // ---- replay ----
+
+    /**
+     * Applies the journal's changes over the configuration file, oldest first, at start: what was
+     * changed through the API wins over the file for the objects it touched (an organisation, a
+     * tenant, a team, a key, a pause); the file decides everything else. A change that no longer
+     * applies (its organisation was removed from the file) is skipped.
+     *
+     * @return how many changes were applied
+     */
+    public synchronized int replay() {
+        int applied = 0;
+        for (ControlJournal.Replayed r : journal.replay()) {
+            try {
+                JsonNode s = ControlJson.JSON.readTree(r.state());
+                replayOne(r.action(), s);
+                applied++;
+            } catch (EditRefused | java.io.IOException | IllegalArgumentException skipped) {
+                // The file changed under the journal; the file's version stands.
+            }
+        }
+        return applied;
+    }
+
+    private void replayOne(String action, JsonNode s) {
+        switch (action) {
+            case "org.create", "org.update" -> {
+                String id = s.path("id").asText();
+                Limits l = ControlJson.limits(s.path("limits"), "limits");
+                runtime.change(c -> c.orgs().containsKey(id) ? TreeEdits.setOrgLimits(c, id, l) : TreeEdits.createOrg(c, id, l));
+            }
+            case "tenant.create", "tenant.update" -> {
+                String id = s.path("id").asText();
+                String org = s.path("org").asText();
+                double w = s.path("weight").asDouble(1.0);
+                Limits g = ControlJson.limits(s.path("guaranteed"), "guaranteed");
+                Limits l = ControlJson.limits(s.path("limits"), "limits");
+                runtime.change(c -> TreeEdits.tenant(c, id).isPresent()
+                        ? TreeEdits.updateTenant(c, id, Optional.of(w), Optional.of(g), Optional.of(l))
+                        : TreeEdits.createTenant(c, org, id, w, g, l));
+            }
+            case "team.create", "team.update" -> {
+                String tenant = s.path("tenant").asText();
+                String name = s.path("name").asText();
+                Limits l = ControlJson.limits(s.path("limits"), "limits");
+                runtime.change(c -> TreeEdits.tenant(c, tenant).map(t -> t.tenant().teams().containsKey(name)).orElse(false)
+                        ? TreeEdits.setTeamLimits(c, tenant, name, l) : TreeEdits.createTeam(c, tenant, name, l));
+            }
+            case "key.create", "key.update", "key.rotate" -> replayKey(s);
+            case "key.delete" -> {
+                String id = s.path("id").asText();
+                runtime.change(c -> TreeEdits.key(c, id).isPresent() ? TreeEdits.deleteKey(c, id) : c);
+            }
+            case "pause" -> {
+                Scope scope = scope(s.path("scope").asText());
+                Optional<Instant> until = s.path("until").isTextual() ? Optional.of(Instant.parse(s.path("until").asText()))
+                        : Optional.empty();
+                runtime.pauses().put(new Pause(scope, s.path("reason").asText(), until, s.path("by").asText(),
+                        Instant.parse(s.path("at").asText())));
+            }
+            case "resume" -> runtime.pauses().remove(scope(s.path("scope").asText()));
+            default -> throw new IllegalArgumentException("action: " + action);
+        }
+    }
+
+    private void replayKey(JsonNode s) {
+        String id = s.path("id").asText();
+        String tenant = s.path("tenant").asText();
+        String team = tenant + "/" + s.path("team").asText();
+        Optional<byte[]> hash = s.hasNonNull("sha256") ? Optional.of(HexFormat.of().parseHex(s.path("sha256").asText()))
+                : Optional.empty();
+        List<String> profiles = new ArrayList<>();
+        s.path("profiles").forEach(p -> profiles.add(p.asText()));
+        profiles.removeIf(p -> !config().profiles().containsKey(p));
+        TrafficClass cls = TrafficClass.byWireName(s.path("class").asText()).orElse(TrafficClass.INTERACTIVE);
+        TrafficClass max = TrafficClass.byWireName(s.path("max_class").asText()).orElse(cls);
+        Optional<Duration> deadline = s.has("deadline_ms") ? Optional.of(Duration.ofMillis(s.path("deadline_ms").asLong()))
+                : Optional.empty();
+        Limits l = ControlJson.limits(s.path("limits"), "limits");
+        String org = TreeEdits.tenant(config(), tenant).orElseThrow(() -> TreeEdits.notFound("tenant", tenant)).org().id();
+        KeyConfig k = new KeyConfig(id, org, tenant, team, hash, s.path("secret_source").asText("admin api"), profiles,
+                cls, max, deadline, l, false);
+        if (s.hasNonNull("retired_sha256")) {
+            Instant until = Instant.parse(s.path("retired_until").asText());
+            runtime.retiredSecrets().add(new RetiredSecrets.Retired(id, HexFormat.of().parseHex(
+                    s.path("retired_sha256").asText()), until));
+        }
+        runtime.change(c -> {
+            Optional<TreeEdits.KeyAt> at = TreeEdits.key(c, id);
+            if (at.isPresent() && at.get().key().team().equals(team)) {
+                return TreeEdits.updateKey(c, id, old -> k);
+            }
+            return TreeEdits.createKey(at.isPresent() ? TreeEdits.deleteKey(c, id) : c, k);
+        });
+    }
+
+    /** Parses {@code tenant:acme}, {@code team:acme/x}, {@code key:k}, {@code org:o}, {@code profile:p}, {@code deployment:d}. */
+    public static Scope scope(String key) {
+        int colon = key.indexOf(':');
+        if (colon > 0 && colon < key.length() - 1) {
+            String prefix = key.substring(0, colon);
+            for (ScopeLevel l : ScopeLevel.values()) {
+                if (l.prefix().equals(prefix)) {
+                    return Scope.of(l, key.substring(colon + 1));
+                }
+            }
+        }
+        throw new EditRefused(EditRefused.Why.INVALID, "invalid_scope", "scope", "scope: \"" + key
+                + "\" (expected: org:<id>, tenant:<id>, team:<tenant>/<team>, key:<id>, profile:<id> or deployment:<id>)");
+    }
+
+    // ---- rules ----
+
+    private static boolean isPartner(Actor a) {
+        return a.scope().kind() == AdminScope.Kind.PARTNER;
+    }
+
+    private static void requireAdmin(Actor a, String what) {
+        if (a.scope().kind() != AdminScope.Kind.ADMIN) {
+            throw new EditRefused(EditRefused.Why.FORBIDDEN, "admin_only", "", "Only an admin token may " + what
+                    + "; the token " + a.tokenId() + " has scope " + a.scope().wireName() + ".");
+        }
+    }
+
+    private void requireChange(Actor a, Scope scope, Optional<String> org, String... tenant) {
+        switch (a.scope().kind()) {
+            case ADMIN -> { }
+            case READ -> throw new EditRefused(EditRefused.Why.FORBIDDEN, "read_only", "", "The token " + a.tokenId()
+                    + " has scope read: it may change nothing.");
+            case PARTNER -> {
+                if (!covers(a, scope, false, org, tenant.length > 0 ? Optional.of(tenant[0]) : Optional.empty())) {
+                    throw outside(a, scope);
+                }
+            }
+        }
+    }
+
+    private boolean covers(Actor a, Scope scope, boolean subjectToo) {
+        return covers(a, scope, subjectToo, orgOf(scope), tenantOf(scope).length > 0
+                ? Optional.of(tenantOf(scope)[0]) : Optional.empty());
+    }
+
+    /**
+     * Whether {@code scope} lies below the partner's subject (or is the subject, when
+     * {@code subjectToo}): a tenant of its organisation; a team or key of its tenant or of one of
+     * its organisation's tenants. Profiles and deployments are shared: never a partner's.
+     */
+    private boolean covers(Actor a, Scope scope, boolean subjectToo, Optional<String> org, Optional<String> tenant) {
+        String subject = a.scope().subject().orElseThrow();
+        boolean subjectIsOrg = config().orgs().containsKey(subject);
+        return switch (scope.level()) {
+            case ORGANISATION -> subjectToo && subjectIsOrg && scope.id().equals(subject);
+            case TENANT -> (subjectIsOrg && org.map(subject::equals).orElse(false))
+                    || (subjectToo && !subjectIsOrg && scope.id().equals(subject));
+            case TEAM, API_KEY -> tenant.map(t -> t.equals(subject)
+                    || (subjectIsOrg && TreeEdits.tenant(config(), t).map(at -> at.org().id().equals(subject)).orElse(
+                            org.map(subject::equals).orElse(false)))).orElse(false);
+            case MODEL_PROFILE, PROVIDER_DEPLOYMENT -> false;
+        };
+    }
+
+    private EditRefused outside(Actor a, Scope scope) {
+        return new EditRefused(EditRefused.Why.FORBIDDEN, "outside_partner_subtree", "", "The token " + a.tokenId()
+                + " (scope " + a.scope().wireName() + ") manages only what lies below " + a.scope().subject().orElse("")
+                + "; " + scope.key() + " does not.");
+    }
+
+    /**
+     * A partner's children may not get more, per dimension and summed over the siblings it manages,
+     * than its allocation (its subject's own limits) times {@link #PARTNER_OVERSUBSCRIPTION}.
+     */
+    private void requireAllocation(Actor a, Scope parent, String child, Limits limits) {
+        requireWithin(a, limits, "limits");
+        Limits allocation = allocation(a);
+        for (Limit l : limits.all()) {
+            Optional<Limit> cap = allocation.get(l.dimension());
+            if (cap.isEmpty()) {
+                continue;
+            }
+            long sum = l.amount();
+            for (Limits sibling : siblings(parent, child)) {
+                sum += sibling.get(l.dimension()).map(Limit::amount).orElse(0L);
+            }
+            long allowed = (long) Math.floor(cap.get().amount() * PARTNER_OVERSUBSCRIPTION);
+            if (sum > allowed) {
+                throw new EditRefused(EditRefused.Why.INVALID, "exceeds_partner_allocation", "limits."
+                        + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()
+                        + " would hand out " + sum + " in all below " + parent.key() + " (expected: at most the allocation "
+                        + allowed + " of " + a.scope().wireName() + ")");
+            }
+        }
+    }
+
+    /** Each limit at most the partner's allocation of its dimension. */
+    private void requireWithin(Actor a, Limits limits, String field) {
+        Limits allocation = allocation(a);
+        for (Limit l : limits.all()) {
+            allocation.get(l.dimension()).ifPresent(cap -> {
+                if (l.amount() > cap.amount()) {
+                    throw new EditRefused(EditRefused.Why.INVALID, "exceeds_partner_allocation", field + "."
+                            + l.dimension().limiterName(), field + "." + l.dimension().limiterName() + ": " + l.amount()
+                            + " (expected: at most the allocation " + cap.amount() + " of " + a.scope().wireName() + ")");
+                }
+            });
+        }
+    }
+
+    private Limits allocation(Actor a) {
+        String subject = a.scope().subject().orElseThrow();
+        OrgConfig o = config().orgs().get(subject);
+        if (o != null) {
+            return o.limits();
+        }
+        return TreeEdits.tenant(config(), subject).map(t -> t.tenant().limits()).orElse(Limits.none());
+    }
+
+    private List<Limits> siblings(Scope parent, String except) {
+        List<Limits> out = new ArrayList<>();
+        if (parent.level() == ScopeLevel.ORGANISATION) {
+            OrgConfig o = config().orgs().get(parent.id());
+            if (o != null) {
+                o.tenants().values().stream().filter(t -> !t.id().equals(except)).forEach(t -> out.add(t.limits()));
+            }
+        } else {
+            TreeEdits.tenant(config(), parent.id()).ifPresent(at -> at.tenant().teams().values().stream()
+                    .filter(t -> !t.name().equals(except)).forEach(t -> out.add(t.limits())));
+        }
+        return out;
+    }
+
+    /** Limits above {@link #MAX_LIMIT_AMOUNT} are refused: such a number is a typo, not a limit. */
+    private static void requireSane(Limits limits, String field) {
+        for (Limit l : limits.all()) {
+            if (l.amount() > MAX_LIMIT_AMOUNT || l.burst().orElse(0) > MAX_LIMIT_AMOUNT) {
+                throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", field + "." + l.dimension().limiterName(),
+                        field + "." + l.dimension().limiterName() + ": " + l.amount() + " (expected: 1 to "
+                                + MAX_LIMIT_AMOUNT + ")");
+            }
+        }
+    }
+
+    private void requireExists(Scope scope) {
+        SluiceConfig c = config();
+        boolean exists = switch (scope.level()) {
+            case ORGANISATION -> c.orgs().containsKey(scope.id());
+            case TENANT -> TreeEdits.tenant(c, scope.id()).isPresent();
+            case TEAM -> {
+                int slash = scope.id().indexOf('/');
+                yield slash > 0 && TreeEdits.tenant(c, scope.id().substring(0, slash))
+                        .map(t -> t.tenant().teams().containsKey(scope.id().substring(slash + 1))).orElse(false);
+            }
+            case API_KEY -> TreeEdits.key(c, scope.id()).isPresent();
+            case MODEL_PROFILE -> c.profiles().containsKey(scope.id());
+            case PROVIDER_DEPLOYMENT -> c.deployments().containsKey(scope.id());
+        };
+        if (!exists) {
+            throw TreeEdits.notFound(scope.level().prefix(), scope.id());
+        }
+    }
+
+    private Optional<String> orgOf(Scope scope) {
+        SluiceConfig c = config();
+        return switch (scope.level()) {
+            case ORGANISATION -> Optional.of(scope.id());
+            case TENANT -> TreeEdits.tenant(c, scope.id()).map(t -> t.org().id());
+            case TEAM -> TreeEdits.tenant(c, scope.id().split("/", 2)[0]).map(t -> t.org().id());
+            case API_KEY -> TreeEdits.key(c, scope.id()).map(k -> k.org().id());
+            case MODEL_PROFILE, PROVIDER_DEPLOYMENT -> Optional.empty();
+        };
+    }
+
+    private String[] tenantOf(Scope scope) {
+        return switch (scope.level()) {
+            case TEAM -> new String[] {scope.id().split("/", 2)[0]};
+            case API_KEY -> TreeEdits.key(config(), scope.id()).map(k -> new String[] {k.tenant().id()})
+                    .orElse(new String[0]);
+            default -> new String[0];
+        };
+    }
+
+    private static TrafficClass trafficClass(Optional<String> name, TrafficClass fallback, String field) {
+        if (name.isEmpty()) {
+            return fallback;
+        }
+        return TrafficClass.byWireName(name.get()).orElseThrow(() -> new EditRefused(EditRefused.Why.INVALID,
+                "invalid_value", field, field + ": \"" + name.get() + "\" (expected: one of "
+                        + java.util.Arrays.stream(TrafficClass.values()).map(TrafficClass::wireName).toList() + ")"));
+    }
+
+    private String newSecret() {
+        byte[] b = new byte[24];
+        random.nextBytes(b);
+        return "sk-sluice-" + Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    }
+
+    private Instant now() {
+        return Instant.ofEpochMilli(runtime.clock().epochMillis());
+    }
+
+    private void record(Actor a, String action, String target, JsonNode before, JsonNode after, JsonNode state) {
+        journal.append(new AuditRecord(0, now(), a.tokenId(), action, target, ControlJson.text(before),
+                ControlJson.text(after)), state.toString());
+    }
+
+    private static ObjectNode orgState(OrgConfig o) {
+        return ControlJson.org(o);
+    }
+
+    private static ObjectNode tenantState(String org, TenantConfig t) {
+        return ControlJson.tenant(org, t);
+    }
+
+    private static ObjectNode teamState(String tenant, TeamConfig t) {
+        return ControlJson.team(tenant, t);
+    }
+
+    /** Wraps a {@link ConfigException} from reading a body's limits as a 422 naming the path. */
+    public static EditRefused invalid(ConfigException e) {
+        return new EditRefused(EditRefused.Why.INVALID, "invalid_value", e.path(), e.getMessage());
+    }
+
+    /** Dimensions by name, for messages. */
+    static List<String> dimensionNames() {
+        return java.util.Arrays.stream(Dimension.values()).map(Dimension::limiterName).toList();
+    }
+}

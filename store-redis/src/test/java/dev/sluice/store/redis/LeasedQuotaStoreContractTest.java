@@ -1,0 +1,29 @@
+package dev.sluice.store.redis;
+
+import dev.sluice.store.QuotaStore;
+import dev.sluice.store.QuotaStoreContract;
+import dev.sluice.time.FakeClock;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+
+/** Leased mode on one replica against the store contract, relaxed where docs/REDIS.md says it differs. */
+class LeasedQuotaStoreContractTest extends QuotaStoreContract {
+
+    private final List<String> namespaces = new ArrayList<>();
+
+    @Override
+    protected QuotaStore createStore(FakeClock clock, ZoneId zone) {
+        String ns = RedisTestSupport.namespace();
+        namespaces.add(ns);
+        RedisQuotaStore remote = RedisQuotaStore.connect(RedisTestSupport.URI,
+                RedisTestSupport.config(ns).testClock(clock).dailyResetZone(zone).build());
+        return new LeasedQuotaStore(remote, clock, LeasedConfig.defaults());
+    }
+
+    @AfterEach
+    void deleteKeys() {
+        namespaces.forEach(RedisTestSupport::deleteNamespace);
+    }
+}
