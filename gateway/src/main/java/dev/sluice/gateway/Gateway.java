@@ -47,9 +47,9 @@ public final class Gateway {
     private int port;
     private AdminServer admin;
     private final Ledger ledger;
+    private final ControlPlane control;
     private final Optional<SluiceMetrics> metrics;
     private final Optional<SluiceTracing> tracing;
-    private final ControlPlane control;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
@@ -73,10 +73,10 @@ public final class Gateway {
                     return null;
                 }, false))
                 .build();
-        metrics.ifPresent(m -> m.bind(runtime, ledger));
         this.control = new ControlPlane(runtime, b.journal);
         // What was changed through the admin API before the restart wins over the file for what it touched.
         control.replay();
+        metrics.ifPresent(m -> m.bind(runtime, ledger));
         this.core = new GatewayCore(vertx, runtime);
         this.wakeups = new WakeupDriver(vertx, runtime);
         runtime.governor().onWakeup(wakeups::request);
@@ -107,14 +107,14 @@ public final class Gateway {
         return ledger;
     }
 
-    /** The Prometheus metrics served at the admin listener's {@code /metrics}, when it has one. */
-    public Optional<SluiceMetrics> metrics() {
-        return metrics;
-    }
-
     /** Where changes without a restart go: the key tree, keys, pauses; audited in its journal. */
     public ControlPlane control() {
         return control;
+    }
+
+    /** The Prometheus metrics served at the admin listener's {@code /metrics}, when it has one. */
+    public Optional<SluiceMetrics> metrics() {
+        return metrics;
     }
 
     /** The admin listener, when the configuration has an {@code admin:} section. */

@@ -15,10 +15,12 @@ import java.util.Objects;
  * @param port TCP port; 0 picks a free one
  * @param maxBodyBytes largest admin request body accepted (413 beyond)
  * @param tokens the admin tokens by id, in file order
+ * @param maxRequestsPerMinute requests each token (and each address presenting no valid token) may
+ *     make per minute, a tenth of them at once; 429 beyond
  * @param metricsAuth what {@code GET /metrics} asks of a scraper
  */
 public record AdminSettings(String host, int port, long maxBodyBytes, Map<String, AdminToken> tokens,
-        MetricsAuth metricsAuth) {
+        int maxRequestsPerMinute, MetricsAuth metricsAuth) {
 
     /** What a Prometheus scrape of {@code /metrics} must present. */
     public enum MetricsAuth {
@@ -39,6 +41,11 @@ public record AdminSettings(String host, int port, long maxBodyBytes, Map<String
     /** 64 KiB: an admin body is a handful of fields, never a prompt. */
     public static final long DEFAULT_MAX_BODY_BYTES = 64 * 1024;
     /**
+     * 600 a minute (10 a second, 60 at once): far above an operator's pace and a partner's sync job,
+     * low enough that a runaway script or a token guesser cannot keep the listener's one loop busy.
+     */
+    public static final int DEFAULT_MAX_REQUESTS_PER_MINUTE = 600;
+    /**
      * A token: the metrics name every tenant, deployment and limit, which is as much as the read
      * API shows, and a listener bound beyond loopback should not hand that to anyone who asks.
      */
@@ -49,16 +56,22 @@ public record AdminSettings(String host, int port, long maxBodyBytes, Map<String
         ConfigException.require(port >= 0 && port <= 65535, "admin.port", "0..65535", port);
         ConfigException.require(maxBodyBytes > 0, "admin.max_body_bytes", "> 0", maxBodyBytes);
         tokens = Collections.unmodifiableMap(new LinkedHashMap<>(tokens));
+        ConfigException.require(maxRequestsPerMinute > 0, "admin.max_requests_per_minute", "> 0", maxRequestsPerMinute);
         Objects.requireNonNull(metricsAuth, "metricsAuth");
+    }
+
+    /** With the default request rate and metrics access. */
+    public AdminSettings(String host, int port, long maxBodyBytes, Map<String, AdminToken> tokens) {
+        this(host, port, maxBodyBytes, tokens, DEFAULT_MAX_REQUESTS_PER_MINUTE, DEFAULT_METRICS_AUTH);
     }
 
     /** A copy listening on {@code newPort}. */
     public AdminSettings withPort(int newPort) {
-        return new AdminSettings(host, newPort, maxBodyBytes, tokens, metricsAuth);
+        return new AdminSettings(host, newPort, maxBodyBytes, tokens, maxRequestsPerMinute, metricsAuth);
     }
 
     /** A copy whose {@code /metrics} asks {@code auth} of a scraper. */
     public AdminSettings withMetricsAuth(MetricsAuth auth) {
-        return new AdminSettings(host, port, maxBodyBytes, tokens, auth);
+        return new AdminSettings(host, port, maxBodyBytes, tokens, maxRequestsPerMinute, auth);
     }
 }

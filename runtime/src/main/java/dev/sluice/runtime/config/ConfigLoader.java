@@ -62,7 +62,8 @@ public final class ConfigLoader {
     private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
             "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy");
-    private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
+    private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor",
+            "shed_after_refusals", "shed_within", "rate_window", "fault_max");
     private static final Set<String> RAMP = Set.of("enabled", "stages", "stage_duration", "min_samples",
             "max_growth_per_minute");
     private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
@@ -73,7 +74,8 @@ public final class ConfigLoader {
     private static final Set<String> KEY = Set.of("secret_env", "key_sha256", "secret", "profiles", "class",
             "max_class", "deadline", "limits", "paused");
     private static final Set<String> LIMIT = Set.of("amount", "burst");
-    private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "tokens", "metrics_auth");
+    private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "max_requests_per_minute", "tokens",
+            "metrics_auth");
     private static final Set<String> METRICS = Set.of("tenant_label", "key_label");
     private static final Set<String> TRACING = Set.of("exporter", "endpoint", "service_name");
     private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token");
@@ -205,7 +207,8 @@ public final class ConfigLoader {
                     "a secret no other token or client key uses");
             tokens.put(id, new AdminToken(id, scope, read.sha256(), read.source()));
         });
-        return build(n.path(), () -> new AdminSettings(host, port, body, tokens, metricsAuth));
+        int rate = n.get("max_requests_per_minute").intValue(AdminSettings.DEFAULT_MAX_REQUESTS_PER_MINUTE);
+        return build(n.path(), () -> new AdminSettings(host, port, body, tokens, rate, metricsAuth));
     }
 
     private static ServerSettings server(YamlNode n) {
@@ -347,7 +350,12 @@ public final class ConfigLoader {
         double decrease = n.get("decrease_factor").doubleValue(d.decreaseFactor());
         double increase = n.get("increase_step").doubleValue(d.increaseStep());
         double floor = n.get("floor").doubleValue(d.floor());
-        return build(n.path(), () -> new AdaptiveSettings(enabled, decrease, increase, floor));
+        int shedAfter = n.get("shed_after_refusals").intValue(d.shedAfterRefusals());
+        Duration shedWithin = n.get("shed_within").duration(d.shedWithin());
+        Duration rateWindow = n.get("rate_window").duration(d.rateWindow());
+        Duration faultMax = n.get("fault_max").duration(d.faultMax());
+        return build(n.path(), () -> new AdaptiveSettings(enabled, decrease, increase, floor, shedAfter, shedWithin,
+                rateWindow, faultMax));
     }
 
     private static RampSettings ramp(YamlNode n) {

@@ -179,6 +179,12 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
                 classes, deployments, profiles, next, admin, metrics, tracing);
     }
 
+    /** A copy with other model profiles (a reloaded file's limits). */
+    public SluiceConfig withProfiles(Map<String, ProfileConfig> next) {
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, next, orgs, admin, metrics, tracing);
+    }
+
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,

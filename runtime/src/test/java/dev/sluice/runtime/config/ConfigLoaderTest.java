@@ -210,6 +210,26 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theAdaptiveSectionSetsSheddingTheRateWindowAndTheFaultCap() {
+        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", adaptive: { shed_after_refusals: 5, shed_within: 20s, "
+                        + "rate_window: 10s, fault_max: 30s } }"), "adaptive.yaml", ENV::get);
+        dev.sluice.adapt.AdaptiveConfig a = c.deployments().get("d").adaptiveConfig();
+        assertThat(a.modes().shedding().refusals()).isEqualTo(5);
+        assertThat(a.modes().shedding().within()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(a.modes().shedding().shedLast()).containsExactly(TrafficClass.INTERACTIVE);
+        assertThat(a.cooldown().rateWindow()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(a.cooldown().faultMax()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void aFaultCapAboveFifteenMinutesIsRefused() {
+        ConfigException e = error(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", adaptive: { fault_max: 1h } }"));
+        assertThat(e.getMessage()).isEqualTo("deployments.d.adaptive.fault_max: PT1H (expected: > 0 and <= PT15M)");
+    }
+
+    @Test
     void aRampSectionSetsItsStageTiming() {
         SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
                 "base_url: \"http://127.0.0.1:1\", ramp: { stages: [0.2, 1.0], stage_duration: 3s, min_samples: 4, "
