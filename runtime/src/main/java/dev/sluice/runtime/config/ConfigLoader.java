@@ -52,7 +52,7 @@ public final class ConfigLoader {
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
-            "classes", "deployments", "profiles", "orgs", "admin", "metrics");
+            "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
             "max_connections_per_address", "access_log", "max_answer_bytes");
@@ -83,6 +83,7 @@ public final class ConfigLoader {
     private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "max_requests_per_minute", "tokens",
             "metrics_auth");
     private static final Set<String> METRICS = Set.of("tenant_label", "key_label");
+    private static final Set<String> TRACING = Set.of("exporter", "endpoint", "service_name");
     private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token");
 
     private final String sourceName;
@@ -162,8 +163,27 @@ public final class ConfigLoader {
         Optional<AdminSettings> admin = top.get("admin").present() ? Optional.of(admin(top.get("admin"), orgs))
                 : Optional.empty();
         MetricsSettings metrics = metrics(top.get("metrics"));
+        TracingSettings tracing = tracing(top.get("tracing"));
         return new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes, deployments, profiles,
-                orgs, admin, metrics);
+                orgs, admin, metrics, tracing);
+    }
+
+    private static TracingSettings tracing(YamlNode n) {
+        n.allowOnly(TRACING);
+        TracingSettings d = TracingSettings.defaults();
+        TracingSettings.Exporter exporter = choice(n.get("exporter"), TracingSettings.Exporter.values(), d.exporter());
+        YamlNode e = n.get("endpoint");
+        java.net.URI endpoint = d.endpoint();
+        if (e.present()) {
+            try {
+                endpoint = java.net.URI.create(e.text());
+            } catch (IllegalArgumentException x) {
+                throw new ConfigException(e.path(), "an http or https URL", "\"" + e.text() + "\"");
+            }
+        }
+        java.net.URI url = endpoint;
+        String service = n.get("service_name").text(d.serviceName());
+        return build(n.path(), () -> new TracingSettings(exporter, url, service));
     }
 
     private static MetricsSettings metrics(YamlNode n) {
