@@ -82,6 +82,23 @@ public final class LedgerJournal implements ControlJournal {
         throw new LedgerException("admin journal: cannot write to " + db.describe() + ": " + last.getMessage(), last);
     }
 
+    /** Replicas pointed at the same database share it. */
+    @Override
+    public boolean shared() {
+        return true;
+    }
+
+    @Override
+    public long latestSeq() {
+        try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
+                "SELECT COALESCE(MAX(seq), 0) FROM admin_changes"); ResultSet r = s.executeQuery()) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            throw new LedgerException("admin journal: cannot read " + db.describe() + ": " + e.getMessage(), e);
+        }
+    }
+
     @Override
     public List<AuditRecord> audit(int limit, long beforeSeq) {
         List<AuditRecord> out = new ArrayList<>();

@@ -51,10 +51,21 @@ public final class ControlPlane {
     private final SluiceRuntime runtime;
     private final ControlJournal journal;
     private final SecureRandom random = new SecureRandom();
+    /** The file's configuration (as last loaded or reloaded) that the journal is folded over. */
+    private SluiceConfig seed;
+    /** The latest journal change this process has in force. */
+    private long seen;
+
+    /**
+     * How often a replica looks for changes other replicas wrote to a shared journal: a change
+     * reaches every replica within this, plus one database read.
+     */
+    public static final Duration SYNC_INTERVAL = Duration.ofMillis(500);
 
     public ControlPlane(SluiceRuntime runtime, ControlJournal journal) {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.journal = Objects.requireNonNull(journal, "journal");
+        this.seed = runtime.config();
     }
 
     /** The configuration in force. */
@@ -353,8 +364,29 @@ public final class ControlPlane {
      * applies (its organisation was removed from the file) is skipped. One change of the runtime.
      */
     public synchronized void replay() {
+        long latest = journal.latestSeq();
         List<ControlJournal.Replayed> changes = journal.replay();
+        seed = config();
         runtime.change(c -> fold(c, changes));
+        seen = latest;
+    }
+
+    /**
+     * Puts in force the changes other replicas wrote to a shared journal since this one last
+     * looked: the file's configuration with the whole journal folded over it, one runtime change.
+     *
+     * @return whether anything new was found
+     */
+    public synchronized boolean sync() {
+        long latest = journal.latestSeq();
+        if (latest <= seen) {
+            return false;
+        }
+        List<ControlJournal.Replayed> changes = journal.replay();
+        SluiceConfig base = seed;
+        runtime.change(c -> fold(base, changes));
+        seen = latest;
+        return true;
     }
 
     /**
@@ -402,6 +434,7 @@ public final class ControlPlane {
         SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles);
         SluiceConfig next = fold(base, journal.replay());
         SluiceConfig after = runtime.change(c -> next);
+        seed = base;
         // Pauses written in the file follow the file.
         Instant now = now();
         for (Pause p : runtime.pauses().list(runtime.clock().epochMillis())) {
@@ -717,8 +750,12 @@ public final class ControlPlane {
     }
 
     private void record(Actor a, String action, String target, JsonNode before, JsonNode after, JsonNode state) {
-        journal.append(new AuditRecord(0, now(), a.tokenId(), action, target, ControlJson.text(before),
-                ControlJson.text(after)), state.toString());
+        AuditRecord stored = journal.append(new AuditRecord(0, now(), a.tokenId(), action, target,
+                ControlJson.text(before), ControlJson.text(after)), state.toString());
+        // Only when nothing came between: another replica's change must still be found by sync.
+        if (stored.seq() == seen + 1) {
+            seen = stored.seq();
+        }
     }
 
     private static ObjectNode orgState(OrgConfig o) {
