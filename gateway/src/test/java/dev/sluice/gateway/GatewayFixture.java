@@ -37,6 +37,9 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
     static final String KEY_QUEUED = "sk-test-queued";
     /** A key whose own bucket limits output tokens, so that a test can read what its requests settled. */
     static final String KEY_METERED = "sk-test-metered";
+    /** Batch keys allowed one request a minute, so that a second one waits about a minute. */
+    static final String KEY_SLOW = "sk-test-slow";
+    static final String KEY_SLOW_DEADLINE = "sk-test-slow-deadline";
 
     final Vertx vertx = Vertx.vertx();
     MockProviderServer openai;
@@ -101,9 +104,16 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
         StringBuilder fakeProfiles = new StringBuilder();
         for (var e : fakes.entrySet()) {
             String name = "fake-" + e.getKey().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
-            fakeDeployments.append("  ").append(name).append(": { kind: openai, base_url: \"http://127.0.0.1:")
+            String kind = e.getKey().kind;
+            fakeDeployments.append("  ").append(name).append(": { kind: ").append(kind).append(", base_url: \"http://127.0.0.1:")
                     .append(e.getValue().port()).append("\" }\n");
-            fakeProfiles.append("  ").append(name).append(": { deployment: ").append(name).append(", model: gpt-4o-mini }\n");
+            String model = switch (kind) {
+                case "anthropic" -> "claude-sonnet-4";
+                case "gemini" -> "gemini-2.5-flash";
+                default -> "gpt-4o-mini";
+            };
+            fakeProfiles.append("  ").append(name).append(": { deployment: ").append(name).append(", model: ")
+                    .append(model).append(" }\n");
         }
         return """
                 server: { host: 127.0.0.1, port: 0, max_body_bytes: 65536, max_header_bytes: 8192, upstream_timeout: 2s%s }
@@ -141,9 +151,11 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
                               batchy: { secret: "%s", class: batch, max_class: batch }
                               queued: { secret: "%s", class: batch, max_class: batch, limits: { rpm: { amount: 600, burst: 1 } } }
                               metered: { secret: "%s", limits: { output_tpm: 100000000, input_tpm: 100000000 } }
+                              slow: { secret: "%s", class: batch, max_class: batch, limits: { rpm: { amount: 1, burst: 1 } } }
+                              slow-deadline: { secret: "%s", class: batch, max_class: batch, limits: { rpm: { amount: 1, burst: 1 } } }
                 """.formatted(serverExtra, openai.baseUrl(), azure.baseUrl(), anthropic.baseUrl(), gemini.baseUrl(), limited.baseUrl(),
                 flaky.baseUrl(), closedPort, fakeDeployments, fakeProfiles, KEY, KEY_TIGHT, KEY_DAILY, KEY_PAUSED, KEY_BATCH,
-                KEY_QUEUED, KEY_METERED);
+                KEY_QUEUED, KEY_METERED, KEY_SLOW, KEY_SLOW_DEADLINE);
     }
 
     String base() {

@@ -63,6 +63,8 @@ public final class Simulation implements StrategyContext {
         long queuedNanos;
         /** The client gave up at its deadline; the attempt in flight ends without it. */
         boolean gone;
+        /** The attempt submitted last. */
+        Attempt current;
 
         Client(SimRequest request, WorkloadSpec spec) {
             this.request = request;
@@ -242,6 +244,12 @@ public final class Simulation implements StrategyContext {
         }
         c.gone = true;
         recorder.ended(c.request, Outcome.TIMED_OUT, c.queuedNanos, loop.now());
+        if (c.state == State.AT_GATEWAY && strategy.clientGone(c.current)) {
+            // The strategy took the waiting attempt out: it will neither send nor refuse it.
+            c.state = State.ENDED;
+            clients.remove(c.request.id());
+            return;
+        }
         if (c.state == State.BACKING_OFF) {
             // Not reached while retries never wait past the deadline; nothing is in flight then.
             c.state = State.ENDED;
@@ -255,6 +263,7 @@ public final class Simulation implements StrategyContext {
         }
         c.state = State.AT_GATEWAY;
         Attempt a = new Attempt(c.request, c.attempts++, loop.now());
+        c.current = a;
         strategy.submit(a);
     }
 

@@ -50,6 +50,8 @@ final class SluiceStrategy implements Strategy {
     private final List<QuotaStore> redisStores = new ArrayList<>();
     private final Map<String, Long> adaptiveEvents = new TreeMap<>();
     private long routed;
+    /** Attempts whose admission is pending, by attempt: a client that gives up meanwhile is withdrawn through its lifecycle. */
+    private final Map<Attempt, RequestLifecycle> waiting = new java.util.HashMap<>();
     private long pastWakeups;
 
     SluiceStrategy(StrategyContext ctx) {
@@ -89,6 +91,21 @@ final class SluiceStrategy implements Strategy {
     @Override
     public String name() {
         return "sluice";
+    }
+
+    /**
+     * A client that gives up while its attempt waits for admission: the lifecycle withdraws it from
+     * the governor's queue, so it is charged nothing and never sent, as the gateway does when a
+     * client's connection closes.
+     */
+    @Override
+    public boolean clientGone(Attempt attempt) {
+        RequestLifecycle life = waiting.remove(attempt);
+        if (life == null) {
+            return false;
+        }
+        life.clientGone();
+        return true;
     }
 
     @Override
@@ -212,7 +229,9 @@ final class SluiceStrategy implements Strategy {
             a.estimate(plan.estimate().inputTokens(), plan.estimate().outputTokens());
             RequestLifecycle life = runtime.arrive(plan.traceId(), thread);
             life.planned(plan);
+            waiting.put(a, life);
             life.admit(decided -> {
+                waiting.remove(a);
                 switch (decided) {
                     case Admission.Admitted ad -> dispatch(a, life, ad.attempt());
                     case Admission.Refused rj -> {

@@ -16,6 +16,15 @@ public interface Strategy {
     /** A client attempt reaches the gateway. */
     void submit(Attempt attempt);
 
+    /**
+     * The attempt's client gave up while the attempt waits in the gateway. A strategy that takes it
+     * out of its queue answers true and then never dispatches or refuses it; false (the default)
+     * lets it end as usual, without its client.
+     */
+    default boolean clientGone(Attempt attempt) {
+        return false;
+    }
+
     /** Checks the strategy's own invariants; throws {@link IllegalStateException} when one is broken. */
     default void checkInvariants() {}
 
