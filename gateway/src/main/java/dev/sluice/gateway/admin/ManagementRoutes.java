@@ -95,6 +95,20 @@ final class ManagementRoutes {
         r.add(HttpMethod.GET, "/admin/usage", Access.READ, m::usage);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
+        io.vertx.core.buffer.Buffer openApi = openApi();
+        r.add(HttpMethod.GET, "/admin/openapi.json", Access.OPEN, x -> x.send(200, "application/json", openApi));
+    }
+
+    /** The OpenAPI 3.1 document of these routes, a resource beside this class; OpenApiTest checks it against the router. */
+    static io.vertx.core.buffer.Buffer openApi() {
+        try (var in = ManagementRoutes.class.getResourceAsStream("openapi.json")) {
+            if (in == null) {
+                throw new IllegalStateException("openapi.json is packaged beside ManagementRoutes");
+            }
+            return io.vertx.core.buffer.Buffer.buffer(in.readAllBytes());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     // ---- organisations ----
