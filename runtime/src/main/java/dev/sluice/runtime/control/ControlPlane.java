@@ -110,6 +110,7 @@ public final class ControlPlane {
         requireAdmin(a, "change an organisation's limits");
         requireSane(limits, "limits");
         OrgConfig before = Optional.ofNullable(config().orgs().get(id)).orElseThrow(() -> TreeEdits.notFound("org", id));
+        requireCapsAboveSpent(Scope.of(ScopeLevel.ORGANISATION, id), limits);
         OrgConfig o = runtime.change(c -> TreeEdits.setOrgLimits(c, id, limits)).orgs().get(id);
         record(a, "org.update", "org:" + id, ControlJson.org(before), ControlJson.org(o), orgState(o));
         return o;
@@ -140,6 +141,7 @@ public final class ControlPlane {
         if (isPartner(a) && limits.isPresent()) {
             requireAllocation(a, Scope.of(ScopeLevel.ORGANISATION, at.org().id()), id, limits.get());
         }
+        limits.ifPresent(l -> requireCapsAboveSpent(Scope.of(ScopeLevel.TENANT, id), l));
         SluiceConfig after = runtime.change(c -> TreeEdits.updateTenant(c, id, weight, guaranteed, limits));
         TenantConfig t = TreeEdits.tenant(after, id).orElseThrow().tenant();
         record(a, "tenant.update", "tenant:" + id, ControlJson.tenant(at.org().id(), at.tenant()),
@@ -172,6 +174,7 @@ public final class ControlPlane {
         if (isPartner(a)) {
             requireAllocation(a, Scope.of(ScopeLevel.TENANT, tenant), name, limits);
         }
+        requireCapsAboveSpent(scope, limits);
         SluiceConfig after = runtime.change(c -> TreeEdits.setTeamLimits(c, tenant, name, limits));
         TeamConfig t = TreeEdits.tenant(after, tenant).orElseThrow().tenant().teams().get(name);
         record(a, "team.update", scope.key(), ControlJson.team(tenant, before), ControlJson.team(tenant, t),
@@ -245,6 +248,7 @@ public final class ControlPlane {
         if (isPartner(a) && limits.isPresent()) {
             requireWithin(a, limits.get(), "limits");
         }
+        limits.ifPresent(l -> requireCapsAboveSpent(Scope.of(ScopeLevel.API_KEY, id), l));
         profiles.ifPresent(ps -> {
             for (int i = 0; i < ps.size(); i++) {
                 if (!config().profiles().containsKey(ps.get(i))) {
@@ -678,6 +682,30 @@ public final class ControlPlane {
                     .filter(t -> !t.name().equals(except)).forEach(t -> out.add(t.limits())));
         }
         return out;
+    }
+
+    /**
+     * A daily cap may not be set below what its scope has already spent today: the change would
+     * say "allowed" of what the bucket already refuses, and the next refill would not come until
+     * midnight anyway.
+     */
+    private void requireCapsAboveSpent(Scope scope, Limits limits) {
+        for (Limit l : limits.all()) {
+            if (l.dimension().kind() != Dimension.Kind.DAILY) {
+                continue;
+            }
+            Optional<dev.sluice.store.BucketState.DimensionState> now = runtime.governor().bucket(scope)
+                    .flatMap(b -> b.of(l.dimension()));
+            if (now.isEmpty()) {
+                continue;
+            }
+            long spent = (long) Math.ceil(now.get().capacity() - now.get().available());
+            if (l.amount() < spent) {
+                throw new EditRefused(EditRefused.Why.INVALID, "daily_cap_below_spent", "limits."
+                        + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()
+                        + " (expected: at least " + spent + ", what " + scope.key() + " has spent today)");
+            }
+        }
     }
 
     /** Limits above {@link #MAX_LIMIT_AMOUNT} are refused: such a number is a typo, not a limit. */
