@@ -167,10 +167,7 @@ final class ManagementRoutes {
             String id = x.param("tenant");
             TreeEdits.TenantAt at = TreeEdits.tenant(control.config(), id).orElseThrow(() -> TreeEdits.notFound("tenant", id));
             control.requireRead(actor(x), Scope.of(ScopeLevel.TENANT, id));
-            ObjectNode n = ControlJson.tenant(at.org().id(), at.tenant());
-            control.runtime().pauses().of(Scope.of(ScopeLevel.TENANT, id), control.runtime().clock().epochMillis())
-                    .ifPresent(p -> n.set("paused", ControlJson.pause(p)));
-            return n;
+            return withPause(ControlJson.tenant(at.org().id(), at.tenant()), Scope.of(ScopeLevel.TENANT, id));
         });
     }
 
@@ -240,10 +237,7 @@ final class ManagementRoutes {
             String id = x.param("key");
             KeyConfig k = TreeEdits.key(control.config(), id).orElseThrow(() -> TreeEdits.notFound("key", id)).key();
             control.requireRead(actor(x), Scope.of(ScopeLevel.API_KEY, id));
-            ObjectNode n = ControlJson.key(k);
-            control.runtime().pauses().of(Scope.of(ScopeLevel.API_KEY, id), control.runtime().clock().epochMillis())
-                    .ifPresent(p -> n.set("paused", ControlJson.pause(p)));
-            return n;
+            return withPause(ControlJson.key(k), Scope.of(ScopeLevel.API_KEY, id));
         });
     }
 
@@ -280,6 +274,13 @@ final class ManagementRoutes {
             long seconds = n.get("overlap_seconds").longValue(0);
             return shownOnce(control.rotateKey(actor(x), x.param("key"), Duration.ofSeconds(seconds)));
         }));
+    }
+
+    /** {@code n} with the pause of {@code scope}, when one holds. */
+    private ObjectNode withPause(ObjectNode n, Scope scope) {
+        control.runtime().pauses().of(scope, control.runtime().clock().epochMillis())
+                .ifPresent(p -> n.set("paused", ControlJson.pause(p)));
+        return n;
     }
 
     private static ObjectNode shownOnce(ControlPlane.Issued issued) {

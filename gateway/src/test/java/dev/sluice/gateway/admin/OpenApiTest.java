@@ -3,18 +3,13 @@ package dev.sluice.gateway.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.runtime.config.ConfigLoader;
 import io.vertx.core.Vertx;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /** {@code /admin/openapi.json} documents exactly the admin routes the router serves, with their access. */
@@ -29,14 +24,11 @@ class OpenApiTest {
                 profiles: { p: { deployment: d, model: gpt-4o-mini } }
                 """, "openapi.yaml", v -> null);
         Vertx vertx = Vertx.vertx();
-        Gateway g = Gateway.builder(config).vertx(vertx).instances(1).adaptive(false).start().toCompletionStage()
-                .toCompletableFuture().get(20, TimeUnit.SECONDS);
+        Gateway g = AdminCalls.start(vertx, config);
         try {
-            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create(g.admin().orElseThrow().baseUrl() + "/admin/openapi.json")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = AdminCalls.admin(g, "GET", "/admin/openapi.json", null, null);
             assertThat(r.statusCode()).isEqualTo(200);
-            JsonNode doc = new ObjectMapper().readTree(r.body());
+            JsonNode doc = AdminCalls.json(r);
             assertThat(doc.path("openapi").asText()).isEqualTo("3.1.0");
             Set<String> documented = new TreeSet<>();
             doc.path("paths").properties().forEach(p -> p.getValue().properties().forEach(
@@ -46,8 +38,8 @@ class OpenApiTest {
                     .forEach(served::add);
             assertThat(documented).isEqualTo(served);
         } finally {
-            g.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-            vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+            AdminCalls.stop(g);
+            AdminCalls.close(vertx);
         }
     }
 }

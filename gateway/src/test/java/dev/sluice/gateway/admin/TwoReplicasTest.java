@@ -11,13 +11,9 @@ import dev.sluice.runtime.config.LedgerSettings;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.control.ControlPlane;
 import io.vertx.core.Vertx;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,8 +23,6 @@ import org.junit.jupiter.api.io.TempDir;
  * directly, so the test waits for nothing.
  */
 class TwoReplicasTest {
-
-    static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     Path dir;
@@ -57,30 +51,24 @@ class TwoReplicasTest {
             // Its own timer may have looked already; either way, after this look the changes are in force.
             b.control().sync();
             assertThat(b.governor().config().settings(Scope.of(ScopeLevel.TENANT, "acme")).weight()).isEqualTo(6.0);
-            HttpResponse<String> refused = HTTP.send(HttpRequest.newBuilder(URI.create(b.baseUrl() + "/v1/chat/completions"))
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"p\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
-                    .header("authorization", "Bearer sk-two-k").build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> refused = AdminCalls.chat(b, "sk-two-k");
             assertThat(refused.statusCode()).isEqualTo(429);
             assertThat(refused.body()).contains("both");
             assertThat(b.control().sync()).isFalse();
             // The replica that made the changes has them already: nothing new to look at.
             assertThat(a.control().sync()).isFalse();
-            a.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-            b.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+            AdminCalls.stop(a);
+            AdminCalls.stop(b);
         } finally {
-            vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+            AdminCalls.close(vertx);
         }
     }
 
     private static Gateway start(Vertx vertx, SluiceConfig config) throws Exception {
-        return Gateway.builder(config).vertx(vertx).instances(1).adaptive(false)
-                .journal(LedgerJournal.open(config.ledger())).start().toCompletionStage().toCompletableFuture()
-                .get(20, TimeUnit.SECONDS);
+        return AdminCalls.start(vertx, config, LedgerJournal.open(config.ledger()));
     }
 
     private static HttpResponse<String> call(Gateway g, String method, String path, String body) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(g.admin().orElseThrow().baseUrl() + path))
-                .method(method, HttpRequest.BodyPublishers.ofString(body))
-                .header("authorization", "Bearer sla-two-admin").build(), HttpResponse.BodyHandlers.ofString());
+        return AdminCalls.admin(g, method, path, "sla-two-admin", body);
     }
 }

@@ -219,12 +219,7 @@ public final class ControlPlane {
             requireWithin(a, spec.limits(), "limits");
         }
         List<String> profiles = spec.profiles().isEmpty() ? List.copyOf(config().profiles().keySet()) : spec.profiles();
-        for (int i = 0; i < profiles.size(); i++) {
-            if (!config().profiles().containsKey(profiles.get(i))) {
-                throw new EditRefused(EditRefused.Why.INVALID, "unknown_profile", "profiles[" + i + "]", "profiles[" + i
-                        + "]: \"" + profiles.get(i) + "\" (expected: one of the profiles " + config().profiles().keySet() + ")");
-            }
-        }
+        requireProfiles(profiles);
         TrafficClass cls = trafficClass(spec.trafficClass(), TrafficClass.INTERACTIVE, "class");
         TrafficClass max = trafficClass(spec.maxClass(), cls, "max_class");
         if (cls.outranks(max)) {
@@ -249,14 +244,7 @@ public final class ControlPlane {
             requireWithin(a, limits.get(), "limits");
         }
         limits.ifPresent(l -> requireCapsAboveSpent(Scope.of(ScopeLevel.API_KEY, id), l));
-        profiles.ifPresent(ps -> {
-            for (int i = 0; i < ps.size(); i++) {
-                if (!config().profiles().containsKey(ps.get(i))) {
-                    throw new EditRefused(EditRefused.Why.INVALID, "unknown_profile", "profiles[" + i + "]", "profiles["
-                            + i + "]: \"" + ps.get(i) + "\" (expected: one of the profiles " + config().profiles().keySet() + ")");
-                }
-            }
-        });
+        profiles.ifPresent(this::requireProfiles);
         UnaryOperator<KeyConfig> change = k -> new KeyConfig(k.id(), k.org(), k.tenant(), k.team(), k.secretSha256(),
                 k.secretSource(), profiles.orElse(k.profiles()), k.trafficClass(), k.maxClass(), k.deadline(),
                 limits.orElse(k.limits()), k.paused());
@@ -704,6 +692,15 @@ public final class ControlPlane {
                 throw new EditRefused(EditRefused.Why.INVALID, "daily_cap_below_spent", "limits."
                         + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()
                         + " (expected: at least " + spent + ", what " + scope.key() + " has spent today)");
+            }
+        }
+    }
+
+    private void requireProfiles(List<String> profiles) {
+        for (int i = 0; i < profiles.size(); i++) {
+            if (!config().profiles().containsKey(profiles.get(i))) {
+                throw new EditRefused(EditRefused.Why.INVALID, "unknown_profile", "profiles[" + i + "]", "profiles[" + i
+                        + "]: \"" + profiles.get(i) + "\" (expected: one of the profiles " + config().profiles().keySet() + ")");
             }
         }
     }
