@@ -93,6 +93,7 @@ final class ManagementRoutes {
         r.add(HttpMethod.POST, "/admin/pauses", Access.CHANGE, m::pause);
         r.add(HttpMethod.DELETE, "/admin/pauses/{scope}", Access.CHANGE, m::resume);
         r.add(HttpMethod.GET, "/admin/usage", Access.READ, m::usage);
+        r.add(HttpMethod.GET, "/admin/quota/{scope}", Access.READ, m::quota);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
         io.vertx.core.buffer.Buffer openApi = openApi();
@@ -384,6 +385,22 @@ final class ManagementRoutes {
                 out.set("total", row(u.total()));
             }
             return out;
+        });
+    }
+
+    /** What a scope's bucket holds now, per dimension: its remaining quota. */
+    private void quota(AdminExchange x) {
+        offloaded(x, 200, () -> {
+            Scope scope = ControlPlane.scope(x.param("scope"));
+            control.requireRead(actor(x), scope);
+            ObjectNode out = AdminExchange.JSON.createObjectNode().put("scope", scope.key());
+            ObjectNode dims = out.putObject("dimensions");
+            // Read from the store (on Redis, a network call: hence the worker); a scope without limits has no bucket.
+            control.runtime().governor().bucket(scope).ifPresent(b -> b.dimensions().forEach(d -> dims
+                    .putObject(d.dimension().limiterName()).put("remaining", (long) Math.floor(d.available()))
+                    .put("capacity", d.capacity()).put("in_flight", d.open()).put("rate_factor", d.rateFactor())
+                    .put("paused_ms", d.pausedForNanos() / 1_000_000)));
+            return withPause(out, scope);
         });
     }
 

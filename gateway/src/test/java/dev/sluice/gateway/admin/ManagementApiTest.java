@@ -232,6 +232,15 @@ class ManagementApiTest {
     }
 
     @Test
+    void aScopesRemainingQuotaIsReadFromItsBucket() throws Exception {
+        JsonNode q = json(admin("GET", "/admin/quota/tenant:shop", READ, null));
+        assertThat(q.path("dimensions").path("rpm").path("capacity").asLong()).isEqualTo(100);
+        assertThat(q.path("dimensions").path("rpm").path("remaining").asLong()).isEqualTo(100);
+        assertThat(admin("GET", "/admin/quota/tenant:acme", PARTNER, null).statusCode()).isEqualTo(403);
+        assertThat(admin("GET", "/admin/quota/nonsense", READ, null).statusCode()).isEqualTo(422);
+    }
+
+    @Test
     void usageNeedsTheLedger() throws Exception {
         HttpResponse<String> r = admin("GET", "/admin/usage?since=1h", READ, null);
         assertThat(r.statusCode()).isEqualTo(404);
