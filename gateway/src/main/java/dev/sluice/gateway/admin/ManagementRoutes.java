@@ -94,6 +94,7 @@ final class ManagementRoutes {
         r.add(HttpMethod.DELETE, "/admin/pauses/{scope}", Access.CHANGE, m::resume);
         r.add(HttpMethod.GET, "/admin/usage", Access.READ, m::usage);
         r.add(HttpMethod.GET, "/admin/quota/{scope}", Access.READ, m::quota);
+        r.add(HttpMethod.GET, "/admin/deployments/{deployment}", Access.READ, m::deployment);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
         io.vertx.core.buffer.Buffer openApi = openApi();
@@ -402,6 +403,55 @@ final class ManagementRoutes {
                     .put("paused_ms", d.pausedForNanos() / 1_000_000)));
             return withPause(out, scope);
         });
+    }
+
+    /**
+     * A deployment's governor and adaptive state: its queues by class, each tenant's share and
+     * borrowing, and (with adaptive control) its mode, multipliers, ramp stage and cooldowns. Shared
+     * by every tenant, so not a partner's to read.
+     */
+    private void deployment(AdminExchange x) {
+        offloaded(x, 200, () -> {
+            String id = x.param("deployment");
+            Scope scope = Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, id);
+            if (!control.config().deployments().containsKey(id)) {
+                throw TreeEdits.notFound("deployment", id);
+            }
+            control.requireRead(actor(x), scope);
+            ObjectNode out = AdminExchange.JSON.createObjectNode().put("deployment", id);
+            ObjectNode queued = out.putObject("queued");
+            ArrayNode shares = out.putArray("shares");
+            for (var lane : control.runtime().governor().snapshot().lanes()) {
+                if (!lane.deployment().equals(id)) {
+                    continue;
+                }
+                lane.queued().forEach((c, n) -> queued.put(c.wireName(), n));
+                for (var sh : lane.shares()) {
+                    ObjectNode n = shares.addObject().put("tenant", sh.tenant()).put("weight", sh.weight())
+                            .put("admitted", sh.admitted()).put("revocations", sh.revocations());
+                    n.set("guaranteed_per_minute", perDimension(sh.guaranteedPerMinute()));
+                    n.set("used_per_minute", perDimension(sh.usedPerMinute()));
+                    n.set("borrowed_per_minute", perDimension(sh.borrowedPerMinute()));
+                }
+            }
+            control.runtime().controller(id).ifPresent(c -> {
+                var a = c.snapshot();
+                ObjectNode n = out.putObject("adaptive").put("mode", a.mode().wireName()).put("ramp_stage", a.rampStage())
+                        .put("ramp_fraction", a.rampFraction()).put("limited_ratio", a.limitedRatio())
+                        .put("headerless", a.headerless());
+                n.set("multipliers", perDimension(a.multipliers()));
+                n.set("rate_factors", perDimension(a.rateFactors()));
+                ObjectNode paused = n.putObject("paused_ms");
+                a.pausedForNanos().forEach((d, v) -> paused.put(d.limiterName(), v / 1_000_000));
+            });
+            return withPause(out, scope);
+        });
+    }
+
+    private static ObjectNode perDimension(java.util.Map<dev.sluice.limits.Dimension, Double> m) {
+        ObjectNode n = AdminExchange.JSON.createObjectNode();
+        m.forEach((d, v) -> n.put(d.limiterName(), v));
+        return n;
     }
 
     private boolean mayReadGroup(Actor a, Grouping by, String group) {

@@ -241,6 +241,16 @@ class ManagementApiTest {
     }
 
     @Test
+    void aDeploymentsStateIsShownToOperatorsNotPartners() throws Exception {
+        HttpResponse<String> r = admin("GET", "/admin/deployments/d", READ, null);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(json(r).path("deployment").asText()).isEqualTo("d");
+        assertThat(json(r).has("queued")).isTrue();
+        assertThat(admin("GET", "/admin/deployments/d", PARTNER, null).statusCode()).isEqualTo(403);
+        assertThat(admin("GET", "/admin/deployments/none", READ, null).statusCode()).isEqualTo(404);
+    }
+
+    @Test
     void usageNeedsTheLedger() throws Exception {
         HttpResponse<String> r = admin("GET", "/admin/usage?since=1h", READ, null);
         assertThat(r.statusCode()).isEqualTo(404);
