@@ -502,7 +502,7 @@ final class ManagementRoutes {
     // ---- the wire ----
 
     private static Actor actor(AdminExchange x) {
-        return new Actor(x.principal().tokenId(), x.principal().scope());
+        return new Actor(x.principal().tokenId(), x.principal().scope(), x.principal().oversubscription());
     }
 
     /**

@@ -37,12 +37,11 @@ import java.util.function.UnaryOperator;
  *
  * <p>Partners ({@code partner:<org or tenant>}) manage the subtree strictly below their subject;
  * the subject's own limits are their allocation. What a partner hands out per dimension, summed
- * over the children it manages, may not exceed the allocation ({@link #PARTNER_OVERSUBSCRIPTION}).
+ * over the children it manages, may not exceed the allocation times the token's oversubscription
+ * ({@code admin.tokens.<id>.oversubscription}, 1 unless given).
  */
 public final class ControlPlane {
 
-    /** What partners may hand out, as a multiple of their allocation: none beyond it. */
-    public static final double PARTNER_OVERSUBSCRIPTION = 1.0;
     /** The largest amount of any limit the API accepts: far above any provider's, below overflow. */
     public static final long MAX_LIMIT_AMOUNT = 1_000_000_000_000L;
     /** The longest a rotated key's old secret may stay valid. */
@@ -611,7 +610,8 @@ public final class ControlPlane {
 
     /**
      * A partner's children may not get more, per dimension and summed over the siblings it manages,
-     * than its allocation (its subject's own limits) times {@link #PARTNER_OVERSUBSCRIPTION}.
+     * than its allocation (its subject's own limits) times its token's oversubscription; no one
+     * child more than the allocation itself.
      */
     private void requireAllocation(Actor a, Scope parent, String child, Limits limits) {
         requireWithin(a, limits, "limits");
@@ -625,7 +625,7 @@ public final class ControlPlane {
             for (Limits sibling : siblings(parent, child)) {
                 sum += sibling.get(l.dimension()).map(Limit::amount).orElse(0L);
             }
-            long allowed = (long) Math.floor(cap.get().amount() * PARTNER_OVERSUBSCRIPTION);
+            long allowed = (long) Math.floor(cap.get().amount() * a.oversubscription());
             if (sum > allowed) {
                 throw new EditRefused(EditRefused.Why.INVALID, "exceeds_partner_allocation", "limits."
                         + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()

@@ -30,7 +30,9 @@ class ControlPlaneTest {
     static final SluiceConfig CONFIG = ConfigLoader.parse("""
             deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1" } }
             profiles: { p: { deployment: d, model: gpt-4o-mini } }
-            orgs: { o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-cp", limits: { daily_tokens: 10000 } } } } } } } } }
+            orgs:
+              o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-cp", limits: { daily_tokens: 10000 } } } } } } } }
+              resale: { limits: { rpm: 1000 } }
             """, "cp.yaml", v -> null);
     static final Actor OPS = new Actor("ops", AdminScope.ADMIN);
 
@@ -54,6 +56,22 @@ class ControlPlaneTest {
         assertThat(runtime.governor().config().settings(Scope.of(ScopeLevel.API_KEY, "k")).limits()
                 .get(Dimension.DAILY_TOKENS).orElseThrow().amount()).isEqualTo(4_000);
         ((Decision.Admitted) d).reservation().release();
+    }
+
+    @Test
+    void aPartnerHandsOutItsAllocationTimesItsOversubscription() {
+        Actor reseller = new Actor("reseller", AdminScope.partner("resale"), 1.5);
+        Limits rpm600 = Limits.of(Limit.of(Dimension.REQUESTS, 600));
+        control.createTenant(reseller, "resale", "r1", 1, Limits.none(), rpm600);
+        control.createTenant(reseller, "resale", "r2", 1, Limits.none(), rpm600);
+        assertThatThrownBy(() -> control.createTenant(reseller, "resale", "r3", 1, Limits.none(),
+                Limits.of(Limit.of(Dimension.REQUESTS, 301)))).isInstanceOfSatisfying(EditRefused.class, e -> {
+                    assertThat(e.code()).isEqualTo("exceeds_partner_allocation");
+                    assertThat(e.getMessage()).contains("would hand out 1501").contains("at most the allocation 1500");
+                });
+        control.createTenant(reseller, "resale", "r3", 1, Limits.none(), Limits.of(Limit.of(Dimension.REQUESTS, 300)));
+        assertThatThrownBy(() -> control.createTenant(reseller, "resale", "r4", 1, Limits.none(),
+                Limits.of(Limit.of(Dimension.REQUESTS, 1001)))).isInstanceOf(EditRefused.class);
     }
 
     @Test
