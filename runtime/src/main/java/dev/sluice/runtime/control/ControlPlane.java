@@ -99,9 +99,9 @@ public final class ControlPlane {
     public synchronized OrgConfig createOrg(Actor a, String id, Limits limits) {
         requireAdmin(a, "create an organisation");
         requireSane(limits, "limits");
-        SluiceConfig after = runtime.change(c -> TreeEdits.createOrg(c, id, limits));
+        SluiceConfig after = TreeEdits.createOrg(config(), id, limits);
         OrgConfig o = after.orgs().get(id);
-        record(a, "org.create", "org:" + id, null, ControlJson.org(o), orgState(o));
+        record(a, "org.create", "org:" + id, null, ControlJson.org(o), orgState(o), after);
         return o;
     }
 
@@ -110,8 +110,9 @@ public final class ControlPlane {
         requireSane(limits, "limits");
         OrgConfig before = Optional.ofNullable(config().orgs().get(id)).orElseThrow(() -> TreeEdits.notFound("org", id));
         requireCapsAboveSpent(Scope.of(ScopeLevel.ORGANISATION, id), limits);
-        OrgConfig o = runtime.change(c -> TreeEdits.setOrgLimits(c, id, limits)).orgs().get(id);
-        record(a, "org.update", "org:" + id, ControlJson.org(before), ControlJson.org(o), orgState(o));
+        SluiceConfig after = TreeEdits.setOrgLimits(config(), id, limits);
+        OrgConfig o = after.orgs().get(id);
+        record(a, "org.update", "org:" + id, ControlJson.org(before), ControlJson.org(o), orgState(o), after);
         return o;
     }
 
@@ -125,9 +126,9 @@ public final class ControlPlane {
         if (isPartner(a)) {
             requireAllocation(a, Scope.of(ScopeLevel.ORGANISATION, org), id, limits);
         }
-        SluiceConfig after = runtime.change(c -> TreeEdits.createTenant(c, org, id, weight, guaranteed, limits));
+        SluiceConfig after = TreeEdits.createTenant(config(), org, id, weight, guaranteed, limits);
         TenantConfig t = TreeEdits.tenant(after, id).orElseThrow().tenant();
-        record(a, "tenant.create", "tenant:" + id, null, ControlJson.tenant(org, t), tenantState(org, t));
+        record(a, "tenant.create", "tenant:" + id, null, ControlJson.tenant(org, t), tenantState(org, t), after);
         return t;
     }
 
@@ -141,10 +142,10 @@ public final class ControlPlane {
             requireAllocation(a, Scope.of(ScopeLevel.ORGANISATION, at.org().id()), id, limits.get());
         }
         limits.ifPresent(l -> requireCapsAboveSpent(Scope.of(ScopeLevel.TENANT, id), l));
-        SluiceConfig after = runtime.change(c -> TreeEdits.updateTenant(c, id, weight, guaranteed, limits));
+        SluiceConfig after = TreeEdits.updateTenant(config(), id, weight, guaranteed, limits);
         TenantConfig t = TreeEdits.tenant(after, id).orElseThrow().tenant();
         record(a, "tenant.update", "tenant:" + id, ControlJson.tenant(at.org().id(), at.tenant()),
-                ControlJson.tenant(at.org().id(), t), tenantState(at.org().id(), t));
+                ControlJson.tenant(at.org().id(), t), tenantState(at.org().id(), t), after);
         return t;
     }
 
@@ -157,9 +158,9 @@ public final class ControlPlane {
         if (isPartner(a)) {
             requireAllocation(a, Scope.of(ScopeLevel.TENANT, tenant), name, limits);
         }
-        SluiceConfig after = runtime.change(c -> TreeEdits.createTeam(c, tenant, name, limits));
+        SluiceConfig after = TreeEdits.createTeam(config(), tenant, name, limits);
         TeamConfig t = TreeEdits.tenant(after, tenant).orElseThrow().tenant().teams().get(name);
-        record(a, "team.create", scope.key(), null, ControlJson.team(tenant, t), teamState(tenant, t));
+        record(a, "team.create", scope.key(), null, ControlJson.team(tenant, t), teamState(tenant, t), after);
         return t;
     }
 
@@ -174,10 +175,10 @@ public final class ControlPlane {
             requireAllocation(a, Scope.of(ScopeLevel.TENANT, tenant), name, limits);
         }
         requireCapsAboveSpent(scope, limits);
-        SluiceConfig after = runtime.change(c -> TreeEdits.setTeamLimits(c, tenant, name, limits));
+        SluiceConfig after = TreeEdits.setTeamLimits(config(), tenant, name, limits);
         TeamConfig t = TreeEdits.tenant(after, tenant).orElseThrow().tenant().teams().get(name);
         record(a, "team.update", scope.key(), ControlJson.team(tenant, before), ControlJson.team(tenant, t),
-                teamState(tenant, t));
+                teamState(tenant, t), after);
         return t;
     }
 
@@ -229,8 +230,8 @@ public final class ControlPlane {
         KeyConfig k = new KeyConfig(spec.id(), at.org().id(), spec.tenant(), spec.tenant() + "/" + spec.team(),
                 Optional.of(ConfigLoader.sha256(secret)), "admin api", profiles, cls, max, Optional.empty(),
                 spec.limits(), false);
-        runtime.change(c -> TreeEdits.createKey(c, k));
-        record(a, "key.create", "key:" + k.id(), null, ControlJson.key(k), ControlJson.keyState(k));
+        record(a, "key.create", "key:" + k.id(), null, ControlJson.key(k), ControlJson.keyState(k),
+                TreeEdits.createKey(config(), k));
         return new Issued(k, secret, Optional.empty());
     }
 
@@ -247,8 +248,10 @@ public final class ControlPlane {
         UnaryOperator<KeyConfig> change = k -> new KeyConfig(k.id(), k.org(), k.tenant(), k.team(), k.secretSha256(),
                 k.secretSource(), profiles.orElse(k.profiles()), k.trafficClass(), k.maxClass(), k.deadline(),
                 limits.orElse(k.limits()), k.paused());
-        KeyConfig after = TreeEdits.key(runtime.change(c -> TreeEdits.updateKey(c, id, change)), id).orElseThrow().key();
-        record(a, "key.update", "key:" + id, ControlJson.key(before), ControlJson.key(after), ControlJson.keyState(after));
+        SluiceConfig next = TreeEdits.updateKey(config(), id, change);
+        KeyConfig after = TreeEdits.key(next, id).orElseThrow().key();
+        record(a, "key.update", "key:" + id, ControlJson.key(before), ControlJson.key(after), ControlJson.keyState(after),
+                next);
         return after;
     }
 
@@ -268,31 +271,34 @@ public final class ControlPlane {
         Instant now = now();
         Optional<RetiredSecrets.Retired> old = before.secretSha256().filter(h -> overlap.isPositive())
                 .map(h -> new RetiredSecrets.Retired(id, h, now.plus(overlap)));
-        if (old.isPresent()) {
-            runtime.retiredSecrets().add(old.get());
-        } else {
-            runtime.retiredSecrets().remove(id);
-        }
         UnaryOperator<KeyConfig> change = k -> new KeyConfig(k.id(), k.org(), k.tenant(), k.team(), Optional.of(hash),
                 "admin api", k.profiles(), k.trafficClass(), k.maxClass(), k.deadline(), k.limits(), k.paused());
-        KeyConfig after = TreeEdits.key(runtime.change(c -> TreeEdits.updateKey(c, id, change)), id).orElseThrow().key();
+        SluiceConfig next = TreeEdits.updateKey(config(), id, change);
+        KeyConfig after = TreeEdits.key(next, id).orElseThrow().key();
         ObjectNode shown = ControlJson.key(after);
         old.ifPresent(r -> shown.put("old_secret_valid_until", r.until().toString()));
         ObjectNode state = ControlJson.keyState(after);
         old.ifPresent(r -> state.put("retired_sha256", HexFormat.of().formatHex(r.sha256()))
                 .put("retired_until", r.until().toString()));
-        record(a, "key.rotate", "key:" + id, ControlJson.key(before), shown, state);
+        // The old secret's overlap starts with the new secret, once the change is recorded.
+        record(a, "key.rotate", "key:" + id, ControlJson.key(before), shown, state, next, () -> {
+            if (old.isPresent()) {
+                runtime.retiredSecrets().add(old.get());
+            } else {
+                runtime.retiredSecrets().remove(id);
+            }
+        });
         return new Issued(after, secret, old.map(RetiredSecrets.Retired::until));
     }
 
     public synchronized KeyConfig deleteKey(Actor a, String id) {
         KeyConfig before = TreeEdits.key(config(), id).orElseThrow(() -> TreeEdits.notFound("key", id)).key();
         requireChange(a, Scope.of(ScopeLevel.API_KEY, id), Optional.of(before.org()), before.tenant());
-        runtime.change(c -> TreeEdits.deleteKey(c, id));
-        runtime.retiredSecrets().remove(id);
-        runtime.pauses().remove(Scope.of(ScopeLevel.API_KEY, id));
         record(a, "key.delete", "key:" + id, ControlJson.key(before), null,
-                ControlJson.JSON.createObjectNode().put("id", id));
+                ControlJson.JSON.createObjectNode().put("id", id), TreeEdits.deleteKey(config(), id), () -> {
+                    runtime.retiredSecrets().remove(id);
+                    runtime.pauses().remove(Scope.of(ScopeLevel.API_KEY, id));
+                });
         return before;
     }
 
@@ -317,9 +323,9 @@ public final class ControlPlane {
             }
         });
         Pause p = new Pause(scope, reason, until, a.tokenId(), now);
-        Optional<Pause> before = runtime.pauses().put(p);
+        Optional<Pause> before = runtime.pauses().of(scope, runtime.clock().epochMillis());
         record(a, "pause", scope.key(), before.map(ControlJson::pause).orElse(null), ControlJson.pause(p),
-                ControlJson.pause(p));
+                ControlJson.pause(p), config(), () -> runtime.pauses().put(p));
         return p;
     }
 
@@ -329,9 +335,8 @@ public final class ControlPlane {
         Pause p = runtime.pauses().of(scope, runtime.clock().epochMillis())
                 .orElseThrow(() -> new EditRefused(EditRefused.Why.NOT_FOUND, "not_paused", "", scope.key()
                         + " is not paused."));
-        runtime.pauses().remove(scope);
         record(a, "resume", scope.key(), ControlJson.pause(p), null,
-                ControlJson.JSON.createObjectNode().put("scope", scope.key()));
+                ControlJson.JSON.createObjectNode().put("scope", scope.key()), config(), () -> runtime.pauses().remove(scope));
         return p;
     }
 
@@ -443,7 +448,7 @@ public final class ControlPlane {
                 .put("orgs", after.orgs().size()).put("tenants", after.tenants().size()).put("keys", after.keys().size());
         ObjectNode was = ControlJson.JSON.createObjectNode().put("orgs", running.orgs().size())
                 .put("tenants", running.tenants().size()).put("keys", running.keys().size());
-        record(a, "config.reload", "config", was, summary, summary);
+        record(a, "config.reload", "config", was, summary, summary, after);
         return after;
     }
 
@@ -774,9 +779,22 @@ public final class ControlPlane {
         return Instant.ofEpochMilli(runtime.clock().epochMillis());
     }
 
-    private void record(Actor a, String action, String target, JsonNode before, JsonNode after, JsonNode state) {
+    private void record(Actor a, String action, String target, JsonNode before, JsonNode after, JsonNode state,
+            SluiceConfig next) {
+        record(a, action, target, before, after, state, next, () -> { });
+    }
+
+    /**
+     * Writes the change to the journal, then runs {@code then} (a pause, an old secret's overlap)
+     * and puts {@code next} in force: a change that cannot be recorded is not made.
+     */
+    private void record(Actor a, String action, String target, JsonNode before, JsonNode after, JsonNode state,
+            SluiceConfig next, Runnable then) {
         AuditRecord stored = journal.append(new AuditRecord(0, now(), a.tokenId(), action, target,
                 ControlJson.text(before), ControlJson.text(after)), state.toString());
+        // Before the change: the key ring made again on it must already hold a rotated key's old secret.
+        then.run();
+        runtime.change(c -> next);
         // Only when nothing came between: another replica's change must still be found by sync.
         if (stored.seq() == seen + 1) {
             seen = stored.seq();

@@ -84,6 +84,34 @@ class ControlPlaneTest {
     }
 
     @Test
+    void aChangeThatCannotBeRecordedIsNotMade() {
+        ControlJournal broken = new ControlJournal() {
+            @Override
+            public AuditRecord append(AuditRecord record, String state) {
+                throw new IllegalStateException("database away");
+            }
+
+            @Override
+            public java.util.List<AuditRecord> audit(int limit, long beforeSeq) {
+                return java.util.List.of();
+            }
+
+            @Override
+            public java.util.List<Replayed> replay() {
+                return java.util.List.of();
+            }
+        };
+        ControlPlane c = new ControlPlane(runtime, broken);
+        SluiceConfig before = runtime.config();
+        assertThatThrownBy(() -> c.createTenant(OPS, "o", "gamma", 1, Limits.none(), Limits.none()))
+                .hasMessage("database away");
+        assertThatThrownBy(() -> c.pause(OPS, Scope.of(ScopeLevel.TENANT, "acme"), "x", Optional.empty()))
+                .hasMessage("database away");
+        assertThat(runtime.config()).isSameAs(before);
+        assertThat(runtime.pauses().list(clock.epochMillis())).isEmpty();
+    }
+
+    @Test
     void theJournalReplayedOverTheFileGivesWhatTheApiMade() {
         control.createTenant(OPS, "o", "beta", 2, Limits.none(), Limits.none());
         control.pause(OPS, Scope.of(ScopeLevel.TENANT, "beta"), "replayed", Optional.empty());
