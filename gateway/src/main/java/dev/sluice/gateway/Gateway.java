@@ -43,6 +43,8 @@ public final class Gateway {
     private final GatewayCore core;
     private final WakeupDriver wakeups;
     private final long adaptiveTimer;
+    /** Looks for other replicas' admin changes in a shared journal; -1 without one. */
+    private final long syncTimer;
     private final List<String> deployments = new ArrayList<>();
     private int port;
     private AdminServer admin;
@@ -85,6 +87,10 @@ public final class Gateway {
         this.wakeups = new WakeupDriver(vertx, runtime);
         runtime.governor().onWakeup(wakeups::request);
         this.adaptiveTimer = vertx.setPeriodic(AdaptiveControllers.TICK_INTERVAL.toMillis(), id -> runtime.tick());
+        this.syncTimer = !b.journal.shared() ? -1 : vertx.setPeriodic(ControlPlane.SYNC_INTERVAL.toMillis(),
+                id -> vertx.executeBlocking(() -> control.sync(), false).onFailure(e -> {
+                    // The database is away: this replica keeps what it has and looks again next time.
+                }));
     }
 
     /** A builder for a gateway serving {@code config}. */
@@ -159,6 +165,7 @@ public final class Gateway {
         core.ready(false);
         wakeups.close();
         vertx.cancelTimer(adaptiveTimer);
+        vertx.cancelTimer(syncTimer);
         Future<Void> all = admin == null ? Future.succeededFuture() : admin.stop().recover(e -> Future.succeededFuture());
         for (String id : deployments) {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
@@ -318,6 +325,7 @@ public final class Gateway {
             });
             return warm.compose(x -> g.listen(instances)).recover(e -> {
                 g.vertx.cancelTimer(g.adaptiveTimer);
+                g.vertx.cancelTimer(g.syncTimer);
                 g.wakeups.close();
                 g.ledger.close();
                 g.tracing.ifPresent(SluiceTracing::close);

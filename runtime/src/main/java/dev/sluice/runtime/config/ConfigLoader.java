@@ -84,7 +84,8 @@ public final class ConfigLoader {
             "metrics_auth");
     private static final Set<String> METRICS = Set.of("tenant_label", "key_label");
     private static final Set<String> TRACING = Set.of("exporter", "endpoint", "service_name");
-    private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token");
+    private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token",
+            "oversubscription");
 
     private final String sourceName;
     private final Function<String, String> env;
@@ -213,7 +214,10 @@ public final class ConfigLoader {
                     "\"" + raw + "\""));
             Secrets.Read read = secrets.read(t, "token_env", "token_sha256", "token",
                     "a secret no other token or client key uses");
-            tokens.put(id, new AdminToken(id, scope, read.sha256(), read.source()));
+            double over = t.get("oversubscription").doubleValue(AdminToken.DEFAULT_OVERSUBSCRIPTION);
+            ConfigException.require(over == AdminToken.DEFAULT_OVERSUBSCRIPTION || scope.kind() == AdminScope.Kind.PARTNER,
+                    t.get("oversubscription").path(), "no oversubscription: only partner tokens hand out quota", over);
+            tokens.put(id, build(t.path(), () -> new AdminToken(id, scope, read.sha256(), read.source(), over)));
         });
         int rate = n.get("max_requests_per_minute").intValue(AdminSettings.DEFAULT_MAX_REQUESTS_PER_MINUTE);
         return build(n.path(), () -> new AdminSettings(host, port, body, tokens, rate, metricsAuth));
