@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * The {@code sluice} command line: {@code serve}, {@code check-config}, {@code demo}, {@code sim},
- * {@code usage} and {@code report}. Exit status 0 on success, 1 on a runtime failure, 2 on bad arguments or a bad
+ * {@code usage}, {@code report} and {@code admin}. Exit status 0 on success, 1 on a runtime failure, 2 on bad arguments or a bad
  * configuration.
  */
 public final class SluiceCommand {
@@ -20,6 +20,9 @@ public final class SluiceCommand {
               sim [options]                      the deterministic simulator (sluice sim --help)
               usage [--since 24h] [--by tenant|key|profile|deployment|class] [--config FILE]
                                                  usage recorded in the ledger, per group
+              admin VERB ...                     a running gateway's admin API: pause, resume, pauses, keys,
+                                                 key-create, key-rotate, key-delete, limits, usage, reload
+                                                 (sluice admin --help)
               report [--since 7d] [--config FILE]
                                                  the weekly review: estimation error, stranded quota,
                                                  cache-read headroom, retry-after, top consumers, borrowing
@@ -50,6 +53,7 @@ public final class SluiceCommand {
                 case "sim" -> dev.sluice.sim.SimCommand.run(rest, out, err);
                 case "usage" -> UsageCommand.usage(Args.parse(rest, "--since", "--by", "--config"), out, err,
                         java.time.Clock.systemUTC());
+                case "admin" -> AdminCommand.run(rest, out, err, System::getenv);
                 case "report" -> UsageCommand.report(Args.parse(rest, "--since", "--config"), out, err,
                         java.time.Clock.systemUTC());
                 default -> {

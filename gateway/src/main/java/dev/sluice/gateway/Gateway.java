@@ -5,12 +5,14 @@ import dev.sluice.estimate.EstimatorConfig;
 import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.gateway.admin.AdminServer;
 import dev.sluice.gateway.metrics.SluiceMetrics;
+import dev.sluice.gateway.trace.SluiceTracing;
 import dev.sluice.gateway.proxy.GatewayCore;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.ledger.Ledger;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
+import dev.sluice.runtime.config.TracingSettings;
 import dev.sluice.runtime.control.ControlJournal;
 import dev.sluice.runtime.control.ControlPlane;
 import dev.sluice.runtime.event.RequestEventSink;
@@ -41,22 +43,32 @@ public final class Gateway {
     private final GatewayCore core;
     private final WakeupDriver wakeups;
     private final long adaptiveTimer;
+    /** Looks for other replicas' admin changes in a shared journal; -1 without one. */
+    private final long syncTimer;
     private final List<String> deployments = new ArrayList<>();
     private int port;
     private AdminServer admin;
     private final Ledger ledger;
+    /** The access log the configuration asks for ({@code server.access_log}); written on a thread of its own. */
+    private final java.util.Optional<dev.sluice.runtime.event.AccessLog> accessLog;
     private final ControlPlane control;
     private final Optional<SluiceMetrics> metrics;
+    private final Optional<SluiceTracing> tracing;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
         this.ownsVertx = b.vertx == null;
         this.config = b.config;
         this.ledger = b.ledger;
+        this.accessLog = dev.sluice.runtime.event.AccessLog.open(b.config.server().accessLog());
         // Metrics are served by the admin listener: without one, nobody could read them.
         this.metrics = config.admin().map(a -> new SluiceMetrics(config));
         List<RequestEventSink> sinks = new ArrayList<>(List.of(ledger.sink()));
+        accessLog.ifPresent(sinks::add);
         metrics.ifPresent(sinks::add);
+        this.tracing = config.tracing().exporter() == TracingSettings.Exporter.OTLP
+                ? Optional.of(SluiceTracing.otlp(config.tracing())) : Optional.empty();
+        tracing.ifPresent(sinks::add);
         sinks.add(b.events);
         this.runtime = SluiceRuntime.builder(config, store).clock(b.clock).estimatorConfig(b.estimatorConfig)
                 .adaptive(b.adaptive).seed(b.seed).events(RequestEventSink.all(sinks.stream()
@@ -75,6 +87,10 @@ public final class Gateway {
         this.wakeups = new WakeupDriver(vertx, runtime);
         runtime.governor().onWakeup(wakeups::request);
         this.adaptiveTimer = vertx.setPeriodic(AdaptiveControllers.TICK_INTERVAL.toMillis(), id -> runtime.tick());
+        this.syncTimer = !b.journal.shared() ? -1 : vertx.setPeriodic(ControlPlane.SYNC_INTERVAL.toMillis(),
+                id -> vertx.executeBlocking(() -> control.sync(), false).onFailure(e -> {
+                    // The database is away: this replica keeps what it has and looks again next time.
+                }));
     }
 
     /** A builder for a gateway serving {@code config}. */
@@ -149,6 +165,7 @@ public final class Gateway {
         core.ready(false);
         wakeups.close();
         vertx.cancelTimer(adaptiveTimer);
+        vertx.cancelTimer(syncTimer);
         Future<Void> all = admin == null ? Future.succeededFuture() : admin.stop().recover(e -> Future.succeededFuture());
         for (String id : deployments) {
             all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
@@ -160,6 +177,8 @@ public final class Gateway {
         all.onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
             // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
             ledger.close();
+            accessLog.ifPresent(dev.sluice.runtime.event.AccessLog::close);
+            tracing.ifPresent(SluiceTracing::close);
             runtime.close();
             if (ownsVertx) {
                 vertx.close().onComplete(stopped);
@@ -306,8 +325,10 @@ public final class Gateway {
             });
             return warm.compose(x -> g.listen(instances)).recover(e -> {
                 g.vertx.cancelTimer(g.adaptiveTimer);
+                g.vertx.cancelTimer(g.syncTimer);
                 g.wakeups.close();
                 g.ledger.close();
+                g.tracing.ifPresent(SluiceTracing::close);
                 Future<Void> cleanup = vertx == null ? v.close() : Future.succeededFuture();
                 return cleanup.transform(x -> Future.failedFuture(e));
             });

@@ -18,8 +18,8 @@ import java.util.Objects;
  * The admin API's journal in the ledger's database ({@code admin_changes}, SQLite or PostgreSQL):
  * changes survive a restart and every replica sharing the database replays the same ones. Each
  * call opens its own connection: changes come at an operator's pace, never a request's. A change
- * is written before it is answered; one that cannot be written fails the request with 500 (the
- * change is in force in this process, and the audit says nothing of it: the operator is told).
+ * is written before it is put in force; one that cannot be written fails the request with 500 and
+ * changes nothing.
  */
 public final class LedgerJournal implements ControlJournal {
 
@@ -80,6 +80,23 @@ public final class LedgerJournal implements ControlJournal {
             }
         }
         throw new LedgerException("admin journal: cannot write to " + db.describe() + ": " + last.getMessage(), last);
+    }
+
+    /** Replicas pointed at the same database share it. */
+    @Override
+    public boolean shared() {
+        return true;
+    }
+
+    @Override
+    public long latestSeq() {
+        try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(
+                "SELECT COALESCE(MAX(seq), 0) FROM admin_changes"); ResultSet r = s.executeQuery()) {
+            r.next();
+            return r.getLong(1);
+        } catch (SQLException e) {
+            throw new LedgerException("admin journal: cannot read " + db.describe() + ": " + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -25,7 +25,7 @@ final class AdminAuth {
     AdminAuth(AdminSettings settings) {
         for (AdminToken t : settings.tokens().values()) {
             t.secretSha256().ifPresent(h -> byHash.put(ByteBuffer.wrap(h), new Entry(h,
-                    new AdminPrincipal(t.id(), t.scope()))));
+                    new AdminPrincipal(t.id(), t.scope(), t.oversubscription()))));
         }
     }
 

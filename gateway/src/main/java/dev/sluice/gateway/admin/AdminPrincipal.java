@@ -8,8 +8,9 @@ import java.util.Objects;
  *
  * @param tokenId the token's id in configuration, as audit records name it
  * @param scope what it may do
+ * @param oversubscription for a partner, what it may hand out as a multiple of its allocation
  */
-public record AdminPrincipal(String tokenId, AdminScope scope) {
+public record AdminPrincipal(String tokenId, AdminScope scope, double oversubscription) {
 
     public AdminPrincipal {
         Objects.requireNonNull(tokenId, "tokenId");

@@ -93,8 +93,24 @@ final class ManagementRoutes {
         r.add(HttpMethod.POST, "/admin/pauses", Access.CHANGE, m::pause);
         r.add(HttpMethod.DELETE, "/admin/pauses/{scope}", Access.CHANGE, m::resume);
         r.add(HttpMethod.GET, "/admin/usage", Access.READ, m::usage);
+        r.add(HttpMethod.GET, "/admin/quota/{scope}", Access.READ, m::quota);
+        r.add(HttpMethod.GET, "/admin/deployments/{deployment}", Access.READ, m::deployment);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
+        io.vertx.core.buffer.Buffer openApi = openApi();
+        r.add(HttpMethod.GET, "/admin/openapi.json", Access.OPEN, x -> x.send(200, "application/json", openApi));
+    }
+
+    /** The OpenAPI 3.1 document of these routes, a resource beside this class; OpenApiTest checks it against the router. */
+    static io.vertx.core.buffer.Buffer openApi() {
+        try (var in = ManagementRoutes.class.getResourceAsStream("openapi.json")) {
+            if (in == null) {
+                throw new IllegalStateException("openapi.json is packaged beside ManagementRoutes");
+            }
+            return io.vertx.core.buffer.Buffer.buffer(in.readAllBytes());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     // ---- organisations ----
@@ -153,10 +169,7 @@ final class ManagementRoutes {
             String id = x.param("tenant");
             TreeEdits.TenantAt at = TreeEdits.tenant(control.config(), id).orElseThrow(() -> TreeEdits.notFound("tenant", id));
             control.requireRead(actor(x), Scope.of(ScopeLevel.TENANT, id));
-            ObjectNode n = ControlJson.tenant(at.org().id(), at.tenant());
-            control.runtime().pauses().of(Scope.of(ScopeLevel.TENANT, id), control.runtime().clock().epochMillis())
-                    .ifPresent(p -> n.set("paused", ControlJson.pause(p)));
-            return n;
+            return withPause(ControlJson.tenant(at.org().id(), at.tenant()), Scope.of(ScopeLevel.TENANT, id));
         });
     }
 
@@ -226,10 +239,7 @@ final class ManagementRoutes {
             String id = x.param("key");
             KeyConfig k = TreeEdits.key(control.config(), id).orElseThrow(() -> TreeEdits.notFound("key", id)).key();
             control.requireRead(actor(x), Scope.of(ScopeLevel.API_KEY, id));
-            ObjectNode n = ControlJson.key(k);
-            control.runtime().pauses().of(Scope.of(ScopeLevel.API_KEY, id), control.runtime().clock().epochMillis())
-                    .ifPresent(p -> n.set("paused", ControlJson.pause(p)));
-            return n;
+            return withPause(ControlJson.key(k), Scope.of(ScopeLevel.API_KEY, id));
         });
     }
 
@@ -266,6 +276,13 @@ final class ManagementRoutes {
             long seconds = n.get("overlap_seconds").longValue(0);
             return shownOnce(control.rotateKey(actor(x), x.param("key"), Duration.ofSeconds(seconds)));
         }));
+    }
+
+    /** {@code n} with the pause of {@code scope}, when one holds. */
+    private ObjectNode withPause(ObjectNode n, Scope scope) {
+        control.runtime().pauses().of(scope, control.runtime().clock().epochMillis())
+                .ifPresent(p -> n.set("paused", ControlJson.pause(p)));
+        return n;
     }
 
     private static ObjectNode shownOnce(ControlPlane.Issued issued) {
@@ -372,6 +389,71 @@ final class ManagementRoutes {
         });
     }
 
+    /** What a scope's bucket holds now, per dimension: its remaining quota. */
+    private void quota(AdminExchange x) {
+        offloaded(x, 200, () -> {
+            Scope scope = ControlPlane.scope(x.param("scope"));
+            control.requireRead(actor(x), scope);
+            ObjectNode out = AdminExchange.JSON.createObjectNode().put("scope", scope.key());
+            ObjectNode dims = out.putObject("dimensions");
+            // Read from the store (on Redis, a network call: hence the worker); a scope without limits has no bucket.
+            control.runtime().governor().bucket(scope).ifPresent(b -> b.dimensions().forEach(d -> dims
+                    .putObject(d.dimension().limiterName()).put("remaining", (long) Math.floor(d.available()))
+                    .put("capacity", d.capacity()).put("in_flight", d.open()).put("rate_factor", d.rateFactor())
+                    .put("paused_ms", d.pausedForNanos() / 1_000_000)));
+            return withPause(out, scope);
+        });
+    }
+
+    /**
+     * A deployment's governor and adaptive state: its queues by class, each tenant's share and
+     * borrowing, and (with adaptive control) its mode, multipliers, ramp stage and cooldowns. Shared
+     * by every tenant, so not a partner's to read.
+     */
+    private void deployment(AdminExchange x) {
+        offloaded(x, 200, () -> {
+            String id = x.param("deployment");
+            Scope scope = Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, id);
+            if (!control.config().deployments().containsKey(id)) {
+                throw TreeEdits.notFound("deployment", id);
+            }
+            control.requireRead(actor(x), scope);
+            ObjectNode out = AdminExchange.JSON.createObjectNode().put("deployment", id);
+            ObjectNode queued = out.putObject("queued");
+            ArrayNode shares = out.putArray("shares");
+            for (var lane : control.runtime().governor().snapshot().lanes()) {
+                if (!lane.deployment().equals(id)) {
+                    continue;
+                }
+                lane.queued().forEach((c, n) -> queued.put(c.wireName(), n));
+                for (var sh : lane.shares()) {
+                    ObjectNode n = shares.addObject().put("tenant", sh.tenant()).put("weight", sh.weight())
+                            .put("admitted", sh.admitted()).put("revocations", sh.revocations());
+                    n.set("guaranteed_per_minute", perDimension(sh.guaranteedPerMinute()));
+                    n.set("used_per_minute", perDimension(sh.usedPerMinute()));
+                    n.set("borrowed_per_minute", perDimension(sh.borrowedPerMinute()));
+                }
+            }
+            control.runtime().controller(id).ifPresent(c -> {
+                var a = c.snapshot();
+                ObjectNode n = out.putObject("adaptive").put("mode", a.mode().wireName()).put("ramp_stage", a.rampStage())
+                        .put("ramp_fraction", a.rampFraction()).put("limited_ratio", a.limitedRatio())
+                        .put("headerless", a.headerless());
+                n.set("multipliers", perDimension(a.multipliers()));
+                n.set("rate_factors", perDimension(a.rateFactors()));
+                ObjectNode paused = n.putObject("paused_ms");
+                a.pausedForNanos().forEach((d, v) -> paused.put(d.limiterName(), v / 1_000_000));
+            });
+            return withPause(out, scope);
+        });
+    }
+
+    private static ObjectNode perDimension(java.util.Map<dev.sluice.limits.Dimension, Double> m) {
+        ObjectNode n = AdminExchange.JSON.createObjectNode();
+        m.forEach((d, v) -> n.put(d.limiterName(), v));
+        return n;
+    }
+
     private boolean mayReadGroup(Actor a, Grouping by, String group) {
         if (a.scope().kind() != AdminScope.Kind.PARTNER) {
             return true;
@@ -420,7 +502,7 @@ final class ManagementRoutes {
     // ---- the wire ----
 
     private static Actor actor(AdminExchange x) {
-        return new Actor(x.principal().tokenId(), x.principal().scope());
+        return new Actor(x.principal().tokenId(), x.principal().scope(), x.principal().oversubscription());
     }
 
     /**

@@ -195,6 +195,9 @@ final class UpstreamCall {
             attempt.firstContent();
             if (relaying) {
                 relayed(chunk);
+            } else if ((gathered == null ? 0 : gathered.length()) + (long) chunk.length()
+                    > core.config.server().maxAnswerBytes()) {
+                tooLarge();
             } else if (gathered == null) {
                 gathered = chunk;
             } else {
@@ -218,6 +221,20 @@ final class UpstreamCall {
             } else {
                 onWholeBody(headers, status, gatheredBytes());
             }
+        }
+
+        /**
+         * A whole answer beyond {@code server.max_answer_bytes}: it is not held, the call is cut off and the
+         * client told (502). The provider produced it, so the reservation is settled as estimated.
+         */
+        private void tooLarge() {
+            gathered = null;
+            call.cancel();
+            attempt.finish(new AttemptOutcome.Failed(normalise(headers, status, ""), Optional.of(new ObservedUsage(
+                    x.estimate.inputTokens(), x.estimate.outputTokens(), 0, 0, false))));
+            r.fail(502, "upstream_answer_too_large", "The provider's answer is larger than the "
+                    + core.config.server().maxAnswerBytes() + " bytes this gateway holds (server.max_answer_bytes); "
+                    + "ask for less, or stream it.", Optional.empty());
         }
 
         private byte[] gatheredBytes() {

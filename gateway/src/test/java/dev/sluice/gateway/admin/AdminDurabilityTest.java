@@ -3,7 +3,6 @@ package dev.sluice.gateway.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.ledger.LedgerJournal;
 import dev.sluice.limits.Dimension;
@@ -13,9 +12,6 @@ import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.LedgerSettings;
 import dev.sluice.runtime.config.SluiceConfig;
 import io.vertx.core.Vertx;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -23,7 +19,6 @@ import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.HexFormat;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,8 +35,6 @@ class AdminDurabilityTest {
             profiles: { p: { deployment: d, model: gpt-4o-mini } }
             orgs: { o: { tenants: { acme: { weight: 1, teams: { x: { keys: { k: { secret: "sk-durable-k" } } } } } } } }
             """;
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newHttpClient();
     static final String PG = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
 
     @TempDir
@@ -94,37 +87,29 @@ class AdminDurabilityTest {
             assertThat(audit.toString()).doesNotContain("sha256").doesNotContain(secret);
             stop(second);
         } finally {
-            vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+            AdminCalls.close(vertx);
         }
     }
 
     private static Gateway start(Vertx vertx, SluiceConfig config) throws Exception {
-        return Gateway.builder(config).vertx(vertx).instances(1).adaptive(false)
-                .journal(LedgerJournal.open(config.ledger())).start().toCompletionStage().toCompletableFuture()
-                .get(20, TimeUnit.SECONDS);
+        return AdminCalls.start(vertx, config, LedgerJournal.open(config.ledger()));
     }
 
     private static void stop(Gateway g) throws Exception {
-        g.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        AdminCalls.stop(g);
     }
 
     private static HttpResponse<String> call(Gateway g, String method, String path, String body) throws Exception {
-        HttpRequest r = HttpRequest.newBuilder(URI.create(g.admin().orElseThrow().baseUrl() + path))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .header("authorization", "Bearer sla-durable-admin").build();
-        HttpResponse<String> resp = HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> resp = AdminCalls.admin(g, method, path, "sla-durable-admin", body);
         assertThat(resp.statusCode()).as(method + " " + path + ": " + resp.body()).isLessThan(300);
         return resp;
     }
 
     private static HttpResponse<String> chat(Gateway g, String key) throws Exception {
-        HttpRequest r = HttpRequest.newBuilder(URI.create(g.baseUrl() + "/v1/chat/completions"))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"p\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
-                .header("authorization", "Bearer " + key).build();
-        return HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+        return AdminCalls.chat(g, key);
     }
 
     private static JsonNode json(HttpResponse<String> r) throws Exception {
-        return JSON.readTree(r.body());
+        return AdminCalls.json(r);
     }
 }

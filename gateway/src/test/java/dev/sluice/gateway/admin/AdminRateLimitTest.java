@@ -5,11 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.runtime.config.ConfigLoader;
 import io.vertx.core.Vertx;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -39,22 +35,17 @@ class AdminRateLimitTest {
                 profiles: { p: { deployment: d, model: gpt-4o-mini } }
                 """, "rate.yaml", v -> null);
         Vertx vertx = Vertx.vertx();
-        Gateway g = Gateway.builder(config).vertx(vertx).instances(1).adaptive(false).start().toCompletionStage()
-                .toCompletableFuture().get(20, TimeUnit.SECONDS);
+        Gateway g = AdminCalls.start(vertx, config);
         try {
-            HttpClient http = HttpClient.newHttpClient();
-            HttpRequest whoami = HttpRequest.newBuilder(URI.create(g.admin().orElseThrow().baseUrl() + "/admin/whoami"))
-                    .header("authorization", "Bearer sla-rate").build();
-            assertThat(http.send(whoami, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
-            HttpResponse<String> limited = http.send(whoami, HttpResponse.BodyHandlers.ofString());
+            assertThat(AdminCalls.admin(g, "GET", "/admin/whoami", "sla-rate", null).statusCode()).isEqualTo(200);
+            HttpResponse<String> limited = AdminCalls.admin(g, "GET", "/admin/whoami", "sla-rate", null);
             assertThat(limited.statusCode()).isEqualTo(429);
             assertThat(limited.body()).contains("admin_rate_limited");
             assertThat(limited.headers().firstValue("retry-after")).isPresent();
-            HttpRequest health = HttpRequest.newBuilder(URI.create(g.admin().orElseThrow().baseUrl() + "/admin/health")).build();
-            assertThat(http.send(health, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+            assertThat(AdminCalls.admin(g, "GET", "/admin/health", null, null).statusCode()).isEqualTo(200);
         } finally {
-            g.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-            vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+            AdminCalls.stop(g);
+            AdminCalls.close(vertx);
         }
     }
 }

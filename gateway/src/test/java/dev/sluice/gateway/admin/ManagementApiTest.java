@@ -3,7 +3,6 @@ package dev.sluice.gateway.admin;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Scope;
@@ -11,11 +10,7 @@ import dev.sluice.limits.ScopeLevel;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import io.vertx.core.Vertx;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -47,40 +42,31 @@ class ManagementApiTest {
     static final String ADMIN = "sla-mgmt-admin";
     static final String READ = "sla-mgmt-read";
     static final String PARTNER = "sla-mgmt-partner";
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final HttpClient HTTP = HttpClient.newHttpClient();
     static Vertx vertx;
     static Gateway gateway;
 
     @BeforeAll
     static void start() throws Exception {
         vertx = Vertx.vertx();
-        gateway = Gateway.builder(CONFIG).vertx(vertx).instances(1).adaptive(false).start().toCompletionStage()
-                .toCompletableFuture().get(20, TimeUnit.SECONDS);
+        gateway = AdminCalls.start(vertx, CONFIG);
     }
 
     @AfterAll
     static void stop() throws Exception {
-        gateway.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-        vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        AdminCalls.stop(gateway);
+        AdminCalls.close(vertx);
     }
 
     static HttpResponse<String> admin(String method, String path, String token, String body) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(gateway.admin().orElseThrow().baseUrl() + path))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body))
-                .header("authorization", "Bearer " + token).header("content-type", "application/json");
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return AdminCalls.admin(gateway, method, path, token, body);
     }
 
     static HttpResponse<String> chat(String key) throws Exception {
-        HttpRequest r = HttpRequest.newBuilder(URI.create(gateway.baseUrl() + "/v1/chat/completions"))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"p\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
-                .header("authorization", "Bearer " + key).header("content-type", "application/json").build();
-        return HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+        return AdminCalls.chat(gateway, key);
     }
 
     static JsonNode json(HttpResponse<String> r) throws Exception {
-        return JSON.readTree(r.body());
+        return AdminCalls.json(r);
     }
 
     static JsonNode error(HttpResponse<String> r) throws Exception {
@@ -243,6 +229,25 @@ class ManagementApiTest {
         assertThat(change.path("after").path("weight").asDouble()).isEqualTo(3.0);
         assertThat(change.path("at").asText()).endsWith("Z");
         assertThat(r.body()).doesNotContain("sha256").doesNotContain("sla-mgmt").doesNotContain("sk-sluice-");
+    }
+
+    @Test
+    void aScopesRemainingQuotaIsReadFromItsBucket() throws Exception {
+        JsonNode q = json(admin("GET", "/admin/quota/tenant:shop", READ, null));
+        assertThat(q.path("dimensions").path("rpm").path("capacity").asLong()).isEqualTo(100);
+        assertThat(q.path("dimensions").path("rpm").path("remaining").asLong()).isEqualTo(100);
+        assertThat(admin("GET", "/admin/quota/tenant:acme", PARTNER, null).statusCode()).isEqualTo(403);
+        assertThat(admin("GET", "/admin/quota/nonsense", READ, null).statusCode()).isEqualTo(422);
+    }
+
+    @Test
+    void aDeploymentsStateIsShownToOperatorsNotPartners() throws Exception {
+        HttpResponse<String> r = admin("GET", "/admin/deployments/d", READ, null);
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(json(r).path("deployment").asText()).isEqualTo("d");
+        assertThat(json(r).has("queued")).isTrue();
+        assertThat(admin("GET", "/admin/deployments/d", PARTNER, null).statusCode()).isEqualTo(403);
+        assertThat(admin("GET", "/admin/deployments/none", READ, null).statusCode()).isEqualTo(404);
     }
 
     @Test

@@ -2,20 +2,15 @@ package dev.sluice.gateway.admin;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Scope;
 import dev.sluice.limits.ScopeLevel;
 import dev.sluice.runtime.config.ConfigLoader;
 import io.vertx.core.Vertx;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -31,7 +26,6 @@ class ReloadTest {
             profiles: { p: { deployment: d, model: gpt-4o-mini } }
             orgs: { o: { tenants: { acme: { weight: WEIGHT, teams: { x: { keys: { k: { secret: "sk-reload-k" } } } } } } } }
             """;
-    static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @TempDir
     Path dir;
@@ -44,20 +38,17 @@ class ReloadTest {
         file = dir.resolve("sluice.yaml");
         Files.writeString(file, YAML.replace("WEIGHT", "1"));
         vertx = Vertx.vertx();
-        gateway = Gateway.builder(ConfigLoader.load(file)).vertx(vertx).instances(1).adaptive(false).start()
-                .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        gateway = AdminCalls.start(vertx, ConfigLoader.load(file));
     }
 
     @AfterEach
     void stop() throws Exception {
-        gateway.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
-        vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        AdminCalls.stop(gateway);
+        AdminCalls.close(vertx);
     }
 
     HttpResponse<String> reload(String token) throws Exception {
-        return HTTP.send(HttpRequest.newBuilder(URI.create(gateway.admin().orElseThrow().baseUrl() + "/admin/reload"))
-                .POST(HttpRequest.BodyPublishers.noBody()).header("authorization", "Bearer " + token).build(),
-                HttpResponse.BodyHandlers.ofString());
+        return AdminCalls.admin(gateway, "POST", "/admin/reload", token, null);
     }
 
     double weight() {
@@ -79,7 +70,7 @@ class ReloadTest {
         Files.writeString(file, YAML.replace("WEIGHT", "0"));
         HttpResponse<String> r = reload("sla-reload-admin");
         assertThat(r.statusCode()).isEqualTo(422);
-        assertThat(new ObjectMapper().readTree(r.body()).path("error").path("field").asText())
+        assertThat(AdminCalls.json(r).path("error").path("field").asText())
                 .isEqualTo("orgs.o.tenants.acme.weight");
         assertThat(weight()).isEqualTo(1.0);
     }

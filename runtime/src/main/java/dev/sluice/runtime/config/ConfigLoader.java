@@ -53,15 +53,15 @@ public final class ConfigLoader {
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
-            "classes", "deployments", "profiles", "orgs", "admin", "metrics");
+            "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
-            "max_connections_per_address");
+            "max_connections_per_address", "access_log", "max_answer_bytes");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
             "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
     private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
-    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline");
+    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline", "reserve");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
             "azure_deployment", "api_version", "limits", "window", "adaptive", "ramp", "failure_policy",
             "capabilities");
@@ -86,7 +86,9 @@ public final class ConfigLoader {
     private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "max_requests_per_minute", "tokens",
             "metrics_auth");
     private static final Set<String> METRICS = Set.of("tenant_label", "key_label");
-    private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token");
+    private static final Set<String> TRACING = Set.of("exporter", "endpoint", "service_name");
+    private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token",
+            "oversubscription");
 
     private final String sourceName;
     private final Function<String, String> env;
@@ -165,8 +167,27 @@ public final class ConfigLoader {
         Optional<AdminSettings> admin = top.get("admin").present() ? Optional.of(admin(top.get("admin"), orgs))
                 : Optional.empty();
         MetricsSettings metrics = metrics(top.get("metrics"));
+        TracingSettings tracing = tracing(top.get("tracing"));
         return new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes, deployments, profiles,
-                orgs, admin, metrics);
+                orgs, admin, metrics, tracing);
+    }
+
+    private static TracingSettings tracing(YamlNode n) {
+        n.allowOnly(TRACING);
+        TracingSettings d = TracingSettings.defaults();
+        TracingSettings.Exporter exporter = choice(n.get("exporter"), TracingSettings.Exporter.values(), d.exporter());
+        YamlNode e = n.get("endpoint");
+        java.net.URI endpoint = d.endpoint();
+        if (e.present()) {
+            try {
+                endpoint = java.net.URI.create(e.text());
+            } catch (IllegalArgumentException x) {
+                throw new ConfigException(e.path(), "an http or https URL", "\"" + e.text() + "\"");
+            }
+        }
+        java.net.URI url = endpoint;
+        String service = n.get("service_name").text(d.serviceName());
+        return build(n.path(), () -> new TracingSettings(exporter, url, service));
     }
 
     private static MetricsSettings metrics(YamlNode n) {
@@ -196,7 +217,10 @@ public final class ConfigLoader {
                     "\"" + raw + "\""));
             Secrets.Read read = secrets.read(t, "token_env", "token_sha256", "token",
                     "a secret no other token or client key uses");
-            tokens.put(id, new AdminToken(id, scope, read.sha256(), read.source()));
+            double over = t.get("oversubscription").doubleValue(AdminToken.DEFAULT_OVERSUBSCRIPTION);
+            ConfigException.require(over == AdminToken.DEFAULT_OVERSUBSCRIPTION || scope.kind() == AdminScope.Kind.PARTNER,
+                    t.get("oversubscription").path(), "no oversubscription: only partner tokens hand out quota", over);
+            tokens.put(id, build(t.path(), () -> new AdminToken(id, scope, read.sha256(), read.source(), over)));
         });
         int rate = n.get("max_requests_per_minute").intValue(AdminSettings.DEFAULT_MAX_REQUESTS_PER_MINUTE);
         return build(n.path(), () -> new AdminSettings(host, port, body, tokens, rate, metricsAuth));
@@ -215,8 +239,10 @@ public final class ConfigLoader {
         Duration idleTimeout = n.get("idle_timeout").duration(d.idleTimeout());
         int connections = n.get("max_connections").intValue(d.maxConnections());
         int perAddress = n.get("max_connections_per_address").intValue(d.maxConnectionsPerAddress());
+        String accessLog = n.get("access_log").text(d.accessLog());
+        long answer = n.get("max_answer_bytes").longValue(d.maxAnswerBytes());
         return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout, headerTimeout, bodyTimeout,
-                idleTimeout, connections, perAddress));
+                idleTimeout, connections, perAddress, accessLog, answer));
     }
 
     private static StoreSettings store(YamlNode n) {
@@ -276,8 +302,13 @@ public final class ConfigLoader {
             int length = c.get("max_queue_length").intValue(def.maxQueueLength());
             Optional<Duration> deadline = c.get("deadline").optDuration().or(def::deadline);
             deadline.ifPresent(d -> ConfigException.require(d.isPositive(), c.get("deadline").path(), "> 0", d));
-            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, deadline)));
+            double reserve = c.get("reserve").doubleValue(def.reserve());
+            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, deadline, reserve)));
         });
+        double reserves = out.values().stream().mapToDouble(ClassPolicy::reserve).sum();
+        if (reserves >= 1) {
+            throw new ConfigException(n.path(), "class reserves adding up to less than 1", Double.toString(reserves));
+        }
         return out;
     }
 

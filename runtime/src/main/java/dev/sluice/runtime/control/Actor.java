@@ -8,8 +8,9 @@ import java.util.Objects;
  *
  * @param tokenId as audit records name it
  * @param scope what it may do
+ * @param oversubscription for a partner, what it may hand out as a multiple of its allocation
  */
-public record Actor(String tokenId, AdminScope scope) {
+public record Actor(String tokenId, AdminScope scope, double oversubscription) {
 
     /** The file itself, replaying or reloading: may do everything. */
     public static final Actor CONFIG = new Actor("config", AdminScope.ADMIN);
@@ -17,5 +18,10 @@ public record Actor(String tokenId, AdminScope scope) {
     public Actor {
         Objects.requireNonNull(tokenId, "tokenId");
         Objects.requireNonNull(scope, "scope");
+    }
+
+    /** With no oversubscription. */
+    public Actor(String tokenId, AdminScope scope) {
+        this(tokenId, scope, dev.sluice.runtime.config.AdminToken.DEFAULT_OVERSUBSCRIPTION);
     }
 }

@@ -26,6 +26,20 @@ public interface ControlJournal {
     /** Every change's action and state, oldest first, to replay at start. */
     List<Replayed> replay();
 
+    /** The {@code seq} of the latest change; 0 when there is none. */
+    default long latestSeq() {
+        List<AuditRecord> last = audit(1, Long.MAX_VALUE);
+        return last.isEmpty() ? 0 : last.get(0).seq();
+    }
+
+    /**
+     * Whether other processes write to it too (replicas sharing the ledger's database): then each
+     * replica looks for their changes ({@link ControlPlane#sync}) every {@link ControlPlane#SYNC_INTERVAL}.
+     */
+    default boolean shared() {
+        return false;
+    }
+
     /** A change to replay: its action and the state it left. */
     record Replayed(String action, String state) {}
 

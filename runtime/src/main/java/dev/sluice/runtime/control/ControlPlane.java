@@ -37,12 +37,11 @@ import java.util.function.UnaryOperator;
  *
  * <p>Partners ({@code partner:<org or tenant>}) manage the subtree strictly below their subject;
  * the subject's own limits are their allocation. What a partner hands out per dimension, summed
- * over the children it manages, may not exceed the allocation ({@link #PARTNER_OVERSUBSCRIPTION}).
+ * over the children it manages, may not exceed the allocation times the token's oversubscription
+ * ({@code admin.tokens.<id>.oversubscription}, 1 unless given).
  */
 public final class ControlPlane {
 
-    /** What partners may hand out, as a multiple of their allocation: none beyond it. */
-    public static final double PARTNER_OVERSUBSCRIPTION = 1.0;
     /** The largest amount of any limit the API accepts: far above any provider's, below overflow. */
     public static final long MAX_LIMIT_AMOUNT = 1_000_000_000_000L;
     /** The longest a rotated key's old secret may stay valid. */
@@ -51,10 +50,21 @@ public final class ControlPlane {
     private final SluiceRuntime runtime;
     private final ControlJournal journal;
     private final SecureRandom random = new SecureRandom();
+    /** The file's configuration (as last loaded or reloaded) that the journal is folded over. */
+    private SluiceConfig seed;
+    /** The latest journal change this process has in force. */
+    private long seen;
+
+    /**
+     * How often a replica looks for changes other replicas wrote to a shared journal: a change
+     * reaches every replica within this, plus one database read.
+     */
+    public static final Duration SYNC_INTERVAL = Duration.ofMillis(500);
 
     public ControlPlane(SluiceRuntime runtime, ControlJournal journal) {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.journal = Objects.requireNonNull(journal, "journal");
+        this.seed = runtime.config();
     }
 
     /** The configuration in force. */
@@ -89,9 +99,9 @@ public final class ControlPlane {
     public synchronized OrgConfig createOrg(Actor a, String id, Limits limits) {
         requireAdmin(a, "create an organisation");
         requireSane(limits, "limits");
-        SluiceConfig after = runtime.change(c -> TreeEdits.createOrg(c, id, limits));
+        SluiceConfig after = TreeEdits.createOrg(config(), id, limits);
         OrgConfig o = after.orgs().get(id);
-        record(a, "org.create", "org:" + id, null, ControlJson.org(o), orgState(o));
+        record(a, "org.create", "org:" + id, null, ControlJson.org(o), orgState(o), after);
         return o;
     }
 
@@ -99,8 +109,10 @@ public final class ControlPlane {
         requireAdmin(a, "change an organisation's limits");
         requireSane(limits, "limits");
         OrgConfig before = Optional.ofNullable(config().orgs().get(id)).orElseThrow(() -> TreeEdits.notFound("org", id));
-        OrgConfig o = runtime.change(c -> TreeEdits.setOrgLimits(c, id, limits)).orgs().get(id);
-        record(a, "org.update", "org:" + id, ControlJson.org(before), ControlJson.org(o), orgState(o));
+        requireCapsAboveSpent(Scope.of(ScopeLevel.ORGANISATION, id), limits);
+        SluiceConfig after = TreeEdits.setOrgLimits(config(), id, limits);
+        OrgConfig o = after.orgs().get(id);
+        record(a, "org.update", "org:" + id, ControlJson.org(before), ControlJson.org(o), orgState(o), after);
         return o;
     }
 
@@ -114,9 +126,9 @@ public final class ControlPlane {
         if (isPartner(a)) {
             requireAllocation(a, Scope.of(ScopeLevel.ORGANISATION, org), id, limits);
         }
-        SluiceConfig after = runtime.change(c -> TreeEdits.createTenant(c, org, id, weight, guaranteed, limits));
+        SluiceConfig after = TreeEdits.createTenant(config(), org, id, weight, guaranteed, limits);
         TenantConfig t = TreeEdits.tenant(after, id).orElseThrow().tenant();
-        record(a, "tenant.create", "tenant:" + id, null, ControlJson.tenant(org, t), tenantState(org, t));
+        record(a, "tenant.create", "tenant:" + id, null, ControlJson.tenant(org, t), tenantState(org, t), after);
         return t;
     }
 
@@ -129,10 +141,11 @@ public final class ControlPlane {
         if (isPartner(a) && limits.isPresent()) {
             requireAllocation(a, Scope.of(ScopeLevel.ORGANISATION, at.org().id()), id, limits.get());
         }
-        SluiceConfig after = runtime.change(c -> TreeEdits.updateTenant(c, id, weight, guaranteed, limits));
+        limits.ifPresent(l -> requireCapsAboveSpent(Scope.of(ScopeLevel.TENANT, id), l));
+        SluiceConfig after = TreeEdits.updateTenant(config(), id, weight, guaranteed, limits);
         TenantConfig t = TreeEdits.tenant(after, id).orElseThrow().tenant();
         record(a, "tenant.update", "tenant:" + id, ControlJson.tenant(at.org().id(), at.tenant()),
-                ControlJson.tenant(at.org().id(), t), tenantState(at.org().id(), t));
+                ControlJson.tenant(at.org().id(), t), tenantState(at.org().id(), t), after);
         return t;
     }
 
@@ -145,9 +158,9 @@ public final class ControlPlane {
         if (isPartner(a)) {
             requireAllocation(a, Scope.of(ScopeLevel.TENANT, tenant), name, limits);
         }
-        SluiceConfig after = runtime.change(c -> TreeEdits.createTeam(c, tenant, name, limits));
+        SluiceConfig after = TreeEdits.createTeam(config(), tenant, name, limits);
         TeamConfig t = TreeEdits.tenant(after, tenant).orElseThrow().tenant().teams().get(name);
-        record(a, "team.create", scope.key(), null, ControlJson.team(tenant, t), teamState(tenant, t));
+        record(a, "team.create", scope.key(), null, ControlJson.team(tenant, t), teamState(tenant, t), after);
         return t;
     }
 
@@ -161,10 +174,11 @@ public final class ControlPlane {
         if (isPartner(a)) {
             requireAllocation(a, Scope.of(ScopeLevel.TENANT, tenant), name, limits);
         }
-        SluiceConfig after = runtime.change(c -> TreeEdits.setTeamLimits(c, tenant, name, limits));
+        requireCapsAboveSpent(scope, limits);
+        SluiceConfig after = TreeEdits.setTeamLimits(config(), tenant, name, limits);
         TeamConfig t = TreeEdits.tenant(after, tenant).orElseThrow().tenant().teams().get(name);
         record(a, "team.update", scope.key(), ControlJson.team(tenant, before), ControlJson.team(tenant, t),
-                teamState(tenant, t));
+                teamState(tenant, t), after);
         return t;
     }
 
@@ -205,12 +219,7 @@ public final class ControlPlane {
             requireWithin(a, spec.limits(), "limits");
         }
         List<String> profiles = spec.profiles().isEmpty() ? List.copyOf(config().profiles().keySet()) : spec.profiles();
-        for (int i = 0; i < profiles.size(); i++) {
-            if (!config().profiles().containsKey(profiles.get(i))) {
-                throw new EditRefused(EditRefused.Why.INVALID, "unknown_profile", "profiles[" + i + "]", "profiles[" + i
-                        + "]: \"" + profiles.get(i) + "\" (expected: one of the profiles " + config().profiles().keySet() + ")");
-            }
-        }
+        requireProfiles(profiles);
         TrafficClass cls = trafficClass(spec.trafficClass(), TrafficClass.INTERACTIVE, "class");
         TrafficClass max = trafficClass(spec.maxClass(), cls, "max_class");
         if (cls.outranks(max)) {
@@ -221,8 +230,8 @@ public final class ControlPlane {
         KeyConfig k = new KeyConfig(spec.id(), at.org().id(), spec.tenant(), spec.tenant() + "/" + spec.team(),
                 Optional.of(ConfigLoader.sha256(secret)), "admin api", profiles, cls, max, Optional.empty(),
                 spec.limits(), false);
-        runtime.change(c -> TreeEdits.createKey(c, k));
-        record(a, "key.create", "key:" + k.id(), null, ControlJson.key(k), ControlJson.keyState(k));
+        record(a, "key.create", "key:" + k.id(), null, ControlJson.key(k), ControlJson.keyState(k),
+                TreeEdits.createKey(config(), k));
         return new Issued(k, secret, Optional.empty());
     }
 
@@ -234,19 +243,15 @@ public final class ControlPlane {
         if (isPartner(a) && limits.isPresent()) {
             requireWithin(a, limits.get(), "limits");
         }
-        profiles.ifPresent(ps -> {
-            for (int i = 0; i < ps.size(); i++) {
-                if (!config().profiles().containsKey(ps.get(i))) {
-                    throw new EditRefused(EditRefused.Why.INVALID, "unknown_profile", "profiles[" + i + "]", "profiles["
-                            + i + "]: \"" + ps.get(i) + "\" (expected: one of the profiles " + config().profiles().keySet() + ")");
-                }
-            }
-        });
+        limits.ifPresent(l -> requireCapsAboveSpent(Scope.of(ScopeLevel.API_KEY, id), l));
+        profiles.ifPresent(this::requireProfiles);
         UnaryOperator<KeyConfig> change = k -> new KeyConfig(k.id(), k.org(), k.tenant(), k.team(), k.secretSha256(),
                 k.secretSource(), profiles.orElse(k.profiles()), k.trafficClass(), k.maxClass(), k.deadline(),
                 limits.orElse(k.limits()), k.paused());
-        KeyConfig after = TreeEdits.key(runtime.change(c -> TreeEdits.updateKey(c, id, change)), id).orElseThrow().key();
-        record(a, "key.update", "key:" + id, ControlJson.key(before), ControlJson.key(after), ControlJson.keyState(after));
+        SluiceConfig next = TreeEdits.updateKey(config(), id, change);
+        KeyConfig after = TreeEdits.key(next, id).orElseThrow().key();
+        record(a, "key.update", "key:" + id, ControlJson.key(before), ControlJson.key(after), ControlJson.keyState(after),
+                next);
         return after;
     }
 
@@ -266,31 +271,34 @@ public final class ControlPlane {
         Instant now = now();
         Optional<RetiredSecrets.Retired> old = before.secretSha256().filter(h -> overlap.isPositive())
                 .map(h -> new RetiredSecrets.Retired(id, h, now.plus(overlap)));
-        if (old.isPresent()) {
-            runtime.retiredSecrets().add(old.get());
-        } else {
-            runtime.retiredSecrets().remove(id);
-        }
         UnaryOperator<KeyConfig> change = k -> new KeyConfig(k.id(), k.org(), k.tenant(), k.team(), Optional.of(hash),
                 "admin api", k.profiles(), k.trafficClass(), k.maxClass(), k.deadline(), k.limits(), k.paused());
-        KeyConfig after = TreeEdits.key(runtime.change(c -> TreeEdits.updateKey(c, id, change)), id).orElseThrow().key();
+        SluiceConfig next = TreeEdits.updateKey(config(), id, change);
+        KeyConfig after = TreeEdits.key(next, id).orElseThrow().key();
         ObjectNode shown = ControlJson.key(after);
         old.ifPresent(r -> shown.put("old_secret_valid_until", r.until().toString()));
         ObjectNode state = ControlJson.keyState(after);
         old.ifPresent(r -> state.put("retired_sha256", HexFormat.of().formatHex(r.sha256()))
                 .put("retired_until", r.until().toString()));
-        record(a, "key.rotate", "key:" + id, ControlJson.key(before), shown, state);
+        // The old secret's overlap starts with the new secret, once the change is recorded.
+        record(a, "key.rotate", "key:" + id, ControlJson.key(before), shown, state, next, () -> {
+            if (old.isPresent()) {
+                runtime.retiredSecrets().add(old.get());
+            } else {
+                runtime.retiredSecrets().remove(id);
+            }
+        });
         return new Issued(after, secret, old.map(RetiredSecrets.Retired::until));
     }
 
     public synchronized KeyConfig deleteKey(Actor a, String id) {
         KeyConfig before = TreeEdits.key(config(), id).orElseThrow(() -> TreeEdits.notFound("key", id)).key();
         requireChange(a, Scope.of(ScopeLevel.API_KEY, id), Optional.of(before.org()), before.tenant());
-        runtime.change(c -> TreeEdits.deleteKey(c, id));
-        runtime.retiredSecrets().remove(id);
-        runtime.pauses().remove(Scope.of(ScopeLevel.API_KEY, id));
         record(a, "key.delete", "key:" + id, ControlJson.key(before), null,
-                ControlJson.JSON.createObjectNode().put("id", id));
+                ControlJson.JSON.createObjectNode().put("id", id), TreeEdits.deleteKey(config(), id), () -> {
+                    runtime.retiredSecrets().remove(id);
+                    runtime.pauses().remove(Scope.of(ScopeLevel.API_KEY, id));
+                });
         return before;
     }
 
@@ -315,9 +323,9 @@ public final class ControlPlane {
             }
         });
         Pause p = new Pause(scope, reason, until, a.tokenId(), now);
-        Optional<Pause> before = runtime.pauses().put(p);
+        Optional<Pause> before = runtime.pauses().of(scope, runtime.clock().epochMillis());
         record(a, "pause", scope.key(), before.map(ControlJson::pause).orElse(null), ControlJson.pause(p),
-                ControlJson.pause(p));
+                ControlJson.pause(p), config(), () -> runtime.pauses().put(p));
         return p;
     }
 
@@ -327,9 +335,8 @@ public final class ControlPlane {
         Pause p = runtime.pauses().of(scope, runtime.clock().epochMillis())
                 .orElseThrow(() -> new EditRefused(EditRefused.Why.NOT_FOUND, "not_paused", "", scope.key()
                         + " is not paused."));
-        runtime.pauses().remove(scope);
         record(a, "resume", scope.key(), ControlJson.pause(p), null,
-                ControlJson.JSON.createObjectNode().put("scope", scope.key()));
+                ControlJson.JSON.createObjectNode().put("scope", scope.key()), config(), () -> runtime.pauses().remove(scope));
         return p;
     }
 
@@ -353,8 +360,29 @@ public final class ControlPlane {
      * applies (its organisation was removed from the file) is skipped. One change of the runtime.
      */
     public synchronized void replay() {
+        long latest = journal.latestSeq();
         List<ControlJournal.Replayed> changes = journal.replay();
+        seed = config();
         runtime.change(c -> fold(c, changes));
+        seen = latest;
+    }
+
+    /**
+     * Puts in force the changes other replicas wrote to a shared journal since this one last
+     * looked: the file's configuration with the whole journal folded over it, one runtime change.
+     *
+     * @return whether anything new was found
+     */
+    public synchronized boolean sync() {
+        long latest = journal.latestSeq();
+        if (latest <= seen) {
+            return false;
+        }
+        List<ControlJournal.Replayed> changes = journal.replay();
+        SluiceConfig base = seed;
+        runtime.change(c -> fold(base, changes));
+        seen = latest;
+        return true;
     }
 
     /**
@@ -402,6 +430,7 @@ public final class ControlPlane {
         SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles);
         SluiceConfig next = fold(base, journal.replay());
         SluiceConfig after = runtime.change(c -> next);
+        seed = base;
         // Pauses written in the file follow the file.
         Instant now = now();
         for (Pause p : runtime.pauses().list(runtime.clock().epochMillis())) {
@@ -419,7 +448,7 @@ public final class ControlPlane {
                 .put("orgs", after.orgs().size()).put("tenants", after.tenants().size()).put("keys", after.keys().size());
         ObjectNode was = ControlJson.JSON.createObjectNode().put("orgs", running.orgs().size())
                 .put("tenants", running.tenants().size()).put("keys", running.keys().size());
-        record(a, "config.reload", "config", was, summary, summary);
+        record(a, "config.reload", "config", was, summary, summary, after);
         return after;
     }
 
@@ -586,7 +615,8 @@ public final class ControlPlane {
 
     /**
      * A partner's children may not get more, per dimension and summed over the siblings it manages,
-     * than its allocation (its subject's own limits) times {@link #PARTNER_OVERSUBSCRIPTION}.
+     * than its allocation (its subject's own limits) times its token's oversubscription; no one
+     * child more than the allocation itself.
      */
     private void requireAllocation(Actor a, Scope parent, String child, Limits limits) {
         requireWithin(a, limits, "limits");
@@ -600,7 +630,7 @@ public final class ControlPlane {
             for (Limits sibling : siblings(parent, child)) {
                 sum += sibling.get(l.dimension()).map(Limit::amount).orElse(0L);
             }
-            long allowed = (long) Math.floor(cap.get().amount() * PARTNER_OVERSUBSCRIPTION);
+            long allowed = (long) Math.floor(cap.get().amount() * a.oversubscription());
             if (sum > allowed) {
                 throw new EditRefused(EditRefused.Why.INVALID, "exceeds_partner_allocation", "limits."
                         + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()
@@ -645,6 +675,39 @@ public final class ControlPlane {
                     .filter(t -> !t.name().equals(except)).forEach(t -> out.add(t.limits())));
         }
         return out;
+    }
+
+    /**
+     * A daily cap may not be set below what its scope has already spent today: the change would
+     * say "allowed" of what the bucket already refuses, and the next refill would not come until
+     * midnight anyway.
+     */
+    private void requireCapsAboveSpent(Scope scope, Limits limits) {
+        for (Limit l : limits.all()) {
+            if (l.dimension().kind() != Dimension.Kind.DAILY) {
+                continue;
+            }
+            Optional<dev.sluice.store.BucketState.DimensionState> now = runtime.governor().bucket(scope)
+                    .flatMap(b -> b.of(l.dimension()));
+            if (now.isEmpty()) {
+                continue;
+            }
+            long spent = (long) Math.ceil(now.get().capacity() - now.get().available());
+            if (l.amount() < spent) {
+                throw new EditRefused(EditRefused.Why.INVALID, "daily_cap_below_spent", "limits."
+                        + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()
+                        + " (expected: at least " + spent + ", what " + scope.key() + " has spent today)");
+            }
+        }
+    }
+
+    private void requireProfiles(List<String> profiles) {
+        for (int i = 0; i < profiles.size(); i++) {
+            if (!config().profiles().containsKey(profiles.get(i))) {
+                throw new EditRefused(EditRefused.Why.INVALID, "unknown_profile", "profiles[" + i + "]", "profiles[" + i
+                        + "]: \"" + profiles.get(i) + "\" (expected: one of the profiles " + config().profiles().keySet() + ")");
+            }
+        }
     }
 
     /** Limits above {@link #MAX_LIMIT_AMOUNT} are refused: such a number is a typo, not a limit. */
@@ -716,9 +779,26 @@ public final class ControlPlane {
         return Instant.ofEpochMilli(runtime.clock().epochMillis());
     }
 
-    private void record(Actor a, String action, String target, JsonNode before, JsonNode after, JsonNode state) {
-        journal.append(new AuditRecord(0, now(), a.tokenId(), action, target, ControlJson.text(before),
-                ControlJson.text(after)), state.toString());
+    private void record(Actor a, String action, String target, JsonNode before, JsonNode after, JsonNode state,
+            SluiceConfig next) {
+        record(a, action, target, before, after, state, next, () -> { });
+    }
+
+    /**
+     * Writes the change to the journal, then runs {@code then} (a pause, an old secret's overlap)
+     * and puts {@code next} in force: a change that cannot be recorded is not made.
+     */
+    private void record(Actor a, String action, String target, JsonNode before, JsonNode after, JsonNode state,
+            SluiceConfig next, Runnable then) {
+        AuditRecord stored = journal.append(new AuditRecord(0, now(), a.tokenId(), action, target,
+                ControlJson.text(before), ControlJson.text(after)), state.toString());
+        // Before the change: the key ring made again on it must already hold a rotated key's old secret.
+        then.run();
+        runtime.change(c -> next);
+        // Only when nothing came between: another replica's change must still be found by sync.
+        if (stored.seq() == seen + 1) {
+            seen = stored.seq();
+        }
     }
 
     private static ObjectNode orgState(OrgConfig o) {

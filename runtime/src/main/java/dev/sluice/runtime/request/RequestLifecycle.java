@@ -48,6 +48,7 @@ public final class RequestLifecycle {
     private final String traceId;
     /** This request's own span: with the trace id it names the request in the ledger (a trace may hold many). */
     private final String spanId = SpanIds.random();
+    private String parentSpanId;
     private final RequestThread thread;
     private final long receivedAtNanos;
     private final long receivedAtEpochMillis;
@@ -106,6 +107,11 @@ public final class RequestLifecycle {
 
     SluiceRuntime runtime() {
         return runtime;
+    }
+
+    /** The caller's {@code traceparent} named {@code spanId} (16 lowercase hex digits) as this request's parent. */
+    public void parentSpan(String spanId) {
+        this.parentSpanId = Objects.requireNonNull(spanId, "spanId");
     }
 
     /** The request asks for {@code operation} ({@code openai.chat} ...). */
@@ -558,7 +564,7 @@ public final class RequestLifecycle {
                 attempts,
                 Optional.ofNullable(fallback), responseStatus, retryAfterMillis, now - receivedAtNanos,
                 firstContentAtNanos < 0 ? OptionalLong.empty() : OptionalLong.of(firstContentAtNanos - receivedAtNanos),
-                attemptEvents == null ? List.of() : attemptEvents);
+                attemptEvents == null ? List.of() : attemptEvents, Optional.ofNullable(parentSpanId));
         sink.onRequest(e);
     }
 

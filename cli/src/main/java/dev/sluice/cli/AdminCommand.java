@@ -1,0 +1,261 @@
+package dev.sluice.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.sluice.config.ConfigException;
+import dev.sluice.runtime.yaml.YamlNode;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * {@code sluice admin VERB ...}: the common operations on a running gateway's admin API, one line
+ * each (pause, resume, keys, limits, usage, reload). The token comes from the environment
+ * ({@code SLUICE_ADMIN_TOKEN}), never the command line, where {@code ps} and shell history would
+ * show it; the URL from {@code --url}, {@code SLUICE_ADMIN_URL} or the default admin port.
+ */
+final class AdminCommand {
+
+    static final String USAGE = """
+            usage: sluice admin [--url URL] VERB ...   (token in $SLUICE_ADMIN_TOKEN; URL default $SLUICE_ADMIN_URL
+                                                        or http://127.0.0.1:8081)
+              pause SCOPE --reason TEXT [--for 30m | --until 2026-12-02T03:00:00Z]
+                                         SCOPE: org:ID, tenant:ID, team:TENANT/TEAM, key:ID, profile:ID, deployment:ID
+              resume SCOPE
+              pauses
+              keys [--tenant ID]
+              key-create ID --tenant ID --team NAME [--profiles a,b] [--class batch] [--limits rpm=60,tpm=90000]
+              key-rotate ID [--overlap 1h]
+              key-delete ID
+              limits SCOPE rpm=60 tpm=90000 ...   replaces the limits of an org, tenant, team or key
+              usage [--since 24h] [--by tenant|key|profile|deployment|class]
+              reload                     reads the configuration file again (as SIGHUP does)
+            """;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private AdminCommand() {}
+
+    static int run(String[] argv, PrintStream out, PrintStream err, Function<String, String> env) {
+        List<String> words = new ArrayList<>(Arrays.asList(argv));
+        String url = env.apply("SLUICE_ADMIN_URL") != null ? env.apply("SLUICE_ADMIN_URL") : "http://127.0.0.1:8081";
+        if (words.size() >= 2 && words.get(0).equals("--url")) {
+            url = words.get(1);
+            words = words.subList(2, words.size());
+        }
+        if (words.isEmpty() || words.get(0).equals("--help")) {
+            (words.isEmpty() ? err : out).print(USAGE);
+            return words.isEmpty() ? 2 : 0;
+        }
+        String token = env.apply("SLUICE_ADMIN_TOKEN");
+        if (token == null || token.isBlank()) {
+            err.println("sluice admin: set SLUICE_ADMIN_TOKEN to an admin token (it is never taken from the command line)");
+            return 2;
+        }
+        String verb = words.get(0);
+        List<String> positional = new ArrayList<>();
+        int i = 1;
+        while (i < words.size() && !words.get(i).startsWith("--")) {
+            positional.add(words.get(i++));
+        }
+        String[] options = words.subList(i, words.size()).toArray(String[]::new);
+        Client c = new Client(url.replaceAll("/+$", ""), token, out, err);
+        try {
+            return switch (verb) {
+                case "pause" -> {
+                    Args a = Args.parse(options, "--reason", "--for", "--until");
+                    ObjectNode body = JSON.createObjectNode().put("scope", one(positional, "SCOPE"))
+                            .put("reason", a.get("--reason").orElseThrow(() -> new Args.BadArguments("--reason TEXT is required")));
+                    a.get("--for").ifPresent(f -> body.put("for_seconds", duration("--for", f).toSeconds()));
+                    a.get("--until").ifPresent(u -> body.put("until", u));
+                    yield c.call("POST", "/admin/pauses", body, r -> "paused " + r.path("scope").asText() + " ("
+                            + r.path("reason").asText() + ") until " + (r.path("until").isNull() ? "resumed"
+                                    : r.path("until").asText()));
+                }
+                case "resume" -> {
+                    Args.parse(options);
+                    yield c.call("DELETE", "/admin/pauses/" + enc(one(positional, "SCOPE")), null,
+                            r -> "resumed " + r.path("scope").asText());
+                }
+                case "pauses" -> c.call("GET", "/admin/pauses", null, r -> lines(r.path("items"), p -> p.path("scope").asText()
+                        + "  " + p.path("reason").asText() + "  until " + (p.path("until").isNull() ? "resumed"
+                                : p.path("until").asText()) + "  by " + p.path("by").asText()));
+                case "keys" -> {
+                    Args a = Args.parse(options, "--tenant");
+                    yield c.call("GET", "/admin/keys?limit=500" + a.get("--tenant").map(t -> "&tenant=" + enc(t)).orElse(""),
+                            null, r -> lines(r.path("items"), k -> k.path("id").asText() + "  " + k.path("tenant").asText()
+                                    + "/" + k.path("team").asText() + "  class " + k.path("class").asText() + "  limits "
+                                    + k.path("limits")));
+                }
+                case "key-create" -> {
+                    Args a = Args.parse(options, "--tenant", "--team", "--profiles", "--class", "--limits");
+                    ObjectNode body = JSON.createObjectNode().put("id", one(positional, "ID"))
+                            .put("tenant", a.get("--tenant").orElseThrow(() -> new Args.BadArguments("--tenant ID is required")))
+                            .put("team", a.get("--team").orElseThrow(() -> new Args.BadArguments("--team NAME is required")));
+                    a.get("--profiles").ifPresent(p -> Arrays.stream(p.split(",")).forEach(body.withArray("profiles")::add));
+                    a.get("--class").ifPresent(k -> body.put("class", k));
+                    a.get("--limits").ifPresent(l -> body.set("limits", limits(Arrays.asList(l.split(",")))));
+                    yield c.call("POST", "/admin/keys", body, r -> "created key " + r.path("id").asText() + "\nsecret: "
+                            + r.path("secret").asText() + "\n(shown this once: Sluice keeps only its SHA-256)");
+                }
+                case "key-rotate" -> {
+                    Args a = Args.parse(options, "--overlap");
+                    ObjectNode body = JSON.createObjectNode().put("overlap_seconds",
+                            a.get("--overlap").map(o -> duration("--overlap", o).toSeconds()).orElse(0L));
+                    yield c.call("POST", "/admin/keys/" + enc(one(positional, "ID")) + "/rotate", body,
+                            r -> "rotated key " + r.path("id").asText() + "\nsecret: " + r.path("secret").asText()
+                                    + (r.has("old_secret_valid_until") ? "\nthe old secret works until "
+                                            + r.path("old_secret_valid_until").asText() : "\nthe old secret no longer works"));
+                }
+                case "key-delete" -> {
+                    Args.parse(options);
+                    yield c.call("DELETE", "/admin/keys/" + enc(one(positional, "ID")), null,
+                            r -> "deleted key " + r.path("id").asText());
+                }
+                case "limits" -> {
+                    Args.parse(options);
+                    if (positional.isEmpty()) {
+                        throw new Args.BadArguments("SCOPE and at least one limit (rpm=60) are required");
+                    }
+                    String path = limitsPath(positional.get(0));
+                    ObjectNode body = JSON.createObjectNode();
+                    body.set("limits", limits(positional.subList(1, positional.size())));
+                    yield c.call("PATCH", path, body, r -> "limits of " + positional.get(0) + ": " + r.path("limits"));
+                }
+                case "usage" -> {
+                    Args a = Args.parse(options, "--since", "--by");
+                    String q = "?since=" + enc(a.get("--since").orElse("24h")) + "&by=" + enc(a.get("--by").orElse("tenant"));
+                    yield c.call("GET", "/admin/usage" + q, null, r -> "usage by " + r.path("by").asText() + " from "
+                            + r.path("from").asText() + " to " + r.path("to").asText() + "\n" + lines(r.path("rows"),
+                                    u -> (u.path("group").asText().isEmpty() ? "(none)" : u.path("group").asText())
+                                            + "  requests " + u.path("requests").asLong() + "  answered "
+                                            + u.path("answered").asLong() + "  refused " + u.path("refused_locally").asLong()
+                                            + "  input " + u.path("input_tokens").asLong() + "  output "
+                                            + u.path("output_tokens").asLong()));
+                }
+                case "reload" -> {
+                    Args.parse(options);
+                    yield c.call("POST", "/admin/reload", null, r -> "reloaded " + r.path("reloaded").asText() + " ("
+                            + r.path("keys").asInt() + " keys)");
+                }
+                default -> throw new Args.BadArguments("unknown verb '" + verb + "'");
+            };
+        } catch (Args.BadArguments e) {
+            err.println("sluice admin " + verb + ": " + e.getMessage());
+            err.print(USAGE);
+            return 2;
+        }
+    }
+
+    /** The PATCH route of a scope's limits. */
+    private static String limitsPath(String scope) {
+        int colon = scope.indexOf(':');
+        String level = colon > 0 ? scope.substring(0, colon) : "";
+        String id = colon > 0 ? scope.substring(colon + 1) : "";
+        return switch (level) {
+            case "org" -> "/admin/orgs/" + enc(id);
+            case "tenant" -> "/admin/tenants/" + enc(id);
+            case "key" -> "/admin/keys/" + enc(id);
+            case "team" -> {
+                int slash = id.indexOf('/');
+                if (slash <= 0) {
+                    throw new Args.BadArguments("team scope: '" + scope + "' (expected: team:TENANT/TEAM)");
+                }
+                yield "/admin/tenants/" + enc(id.substring(0, slash)) + "/teams/" + enc(id.substring(slash + 1));
+            }
+            default -> throw new Args.BadArguments("scope: '" + scope + "' (expected: org:ID, tenant:ID, team:TENANT/TEAM or key:ID)");
+        };
+    }
+
+    /** {@code rpm=60 tpm=90000} as the API's limits object; the server checks names and values. */
+    private static ObjectNode limits(List<String> pairs) {
+        ObjectNode n = JSON.createObjectNode();
+        for (String p : pairs) {
+            int eq = p.indexOf('=');
+            if (eq <= 0) {
+                throw new Args.BadArguments("limit: '" + p + "' (expected: NAME=AMOUNT, as rpm=60)");
+            }
+            try {
+                n.put(p.substring(0, eq), Long.parseLong(p.substring(eq + 1)));
+            } catch (NumberFormatException e) {
+                throw new Args.BadArguments("limit: '" + p + "' (expected: a whole number after '=')");
+            }
+        }
+        return n;
+    }
+
+    private static Duration duration(String name, String v) {
+        try {
+            return YamlNode.parseDuration(name, v);
+        } catch (ConfigException e) {
+            throw new Args.BadArguments(e.getMessage());
+        }
+    }
+
+    private static String one(List<String> positional, String what) {
+        if (positional.size() != 1) {
+            throw new Args.BadArguments(what + " is required, once");
+        }
+        return positional.get(0);
+    }
+
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    private static String lines(JsonNode items, Function<JsonNode, String> line) {
+        if (items.isEmpty()) {
+            return "(none)";
+        }
+        List<String> out = new ArrayList<>();
+        items.forEach(n -> out.add(line.apply(n)));
+        return String.join("\n", out);
+    }
+
+    /** One admin request and its printed answer; an error answer prints the API's own words. */
+    private record Client(String url, String token, PrintStream out, PrintStream err) {
+        int call(String method, String path, JsonNode body, Function<JsonNode, String> shown) {
+            HttpRequest r = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30))
+                    .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                            : HttpRequest.BodyPublishers.ofString(body.toString()))
+                    .header("authorization", "Bearer " + token).header("content-type", "application/json").build();
+            HttpResponse<String> resp;
+            try {
+                resp = HTTP.send(r, HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                err.println("sluice admin: cannot reach " + url + ": " + e.getMessage());
+                return 1;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return 1;
+            }
+            JsonNode json;
+            try {
+                json = JSON.readTree(resp.body());
+            } catch (IOException e) {
+                err.println("sluice admin: " + resp.statusCode() + " from " + url + path + " (not JSON)");
+                return 1;
+            }
+            if (resp.statusCode() >= 300) {
+                JsonNode e = json.path("error");
+                err.println("sluice admin: " + resp.statusCode() + " " + e.path("code").asText() + ": "
+                        + e.path("message").asText() + (e.has("field") ? " [field " + e.path("field").asText() + "]" : ""));
+                return 1;
+            }
+            out.println(shown.apply(json));
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package dev.sluice.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.gateway.Gateway;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.runtime.config.ConfigLoader;
+import io.vertx.core.Vertx;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** {@code sluice admin}: one line per operation against a running gateway's admin API. */
+class AdminCommandTest {
+
+    static Vertx vertx;
+    static Gateway gateway;
+
+    @BeforeAll
+    static void start() throws Exception {
+        var config = ConfigLoader.parse("""
+                server: { port: 0 }
+                admin: { port: 0, tokens: { ops: { scope: admin, token: "sla-cli-admin" }, v: { scope: read, token: "sla-cli-read" } } }
+                deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1" } }
+                profiles: { p: { deployment: d, model: gpt-4o-mini } }
+                orgs: { o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-cli-k" } } } } } } } }
+                """, "cli-admin.yaml", v -> null);
+        vertx = Vertx.vertx();
+        gateway = Gateway.builder(config).vertx(vertx).instances(1).adaptive(false).start().toCompletionStage()
+                .toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        gateway.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    record Run(int status, String out, String err) {}
+
+    static Run admin(String token, String... args) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Map<String, String> env = token == null ? Map.of("SLUICE_ADMIN_URL", gateway.admin().orElseThrow().baseUrl())
+                : Map.of("SLUICE_ADMIN_URL", gateway.admin().orElseThrow().baseUrl(), "SLUICE_ADMIN_TOKEN", token);
+        int status = AdminCommand.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), env::get);
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void pauseAndResumeAreOneLineEach() {
+        Run paused = admin("sla-cli-admin", "pause", "tenant:acme", "--reason", "incident 7", "--for", "30m");
+        assertThat(paused.status()).isZero();
+        assertThat(paused.out()).startsWith("paused tenant:acme (incident 7) until 20");
+        assertThat(admin("sla-cli-read", "pauses").out()).contains("tenant:acme  incident 7");
+        assertThat(admin("sla-cli-admin", "resume", "tenant:acme").out()).isEqualTo("resumed tenant:acme\n");
+        assertThat(admin("sla-cli-admin", "pauses").out()).isEqualTo("(none)\n");
+    }
+
+    @Test
+    void keysAreCreatedListedRotatedAndDeleted() {
+        Run created = admin("sla-cli-admin", "key-create", "cli-k", "--tenant", "acme", "--team", "x", "--limits", "rpm=60");
+        assertThat(created.status()).isZero();
+        assertThat(created.out()).contains("secret: sk-sluice-");
+        assertThat(admin("sla-cli-read", "keys", "--tenant", "acme").out()).contains("cli-k  acme/x").contains("\"rpm\":60");
+        Run rotated = admin("sla-cli-admin", "key-rotate", "cli-k", "--overlap", "1h");
+        assertThat(rotated.out()).contains("the old secret works until 20");
+        assertThat(admin("sla-cli-admin", "key-delete", "cli-k").out()).isEqualTo("deleted key cli-k\n");
+    }
+
+    @Test
+    void limitsReplaceAScopesLimits() {
+        assertThat(admin("sla-cli-admin", "limits", "team:acme/x", "rpm=90", "daily_tokens=100000").status()).isZero();
+        var limits = gateway.governor().config().settings(Scope.of(ScopeLevel.TEAM, "acme/x")).limits();
+        assertThat(limits.get(Dimension.REQUESTS).orElseThrow().amount()).isEqualTo(90);
+        assertThat(limits.get(Dimension.DAILY_TOKENS).orElseThrow().amount()).isEqualTo(100_000);
+    }
+
+    @Test
+    void theApisRefusalIsPrintedWithItsField() {
+        Run r = admin("sla-cli-admin", "limits", "tenant:acme", "rpm=-1");
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.err()).startsWith("sluice admin: 422 invalid_value: ").contains("[field limits.rpm]");
+        assertThat(admin("sla-cli-read", "pause", "key:k", "--reason", "x").err()).contains("403");
+    }
+
+    @Test
+    void theTokenComesFromTheEnvironmentOnly() {
+        Run r = admin(null, "pauses");
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.err()).contains("SLUICE_ADMIN_TOKEN");
+    }
+
+    @Test
+    void usageWithoutALedgerSaysSo() {
+        Run r = admin("sla-cli-read", "usage", "--since", "1h");
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.err()).contains("ledger_off");
+    }
+}
