@@ -47,6 +47,8 @@ final class Lane {
      */
     private final double[] factor = new double[Dimension.COUNT];
     private final long[] pausedUntil = new long[Dimension.COUNT];
+    /** The shared bucket the queue's head was last short of: what a newcomer queued behind it waits for. */
+    private ReserveOutcome.Short heldBy;
 
     Lane(String deployment, BucketPlan deploymentPlan) {
         this.deployment = deployment;
@@ -98,6 +100,11 @@ final class Lane {
             return 0;
         }
         return Math.max(0, pausedUntil[last.get().dimension().ordinal()] - now);
+    }
+
+    /** The shared bucket and dimension the queue is waiting for, if the last look at it found one short. */
+    synchronized Optional<ReserveOutcome.Short> heldBy() {
+        return Optional.ofNullable(heldBy);
     }
 
     /** Whether any rate of the deployment is paused now. */
@@ -252,6 +259,7 @@ final class Lane {
             giveUp(governor, now, done);
         }
         long retryAt = Long.MAX_VALUE;
+        heldBy = null;
         outer:
         for (int c = 0; c < CLASSES.length; c++) {
             if (queued.get(c) == 0) {
@@ -304,6 +312,7 @@ final class Lane {
                     continue;
                 }
                 // Short on shared capacity: whoever comes next in fair order would only take it from this one.
+                heldBy = s;
                 break outer;
             }
         }
