@@ -57,6 +57,8 @@ final class DemoCommand {
         out.println("  Client libraries against this demo: SLUICE_BASE_URL=" + base + " node clients/run.mjs");
         gateway.admin().ifPresent(a -> out.println("  Admin API: " + a.baseUrl() + "/admin (token sla-demo-admin;"
                 + " read-only: sla-demo-read)"));
+        gateway.admin().ifPresent(a -> out.println("  Metrics (Prometheus): curl -s -H 'authorization: Bearer sla-demo-read' "
+                + a.baseUrl() + "/metrics   (dashboard: deploy/grafana/sluice.json)"));
         out.println(seconds > 0 ? "  Stopping after " + seconds + " s." : "  Press Ctrl-C to stop.");
 
         DemoTraffic traffic = new DemoTraffic(vertx, gateway.port(), DemoTraffic.defaults());

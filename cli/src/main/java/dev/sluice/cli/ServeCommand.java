@@ -3,6 +3,10 @@ package dev.sluice.cli;
 import dev.sluice.config.ConfigException;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.ledger.Ledger;
+import dev.sluice.runtime.control.Actor;
+import dev.sluice.runtime.control.EditRefused;
+import dev.sluice.ledger.LedgerJournal;
+import dev.sluice.runtime.config.LedgerSettings;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
@@ -44,6 +48,10 @@ final class ServeCommand {
         Gateway.Builder b = Gateway.builder(config);
         try {
             b.ledger(Ledger.open(config.ledger()));
+            if (config.ledger().kind() != LedgerSettings.Kind.OFF) {
+                // Changes made through the admin API are kept beside the usage, and replayed at start.
+                b.journal(LedgerJournal.open(config.ledger()));
+            }
         } catch (RuntimeException e) {
             err.println("sluice serve: cannot open the usage ledger: " + e.getMessage());
             return 1;
@@ -69,6 +77,14 @@ final class ServeCommand {
         }
         out.println("Sluice listening on " + g.baseUrl() + " (" + config.deployments().size() + " deployments, "
                 + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
+        onHangUp(() -> {
+            try {
+                SluiceConfig now = g.control().reloadFile(Actor.CONFIG);
+                out.println("sluice serve: reloaded " + now.sourceName() + " (" + now.keys().size() + " keys)");
+            } catch (EditRefused e) {
+                err.println("sluice serve: reload refused: " + e.getMessage());
+            }
+        });
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (heartbeat[0] != null) {
@@ -87,6 +103,32 @@ final class ServeCommand {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /**
+     * Runs {@code action} on every SIGHUP, the usual "read your configuration again". The JDK's
+     * signal API is not public (sun.misc, in jdk.unsupported), so it is reached reflectively: where
+     * it is missing, SIGHUP keeps its default and {@code POST /admin/reload} still works.
+     */
+    static void onHangUp(Runnable action) {
+        try {
+            Class<?> signal = Class.forName("sun.misc.Signal");
+            Class<?> handler = Class.forName("sun.misc.SignalHandler");
+            Object h = java.lang.reflect.Proxy.newProxyInstance(handler.getClassLoader(), new Class<?>[] {handler},
+                    (proxy, method, margs) -> switch (method.getName()) {
+                        case "handle" -> {
+                            // Off the signal thread, which must not run user code for long.
+                            Thread.ofVirtual().name("sluice-reload").start(action);
+                            yield null;
+                        }
+                        case "hashCode" -> System.identityHashCode(proxy);
+                        case "equals" -> proxy == margs[0];
+                        default -> "sluice-reload-on-hup";
+                    });
+            signal.getMethod("handle", signal, handler).invoke(null, signal.getConstructor(String.class).newInstance("HUP"), h);
+        } catch (ReflectiveOperationException | IllegalArgumentException | LinkageError e) {
+            // No signal API here (or HUP is taken): the API route remains.
+        }
     }
 
     /** How often a replica on Redis tells the fleet it is alive. */

@@ -1,5 +1,6 @@
 package dev.sluice.adapt;
 
+import dev.sluice.governor.ClassPolicy;
 import dev.sluice.governor.DeploymentGuard;
 import dev.sluice.governor.GatewayDecision;
 import dev.sluice.governor.QuotaGovernor;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.random.RandomGenerator;
 
 /**
@@ -35,7 +37,11 @@ import java.util.random.RandomGenerator;
  *
  * <ul>
  *   <li>Cooldown: a 429 or overload pauses the rate the provider named (all of the deployment's
- *       rates when it named none) for the retry delay plus jitter, or the floor when it gave none.
+ *       rates when it named none) for the retry delay plus jitter, or the floor when it gave none;
+ *       a named rate at most for its short window ({@link CooldownConfig#rateWindow()}), an
+ *       overload at most {@link CooldownConfig#faultMax()}, after which one probe request goes
+ *       first until an answer that is not a fault. A request that may not wait as long as a pause
+ *       has left is refused as cooling down, with the cause in words.
  *   <li>Multiplier: each rate runs at its configured amount times a multiplier cut by x0.65 on a
  *       fresh 429 or overload and raised by +0.03 per success (shared, or per rate). A refusal of a
  *       request sent before the last cut is stale and does not cut again.
@@ -50,8 +56,9 @@ import java.util.random.RandomGenerator;
  *       ceilings on the same quantity, so the tighter one binds; multiplying them would punish a
  *       ramping deployment twice for one 429.
  *   <li>Modes: normal, caution, brownout, load shedding, from the multiplier, 429 ratio, queue
- *       pressure and latency ({@link ModePolicy}); as the deployment's {@link DeploymentGuard} it
- *       refuses what the mode excludes before any bucket is touched.
+ *       pressure and latency ({@link ModePolicy}); load shedding only under sustained refusals,
+ *       interactive shed last ({@link SheddingConfig}); as the deployment's
+ *       {@link DeploymentGuard} it refuses what the mode excludes before any bucket is touched.
  *   <li>Optional SRE-style client-side throttling ({@link ClientThrottleConfig}).
  * </ul>
  *
@@ -79,6 +86,12 @@ public final class AdaptiveController implements DeploymentGuard {
     // Read without the state lock by screen() and brownout().
     private volatile ModeState modeState;
     private volatile long guardPausedUntil = Long.MIN_VALUE;
+    /** While shedding: whether refusals went on after the others were shed, so the shed-last classes go too. */
+    private volatile boolean shedDeep;
+    /** The longest pause in force and what caused it, for the words of a refusal. */
+    private volatile PauseNotice notice = PauseNotice.NONE;
+    /** After an overload's pause: one request at a time goes first, until an answer that is not a fault. */
+    private final AtomicReference<Probe> probe = new AtomicReference<>();
     private final ClientThrottle throttle;
     private final PressureGauge gauge;
 
@@ -92,12 +105,27 @@ public final class AdaptiveController implements DeploymentGuard {
     private final long[] figureSentAt = new long[Dimension.COUNT];
     private final RampGovernor ramp;
     private long lastCutNanos = Long.MIN_VALUE;
+    /** When the last few fresh refusals arrived: the sustained-pressure test. */
+    private final RecentTimes freshRefusals;
+    /** The same for requests of classes still served while shedding: the test for shedding those too. */
+    private final RecentTimes servedRefusals;
     private long lastLimitFigureNanos = Long.MIN_VALUE;
     private long lastEvaluationNanos;
     private long ceilingCheckedNanos;
     private ModePolicy.Readings readings = new ModePolicy.Readings(1, 0, 0, 0);
 
     private record ModeState(Mode mode, long sinceNanos) {}
+
+    /** A pause until {@code untilNanos}, worded as its {@code cause} ("the provider answered 503 (overloaded)"). */
+    private record PauseNotice(long untilNanos, String cause) {
+        static final PauseNotice NONE = new PauseNotice(Long.MIN_VALUE, "");
+    }
+
+    /**
+     * Probing after an overload's pause: from {@code fromNanos} one request is let through at
+     * {@code nextNanos}, the next one a floor later, until an answer that is not a fault arrives.
+     */
+    private record Probe(long fromNanos, long nextNanos, String cause) {}
 
     private AdaptiveController(String deployment, AdaptiveConfig config, QuotaGovernor governor,
             RandomGenerator random) {
@@ -118,6 +146,8 @@ public final class AdaptiveController implements DeploymentGuard {
         Arrays.fill(pushedFactor, Double.NaN);
         Arrays.fill(pushedPauseUntil, Long.MIN_VALUE);
         Arrays.fill(figureSentAt, Long.MIN_VALUE);
+        this.freshRefusals = new RecentTimes(config.modes().shedding().refusals());
+        this.servedRefusals = new RecentTimes(config.modes().shedding().refusals());
         this.lastEvaluationNanos = now - EVALUATION_SPACING_NANOS;
         this.ceilingCheckedNanos = now;
     }
@@ -166,7 +196,22 @@ public final class AdaptiveController implements DeploymentGuard {
      *     it also tells which cut the request was sent under
      */
     public void onSignal(ProviderSignal signal, long latencyNanos) {
+        onSignal(signal, latencyNanos, Optional.empty());
+    }
+
+    /**
+     * Learns from one answer of the deployment to a request of class {@code trafficClass}, when
+     * known. While shedding, only a refusal of a request of a class still served (or of unknown
+     * class) says that shedding the others did not relieve the provider: a refusal of work that
+     * was queued before shedding began is no evidence against the classes still served.
+     *
+     * @param signal the normalised answer
+     * @param latencyNanos from sending the request to the answer (to its headers for streams)
+     * @param trafficClass the class of the request answered, when the caller knows it
+     */
+    public void onSignal(ProviderSignal signal, long latencyNanos, Optional<TrafficClass> trafficClass) {
         Objects.requireNonNull(signal, "signal");
+        Objects.requireNonNull(trafficClass, "trafficClass");
         List<AdaptiveEvent> events = new ArrayList<>(2);
         synchronized (this) {
             long now = clock.nanos();
@@ -174,6 +219,10 @@ public final class AdaptiveController implements DeploymentGuard {
             Limits limits = limits();
             Outcome outcome = Outcome.of(signal);
             double relative = relativeFactor(now, limits);
+            if (outcome == Outcome.SUCCESS) {
+                // The provider answers again: probing is over.
+                probe.set(null);
+            }
             switch (outcome) {
                 case SUCCESS -> {
                     gauge.success(now, relative, latency);
@@ -191,17 +240,25 @@ public final class AdaptiveController implements DeploymentGuard {
                     List<Dimension> named = named(signal, limits);
                     if (now - latency > lastCutNanos) {
                         lastCutNanos = now;
+                        freshRefusals.add(now);
+                        if (trafficClass.map(this::servedWhileShedding).orElse(true)) {
+                            servedRefusals.add(now);
+                        }
                         // An overload is the provider's shared capacity, not our limit: nothing to learn a ceiling from.
                         if (headerless(now) && signal.status() == SignalStatus.RATE_LIMITED) {
                             learnCeiling(now);
                         }
                         cut(named);
                     }
-                    pause(named, CooldownPolicy.pauseNanos(signal.retryAfterMillis(), uniform(), config.cooldown()),
-                            signal.reason(), now, limits, events);
+                    long pauseNanos = limitedPauseNanos(signal, limits);
+                    String cause = cause(signal, limits);
+                    pause(named, pauseNanos, signal.reason(), cause, now, limits, events);
+                    if (signal.status() == SignalStatus.OVERLOADED && pauseNanos > 0) {
+                        probe.set(new Probe(now + pauseNanos, now + pauseNanos, cause));
+                    }
                 }
                 case EXHAUSTED -> pause(rates(limits), CooldownPolicy.exhaustedPauseNanos(signal.retryAfterMillis(),
-                        uniform(), config.cooldown()), signal.reason(), now, limits, events);
+                        uniform(), config.cooldown()), signal.reason(), cause(signal, limits), now, limits, events);
                 case SLOW -> gauge.slow(now, latency);
                 case IGNORED -> { }
             }
@@ -210,6 +267,9 @@ public final class AdaptiveController implements DeploymentGuard {
             }
             correct(signal.observations(), now - latency, limits, now, events);
             evaluate(now, false, events);
+            if (outcome == Outcome.LIMITED) {
+                deepenShedding(now);
+            }
             push(now, limits);
         }
         deliver(events);
@@ -254,19 +314,23 @@ public final class AdaptiveController implements DeploymentGuard {
 
     @Override
     public Optional<Rejection> screen(TrafficClass trafficClass, long nowNanos) {
+        PauseNotice n = notice;
         long pausedUntilNow = guardPausedUntil;
         if (nowNanos < pausedUntilNow) {
-            return Optional.of(refusal(GatewayDecision.REJECTED_LOCALLY, "deployment_cooling_down",
-                    pausedUntilNow - nowNanos, "Deployment " + deployment + " is cooling down after the provider "
-                            + "refused requests; it resumes in " + human(pausedUntilNow - nowNanos) + "."));
+            return Optional.of(coolingDown(pausedUntilNow - nowNanos, n.cause(), ""));
         }
         ModeState s = modeState;
         ModeConfig m = config.modes();
         long retry = Math.max(m.minRetryAfter().toNanos(), s.sinceNanos() + m.minDwell().toNanos() - nowNanos);
         if (s.mode() == Mode.LOAD_SHEDDING && !m.servedWhileShedding().contains(trafficClass)) {
-            return Optional.of(refusal(GatewayDecision.SHED_UNDER_PRESSURE, "load_shedding_non_critical", retry,
-                    "Deployment " + deployment + " is shedding load: only critical requests are served for now; "
-                            + "retry in " + human(retry) + " or later."));
+            boolean deep = shedDeep;
+            if (deep || !m.shedding().shedLast().contains(trafficClass)) {
+                String served = deep ? "only critical requests are served"
+                        : "only critical and " + names(m.shedding().shedLast()) + " requests are served";
+                return Optional.of(refusal(GatewayDecision.SHED_UNDER_PRESSURE, "load_shedding_non_critical", retry,
+                        "Deployment " + deployment + " is shedding load after repeated provider refusals: " + served
+                                + " for now; retry in " + human(retry) + " or later."));
+            }
         }
         if (s.mode() == Mode.BROWNOUT && m.pausedInBrownout().contains(trafficClass)) {
             return Optional.of(refusal(GatewayDecision.SHED_UNDER_PRESSURE,
@@ -279,6 +343,28 @@ public final class AdaptiveController implements DeploymentGuard {
             return Optional.of(refusal(GatewayDecision.SHED_UNDER_PRESSURE, "client_side_throttled",
                     m.minRetryAfter().toNanos(), "Deployment " + deployment + " has refused many recent requests; "
                             + "this one was throttled locally to let it recover."));
+        }
+        if (nowNanos < n.untilNanos()) {
+            // A pause longer than the request may wait is answered as what it is, not as a short bucket.
+            long left = n.untilNanos() - nowNanos;
+            long budget = budgetNanos(trafficClass);
+            if (left > budget) {
+                return Optional.of(coolingDown(left, n.cause(), ", longer than the " + trafficClass.wireName()
+                        + " request may wait (" + human(budget) + ")"));
+            }
+        }
+        Probe p = probe.get();
+        if (p != null && nowNanos >= p.fromNanos()) {
+            if (nowNanos >= p.nextNanos()
+                    && probe.compareAndSet(p, new Probe(p.fromNanos(), nowNanos + config.cooldown().floor().toNanos(),
+                            p.cause()))) {
+                return Optional.empty();
+            }
+            Probe q = probe.get();
+            long wait = Math.max(1_000_000L, (q == null ? nowNanos : q.nextNanos()) - nowNanos);
+            return Optional.of(refusal(GatewayDecision.REJECTED_LOCALLY, "deployment_probing", wait,
+                    "Deployment " + deployment + " is being probed after " + p.cause() + ": one request goes "
+                            + "first to see whether the provider has recovered; retry in " + human(wait) + "."));
         }
         return Optional.empty();
     }
@@ -343,12 +429,15 @@ public final class AdaptiveController implements DeploymentGuard {
         }
     }
 
-    private void pause(List<Dimension> dims, long pauseNanos, String reason, long now, Limits limits,
+    private void pause(List<Dimension> dims, long pauseNanos, String reason, String cause, long now, Limits limits,
             List<AdaptiveEvent> events) {
         if (pauseNanos <= 0) {
             return;
         }
         long until = now + pauseNanos;
+        if (until > notice.untilNanos()) {
+            notice = new PauseNotice(until, cause);
+        }
         long before = Long.MIN_VALUE;
         boolean extended = false;
         if (dims.isEmpty()) {
@@ -458,17 +547,50 @@ public final class AdaptiveController implements DeploymentGuard {
                     config.headerless().ceilingRecoveryPerMinute());
         }
         ceilingCheckedNanos = now;
-        readings = gauge.read(now, s, m.mode(), minMultiplier() / ceiling);
+        SheddingConfig shedding = config.modes().shedding();
+        readings = gauge.read(now, s, m.mode(), minMultiplier() / ceiling)
+                .withSustained(freshRefusals.allAfter(now - shedding.within().toNanos()));
         Optional<ModePolicy.Change> change = ModePolicy.next(m.mode(), m.sinceNanos(), readings, now, config.modes());
         if (change.isPresent()) {
             modeState = new ModeState(change.get().to(), now);
+            shedDeep = false;
             events.add(new ModeTransition(deployment, m.mode(), change.get().to(), change.get().reason(), now));
         }
+        deepenShedding(now);
         // The ramp judges its own stage by the 429 ratio and latency it saw. A mode short of shedding
         // does not hold it back: demand above the ramp's stage fills the queues (brownout from queue
         // pressure) exactly when the stage is too low, and holding the ramp then keeps it low for good.
         boolean mayAdvance = !modeState.mode().above(Mode.BROWNOUT);
         ramp.evaluate(now, mayAdvance).ifPresent(step -> events.add(new RampChanged(deployment, step)));
+    }
+
+    /** Shedding the others did not relieve the provider: the shed-last classes go too. */
+    private void deepenShedding(long now) {
+        ModeState m = modeState;
+        long within = config.modes().shedding().within().toNanos();
+        if (m.mode() == Mode.LOAD_SHEDDING && !shedDeep && servedRefusals.allAfter(Math.max(m.sinceNanos(), now - within))) {
+            shedDeep = true;
+        }
+    }
+
+    private boolean servedWhileShedding(TrafficClass c) {
+        ModeConfig m = config.modes();
+        return m.servedWhileShedding().contains(c) || m.shedding().shedLast().contains(c);
+    }
+
+    /**
+     * How long a 429 or overload pauses: an overload for the provider's delay cut to the fault cap;
+     * a 429 naming one rate for at most that rate's short window; any other for the delay or floor.
+     */
+    private long limitedPauseNanos(ProviderSignal signal, Limits limits) {
+        CooldownConfig c = config.cooldown();
+        if (signal.status() == SignalStatus.OVERLOADED) {
+            return CooldownPolicy.faultPauseNanos(signal.retryAfterMillis(), uniform(), c);
+        }
+        if (namedRate(signal, limits).isPresent()) {
+            return CooldownPolicy.namedRatePauseNanos(signal.retryAfterMillis(), c.rateWindow().toNanos(), uniform(), c);
+        }
+        return CooldownPolicy.pauseNanos(signal.retryAfterMillis(), uniform(), c);
     }
 
     /** Sends every changed rate factor and pause to the governor. */
@@ -521,11 +643,34 @@ public final class AdaptiveController implements DeploymentGuard {
 
     /** The deployment's limited rates the provider named, or all of them when it named none of them. */
     private static List<Dimension> named(ProviderSignal signal, Limits limits) {
-        Optional<Dimension> d = signal.limitHit().flatMap(Outcome::dimensionOf);
-        if (d.isPresent() && d.get().kind() == Dimension.Kind.RATE && limits.has(d.get())) {
-            return List.of(d.get());
-        }
-        return rates(limits);
+        return namedRate(signal, limits).map(List::of).orElseGet(() -> rates(limits));
+    }
+
+    /** The one limited rate of the deployment the provider named, if it named one. */
+    private static Optional<Dimension> namedRate(ProviderSignal signal, Limits limits) {
+        return signal.limitHit().flatMap(Outcome::dimensionOf)
+                .filter(d -> d.kind() == Dimension.Kind.RATE && limits.has(d));
+    }
+
+    /** What caused a pause, in words: "the provider answered 503 (overloaded)", "... on input_tpm". */
+    private static String cause(ProviderSignal signal, Limits limits) {
+        String on = namedRate(signal, limits).map(d -> " on " + d.limiterName()).orElse("");
+        return "the provider answered " + signal.httpStatus() + " (" + signal.reason() + ")" + on;
+    }
+
+    private long budgetNanos(TrafficClass c) {
+        ClassPolicy p = governor.config().classes().get(c);
+        return p == null ? 0 : p.maxQueueWait().toNanos();
+    }
+
+    private Rejection coolingDown(long leftNanos, String cause, String tail) {
+        String after = cause.isEmpty() ? "the provider refused requests" : cause;
+        return refusal(GatewayDecision.REJECTED_LOCALLY, "deployment_cooling_down", leftNanos, "Deployment "
+                + deployment + " is cooling down after " + after + "; it resumes in " + human(leftNanos) + tail + ".");
+    }
+
+    private static String names(java.util.Set<TrafficClass> classes) {
+        return String.join(" and ", classes.stream().map(TrafficClass::wireName).toList());
     }
 
     private static List<Dimension> rates(Limits limits) {

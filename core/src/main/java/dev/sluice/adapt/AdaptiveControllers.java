@@ -6,6 +6,7 @@ import dev.sluice.governor.GatewayDecision;
 import dev.sluice.governor.GovernorListener;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.governor.Rejection;
+import dev.sluice.governor.TrafficClass;
 import dev.sluice.limits.Scope;
 import dev.sluice.signal.ProviderSignal;
 import java.time.Duration;
@@ -75,6 +76,14 @@ public final class AdaptiveControllers implements GovernorListener {
     /** Passes one provider answer to its deployment's controller. */
     public void onSignal(String deployment, ProviderSignal signal, long latencyNanos) {
         controller(deployment).onSignal(signal, latencyNanos);
+    }
+
+    /**
+     * Passes one provider answer to a request of class {@code c} (when known) to its deployment's
+     * controller ({@link AdaptiveController#onSignal(ProviderSignal, long, Optional)}).
+     */
+    public void onSignal(String deployment, ProviderSignal signal, long latencyNanos, Optional<TrafficClass> c) {
+        controller(deployment).onSignal(signal, latencyNanos, c);
     }
 
     /** Ticks every controller. */

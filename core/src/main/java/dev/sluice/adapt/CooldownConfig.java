@@ -13,9 +13,13 @@ import java.util.Objects;
  * @param exhaustedPause the pause after a refusal that waiting will not cure soon (spent quota,
  *     spend cap, zero quota) when the provider gave no delay
  * @param rampAfter a pause at least this long sends the ramp back down (recovery after a cooldown)
+ * @param rateWindow the longest pause after a 429 that names a per-minute rate: the provider's
+ *     short window for it, which the refusal is about; a longer hint is not obeyed
+ * @param faultMax the longest pause after an overload (503, 529): a longer hint is cut to this,
+ *     and the pause ends with one probe request before the deployment is open again
  */
 public record CooldownConfig(Duration floor, double jitterRatio, Duration max, Duration exhaustedPause,
-        Duration rampAfter) {
+        Duration rampAfter, Duration rateWindow, Duration faultMax) {
 
     /**
      * One second: providers enforce per-minute limits over one-second slices (OpenAI quantises RPM
@@ -39,6 +43,28 @@ public record CooldownConfig(Duration floor, double jitterRatio, Duration max, D
     /** Ten seconds: after that long without traffic the provider's acceleration window has forgotten us. */
     public static final Duration DEFAULT_RAMP_AFTER = Duration.ofSeconds(10);
 
+    /**
+     * One second: the short window over which providers enforce a per-minute rate when nothing
+     * else is known (OpenAI quantises per second, Azure checks 1 s or 10 s windows, Anthropic
+     * refills continuously). A 429 naming a rate says that window could not take the request just
+     * sent: the next window may well take a smaller one. A Retry-After sized for the refused
+     * request (or for a full minute's refill) would stop every other caller for it.
+     */
+    public static final Duration DEFAULT_RATE_WINDOW = Duration.ofSeconds(1);
+
+    /**
+     * Sixty seconds, the longest hint Sluice gives its own callers: a provider fault (503 or 529,
+     * shared capacity) is not this caller's quota, and one answer asking for an hour must not stop
+     * every tenant for fifteen minutes.
+     */
+    public static final Duration DEFAULT_FAULT_MAX = Duration.ofSeconds(60);
+
+    /** A configuration with the default rate window and fault cap. */
+    public CooldownConfig(Duration floor, double jitterRatio, Duration max, Duration exhaustedPause,
+            Duration rampAfter) {
+        this(floor, jitterRatio, max, exhaustedPause, rampAfter, DEFAULT_RATE_WINDOW, DEFAULT_FAULT_MAX);
+    }
+
     public CooldownConfig {
         Objects.requireNonNull(floor, "floor");
         Objects.requireNonNull(max, "max");
@@ -49,11 +75,24 @@ public record CooldownConfig(Duration floor, double jitterRatio, Duration max, D
         ConfigException.require(max.isPositive() && max.compareTo(floor) >= 0, "max", "> 0 and >= floor " + floor, max);
         ConfigException.require(exhaustedPause.isPositive(), "exhausted_pause", "> 0", exhaustedPause);
         ConfigException.require(rampAfter.isPositive(), "ramp_after", "> 0", rampAfter);
+        Objects.requireNonNull(rateWindow, "rateWindow");
+        Objects.requireNonNull(faultMax, "faultMax");
+        ConfigException.require(rateWindow.isPositive(), "rate_window", "> 0", rateWindow);
+        ConfigException.require(faultMax.isPositive() && faultMax.compareTo(max) <= 0, "fault_max",
+                "> 0 and <= max " + max, faultMax);
     }
 
     /** The documented defaults. */
     public static CooldownConfig defaults() {
         return new CooldownConfig(DEFAULT_FLOOR, DEFAULT_JITTER_RATIO, DEFAULT_MAX, DEFAULT_EXHAUSTED_PAUSE,
-                DEFAULT_RAMP_AFTER);
+                DEFAULT_RAMP_AFTER, DEFAULT_RATE_WINDOW, DEFAULT_FAULT_MAX);
+    }
+
+    public CooldownConfig withJitterRatio(double next) {
+        return new CooldownConfig(floor, next, max, exhaustedPause, rampAfter, rateWindow, faultMax);
+    }
+
+    public CooldownConfig withRateWindow(Duration next) {
+        return new CooldownConfig(floor, jitterRatio, max, exhaustedPause, rampAfter, next, faultMax);
     }
 }

@@ -18,6 +18,27 @@ final class CooldownPolicy {
         return withJitter(base, uniform, c);
     }
 
+    /**
+     * The pause after a 429 that names one per-minute rate: the provider's delay, or the floor,
+     * but at most that rate's short window ({@code windowNanos}), plus jitter. The refusal is about
+     * the window the refused request met; smaller requests behind it fit the next one.
+     */
+    static long namedRatePauseNanos(OptionalLong retryAfterMillis, long windowNanos, double uniform,
+            CooldownConfig c) {
+        long asked = retryAfterMillis.isPresent() ? retryAfterMillis.getAsLong() * 1_000_000L : c.floor().toNanos();
+        return withJitter(Math.min(asked, windowNanos), uniform, c);
+    }
+
+    /**
+     * The pause after an overload (503, 529): the provider's delay, or the floor, cut to
+     * {@code faultMax}, plus jitter within it.
+     */
+    static long faultPauseNanos(OptionalLong retryAfterMillis, double uniform, CooldownConfig c) {
+        long asked = retryAfterMillis.isPresent() ? retryAfterMillis.getAsLong() * 1_000_000L : c.floor().toNanos();
+        long cap = c.faultMax().toNanos();
+        return Math.min(cap, withJitter(Math.min(asked, cap), uniform, c));
+    }
+
     /** The pause after a refusal that waiting will not cure soon: the provider's delay, or the exhausted pause. */
     static long exhaustedPauseNanos(OptionalLong retryAfterMillis, double uniform, CooldownConfig c) {
         long base = retryAfterMillis.isPresent() ? retryAfterMillis.getAsLong() * 1_000_000L

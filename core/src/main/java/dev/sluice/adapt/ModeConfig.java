@@ -29,11 +29,13 @@ import java.util.Set;
  * @param queuePressureClasses classes whose queue waits count as pressure
  * @param latencyBaseline the p95 latency that counts as healthy; empty to learn it while normal
  * @param minRetryAfter the least retry delay given to a refused request
+ * @param shedding the sustained pressure load shedding needs, and the order it sheds in
  */
 public record ModeConfig(ModeTrigger multiplier, ModeTrigger limitedRatio, ModeTrigger queuePressure,
         ModeTrigger latencyRatio, Duration minDwell, double brownoutMaxTokensFactor,
         Set<TrafficClass> pausedInBrownout, Set<TrafficClass> servedWhileShedding,
-        Set<TrafficClass> queuePressureClasses, Optional<Duration> latencyBaseline, Duration minRetryAfter) {
+        Set<TrafficClass> queuePressureClasses, Optional<Duration> latencyBaseline, Duration minRetryAfter,
+        SheddingConfig shedding) {
 
     /**
      * Multiplier: caution below 0.85 (one cut), brownout below 0.55 (two cuts in a row), shedding
@@ -105,6 +107,16 @@ public record ModeConfig(ModeTrigger multiplier, ModeTrigger limitedRatio, ModeT
                 "critical among them (critical work is never shed)", servedWhileShedding);
         latencyBaseline.ifPresent(b -> ConfigException.require(b.isPositive(), "latency_baseline", "> 0", b));
         ConfigException.require(minRetryAfter.isPositive(), "min_retry_after", "> 0", minRetryAfter);
+        Objects.requireNonNull(shedding, "shedding");
+    }
+
+    /** A configuration with the default {@link SheddingConfig}. */
+    public ModeConfig(ModeTrigger multiplier, ModeTrigger limitedRatio, ModeTrigger queuePressure,
+            ModeTrigger latencyRatio, Duration minDwell, double brownoutMaxTokensFactor,
+            Set<TrafficClass> pausedInBrownout, Set<TrafficClass> servedWhileShedding,
+            Set<TrafficClass> queuePressureClasses, Optional<Duration> latencyBaseline, Duration minRetryAfter) {
+        this(multiplier, limitedRatio, queuePressure, latencyRatio, minDwell, brownoutMaxTokensFactor, pausedInBrownout,
+                servedWhileShedding, queuePressureClasses, latencyBaseline, minRetryAfter, SheddingConfig.defaults());
     }
 
     /** The documented defaults. */
@@ -112,17 +124,22 @@ public record ModeConfig(ModeTrigger multiplier, ModeTrigger limitedRatio, ModeT
         return new ModeConfig(DEFAULT_MULTIPLIER, DEFAULT_LIMITED_RATIO, DEFAULT_QUEUE_PRESSURE, DEFAULT_LATENCY_RATIO,
                 DEFAULT_MIN_DWELL, DEFAULT_BROWNOUT_MAX_TOKENS_FACTOR, EnumSet.of(TrafficClass.BACKGROUND),
                 EnumSet.of(TrafficClass.CRITICAL), EnumSet.of(TrafficClass.CRITICAL, TrafficClass.INTERACTIVE),
-                Optional.empty(), DEFAULT_MIN_RETRY_AFTER);
+                Optional.empty(), DEFAULT_MIN_RETRY_AFTER, SheddingConfig.defaults());
     }
 
     public ModeConfig withMinDwell(Duration next) {
         return new ModeConfig(multiplier, limitedRatio, queuePressure, latencyRatio, next, brownoutMaxTokensFactor,
-                pausedInBrownout, servedWhileShedding, queuePressureClasses, latencyBaseline, minRetryAfter);
+                pausedInBrownout, servedWhileShedding, queuePressureClasses, latencyBaseline, minRetryAfter, shedding);
     }
 
     public ModeConfig withLatencyBaseline(Optional<Duration> next) {
         return new ModeConfig(multiplier, limitedRatio, queuePressure, latencyRatio, minDwell, brownoutMaxTokensFactor,
-                pausedInBrownout, servedWhileShedding, queuePressureClasses, next, minRetryAfter);
+                pausedInBrownout, servedWhileShedding, queuePressureClasses, next, minRetryAfter, shedding);
+    }
+
+    public ModeConfig withShedding(SheddingConfig next) {
+        return new ModeConfig(multiplier, limitedRatio, queuePressure, latencyRatio, minDwell, brownoutMaxTokensFactor,
+                pausedInBrownout, servedWhileShedding, queuePressureClasses, latencyBaseline, minRetryAfter, next);
     }
 
     private static Set<TrafficClass> copy(Set<TrafficClass> classes, String name) {

@@ -8,7 +8,8 @@ import java.util.Optional;
  * readings and {@code now}:
  * <ul>
  *   <li>Up: the most defensive mode whose enter threshold any signal crosses is taken at once,
- *       skipping modes in between; pressure must be met without delay.
+ *       skipping modes in between; pressure must be met without delay. Load shedding also needs
+ *       sustained refusals ({@link Readings#sustained()}): one refusal never sheds anyone.
  *   <li>Down: one mode at a time, and only after the current mode has held for the minimum dwell
  *       with every signal past that mode's exit threshold; recovery is cautious.
  * </ul>
@@ -26,8 +27,21 @@ final class ModePolicy {
      * @param limitedRatio 429s and overloads among answers; 0 when there are too few answers
      * @param queuePressure mean share of the wait budget used; 0 when too few waits were seen
      * @param latencyRatio window p95 over the baseline; 0 when unknown
+     * @param sustained whether provider refusals have been sustained long enough to shed load
+     *     ({@link SheddingConfig}); without it brownout is the most defensive mode
      */
-    record Readings(double multiplier, double limitedRatio, double queuePressure, double latencyRatio) {}
+    record Readings(double multiplier, double limitedRatio, double queuePressure, double latencyRatio,
+            boolean sustained) {
+
+        /** Readings under sustained pressure (the shedding threshold alone decides). */
+        Readings(double multiplier, double limitedRatio, double queuePressure, double latencyRatio) {
+            this(multiplier, limitedRatio, queuePressure, latencyRatio, true);
+        }
+
+        Readings withSustained(boolean next) {
+            return new Readings(multiplier, limitedRatio, queuePressure, latencyRatio, next);
+        }
+    }
 
     /** A decided transition. */
     record Change(Mode to, String reason) {}
@@ -38,6 +52,9 @@ final class ModePolicy {
         for (Mode m : DEFENSIVE_DESCENDING) {
             if (!m.above(current)) {
                 break;
+            }
+            if (m == Mode.LOAD_SHEDDING && !r.sustained()) {
+                continue;
             }
             Optional<String> why = entering(m, r, c);
             if (why.isPresent()) {

@@ -94,14 +94,32 @@ class AdaptiveControllerTest {
     }
 
     @Test
-    void a429WithADelayPausesOnlyTheNamedRateForTheDelayPlusJitter() {
+    void a429NamingARatePausesOnlyThatRateForAtMostItsOneSecondWindowPlusJitter() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        // The 4 s hint is sized for the refused request; the rate's 1 s window takes smaller ones sooner.
         c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(4_000)), 0);
-        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(4_200 * MS);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(1_050 * MS);
         assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isZero();
         assertThat(eventsOf(CooldownStarted.class)).containsExactly(
-                new CooldownStarted(DEP, List.of(Dimension.TOTAL_TOKENS), 4_200 * MS, "rate_limited", 0));
+                new CooldownStarted(DEP, List.of(Dimension.TOTAL_TOKENS), 1_050 * MS, "rate_limited", 0));
+    }
+
+    @Test
+    void a429NamingARateWithAShorterHintPausesForTheHint() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.0);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(300)), 0);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(300 * MS);
+    }
+
+    @Test
+    void aConfiguredRateWindowSizesThePause() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP.withCooldown(CooldownConfig.defaults().withJitterRatio(0)
+                .withRateWindow(Duration.ofSeconds(10))), 0.5);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(60_000)), 0);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(10 * S);
     }
 
     @Test
@@ -347,20 +365,104 @@ class AdaptiveControllerTest {
     }
 
     @Test
-    void loadSheddingRefusesAllButCriticalBeforeAnyBucketIsTouched() {
+    void loadSheddingRefusesAllButCriticalAndInteractiveBeforeAnyBucketIsTouched() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = overloaded(g);
-        Decision d = g.admit(request(TrafficClass.INTERACTIVE));
+        Decision d = g.admit(request(TrafficClass.BATCH));
         assertThat(d).isInstanceOfSatisfying(Decision.Rejected.class, r -> {
             assertThat(r.rejection().decision()).isEqualTo(GatewayDecision.SHED_UNDER_PRESSURE);
             assertThat(r.rejection().code()).isEqualTo("load_shedding_non_critical");
             assertThat(r.rejection().scopeName()).isEqualTo("deployment:dep");
+            assertThat(r.rejection().message()).isEqualTo("Deployment dep is shedding load after repeated provider "
+                    + "refusals: only critical and interactive requests are served for now; retry in 14.0 s or later.");
             // Entered at 2 s, now 3 s: at least 14 s of dwell are left.
             assertThat(r.rejection().retryAfterMillis()).isEqualTo(14_000);
         });
         assertThat(state(g, Dimension.REQUESTS).reserved()).isZero();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
         assertThat(c.screen(TrafficClass.CRITICAL, clock.nanos())).isEmpty();
         assertThat(c.brownout(clock.nanos())).isTrue();
+    }
+
+    @Test
+    void interactiveIsShedOnlyWhenThreeMoreRefusalsArriveWithinTenSecondsOfShedding() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        // Shedding since 2 s; two more fresh refusals are not yet three.
+        for (int i = 0; i < 2; i++) {
+            c.onSignal(Signals.limited(), 0);
+            clock.advanceMillis(1_000);
+        }
+        c.tick();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        c.onSignal(Signals.limited(), 0);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).hasValueSatisfying(r -> {
+            assertThat(r.code()).isEqualTo("load_shedding_non_critical");
+            assertThat(r.message()).contains("only critical requests are served for now");
+        });
+        assertThat(c.screen(TrafficClass.CRITICAL, clock.nanos())).isEmpty();
+    }
+
+    @Test
+    void refusalsOfBatchWorkQueuedBeforeSheddingDoNotShedInteractive() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        for (int i = 0; i < 3; i++) {
+            c.onSignal(Signals.limited(), 0, Optional.of(TrafficClass.BATCH));
+            clock.advanceMillis(1_000);
+        }
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        for (int i = 0; i < 3; i++) {
+            c.onSignal(Signals.limited(), 0, Optional.of(TrafficClass.INTERACTIVE));
+            clock.advanceMillis(1_000);
+        }
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isPresent();
+    }
+
+    @Test
+    void oneInputTokens429OnAOneSecondWindowPausesInputTokensForOneSecondAndDoesNotShed() {
+        Limits limits = Limits.of(Limit.of(Dimension.REQUESTS, 1_000), Limit.of(Dimension.INPUT_TOKENS, 400_000),
+                Limit.of(Dimension.OUTPUT_TOKENS, 80_000));
+        QuotaGovernor g = governor(limits);
+        AdaptiveController c = attach(g, NO_RAMP.withCooldown(CooldownConfig.defaults().withJitterRatio(0)), 0.5);
+        // Earlier refusals, eleven seconds apart, have cut the multiplier to its floor.
+        for (int i = 0; i < 4; i++) {
+            c.onSignal(Signals.limited(Optional.of(LimitKind.INPUT_TOKENS), OptionalLong.of(1_000)), 0);
+            clock.advanceMillis(11_000);
+        }
+        assertThat(c.snapshot().multipliers().get(Dimension.INPUT_TOKENS)).isEqualTo(0.20);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.INPUT_TOKENS), OptionalLong.of(60_000)), 0);
+        assertThat(state(g, Dimension.INPUT_TOKENS).pausedForNanos()).isEqualTo(S);
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isZero();
+        assertThat(state(g, Dimension.OUTPUT_TOKENS).pausedForNanos()).isZero();
+        // Multiplier 0.20 is below the shedding threshold, but one refusal in ten seconds is not sustained.
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos() + S)).isEmpty();
+    }
+
+    @Test
+    void threeFresh429sWithinTenSecondsEnterLoadShedding() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 3; i++) {
+            c.onSignal(Signals.limited(), 0);
+            clock.advanceMillis(4_500);
+        }
+        assertThat(c.mode()).isEqualTo(Mode.LOAD_SHEDDING);
+    }
+
+    @Test
+    void threeFresh429sSpreadOverMoreThanTenSecondsStopAtBrownout() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        for (int i = 0; i < 3; i++) {
+            c.onSignal(Signals.limited(), 0);
+            clock.advanceMillis(5_001);
+        }
+        assertThat(c.mode()).isEqualTo(Mode.BROWNOUT);
+        assertThat(eventsOf(ModeTransition.class)).extracting(ModeTransition::to)
+                .containsExactly(Mode.CAUTION, Mode.BROWNOUT);
     }
 
     @Test
@@ -519,6 +621,8 @@ class AdaptiveControllerTest {
             c.onSignal(Signals.limited(), S);
         }
         assertThat(c.mode()).isEqualTo(Mode.CAUTION);
+        // Past the last refusal's pause (1 s, no jitter above 10%).
+        clock.advanceMillis(1_100);
     }
 
     // ---- ramp ----
@@ -586,6 +690,89 @@ class AdaptiveControllerTest {
         c.onSignal(Signals.overloaded(), 0);
         assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.65, within(1e-9));
         assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isEqualTo(S);
+    }
+
+    @Test
+    void a503AskingForAnHourPausesTheDeploymentForSixtySecondsAtMost() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.9);
+        c.onSignal(new ProviderSignal(SignalStatus.OVERLOADED, 503, Optional.empty(), OptionalLong.of(3_600_000),
+                true, List.of(), ProviderSignal.REASON_OVERLOADED, 0), 0);
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isEqualTo(60 * S);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(60 * S);
+    }
+
+    private static ProviderSignal unavailableForAnHour() {
+        return new ProviderSignal(SignalStatus.OVERLOADED, 503, Optional.empty(), OptionalLong.of(3_600_000), true,
+                List.of(), ProviderSignal.REASON_OVERLOADED, 0);
+    }
+
+    @Test
+    void aPauseLongerThanTheClassMayWaitIsWordedAsTheCooldownItIs() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.9);
+        c.onSignal(unavailableForAnHour(), 0);
+        clock.advanceMillis(1_000);
+        Decision d = g.admit(request(TrafficClass.INTERACTIVE));
+        assertThat(d).isInstanceOfSatisfying(Decision.Rejected.class, r -> {
+            assertThat(r.rejection().decision()).isEqualTo(GatewayDecision.REJECTED_LOCALLY);
+            assertThat(r.rejection().code()).isEqualTo("deployment_cooling_down");
+            assertThat(r.rejection().retryAfterMillis()).isEqualTo(59_000);
+            assertThat(r.rejection().message()).isEqualTo("Deployment dep is cooling down after the provider answered "
+                    + "503 (overloaded); it resumes in 59.0 s, longer than the interactive request may wait (300 ms).");
+        });
+        // Batch may wait twenty minutes: it queues for the pause's end.
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+    }
+
+    @Test
+    void aPauseOnANamedRateIsWordedWithTheRate() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.0);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, 0)).hasValueSatisfying(r -> assertThat(r.message())
+                .isEqualTo("Deployment dep is cooling down after the provider answered 429 (rate_limited) on tpm; "
+                        + "it resumes in 1.0 s, longer than the interactive request may wait (300 ms)."));
+        assertThat(c.screen(TrafficClass.CRITICAL, 0)).isEmpty();
+    }
+
+    @Test
+    void afterAnOverloadsCappedPauseOneProbeGoesFirstUntilTheProviderAnswers() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.9);
+        c.onSignal(unavailableForAnHour(), 0);
+        clock.setNanos(60 * S);
+        // The pause is over: the first request is the probe, the others wait for its answer.
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).hasValueSatisfying(r -> {
+            assertThat(r.code()).isEqualTo("deployment_probing");
+            assertThat(r.retryAfterMillis()).isEqualTo(1_000);
+            assertThat(r.message()).isEqualTo("Deployment dep is being probed after the provider answered 503 "
+                    + "(overloaded): one request goes first to see whether the provider has recovered; retry in 1.0 s.");
+        });
+        // Without an answer a second probe goes one floor (1 s) later.
+        clock.setNanos(61 * S);
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isPresent();
+        c.onSignal(Signals.success(), 100 * MS);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+    }
+
+    @Test
+    void aProbeAnsweredByAnotherOverloadPausesAgainAtMostSixtySeconds() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.9);
+        c.onSignal(unavailableForAnHour(), 0);
+        clock.setNanos(60 * S);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        clock.setNanos(61 * S);
+        c.onSignal(unavailableForAnHour(), S);
+        assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isEqualTo(60 * S);
+        clock.setNanos(121 * S);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos()))
+                .hasValueSatisfying(r -> assertThat(r.code()).isEqualTo("deployment_probing"));
     }
 
     @Test

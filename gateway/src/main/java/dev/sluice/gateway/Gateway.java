@@ -4,6 +4,7 @@ import dev.sluice.adapt.AdaptiveControllers;
 import dev.sluice.estimate.EstimatorConfig;
 import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.gateway.admin.AdminServer;
+import dev.sluice.gateway.metrics.SluiceMetrics;
 import dev.sluice.gateway.proxy.GatewayCore;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.ledger.Ledger;
@@ -45,14 +46,21 @@ public final class Gateway {
     private AdminServer admin;
     private final Ledger ledger;
     private final ControlPlane control;
+    private final Optional<SluiceMetrics> metrics;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
         this.ownsVertx = b.vertx == null;
         this.config = b.config;
         this.ledger = b.ledger;
+        // Metrics are served by the admin listener: without one, nobody could read them.
+        this.metrics = config.admin().map(a -> new SluiceMetrics(config));
+        List<RequestEventSink> sinks = new ArrayList<>(List.of(ledger.sink()));
+        metrics.ifPresent(sinks::add);
+        sinks.add(b.events);
         this.runtime = SluiceRuntime.builder(config, store).clock(b.clock).estimatorConfig(b.estimatorConfig)
-                .adaptive(b.adaptive).seed(b.seed).events(RequestEventSink.all(List.of(ledger.sink(), b.events)))
+                .adaptive(b.adaptive).seed(b.seed).events(RequestEventSink.all(sinks.stream()
+                        .filter(s -> s != RequestEventSink.NONE).toList()))
                 // Store calls that wait on the network run on Vert.x's workers, unordered: never on an event loop.
                 .workers(work -> vertx.executeBlocking(() -> {
                     work.run();
@@ -62,6 +70,7 @@ public final class Gateway {
         this.control = new ControlPlane(runtime, b.journal);
         // What was changed through the admin API before the restart wins over the file for what it touched.
         control.replay();
+        metrics.ifPresent(m -> m.bind(runtime, ledger));
         this.core = new GatewayCore(vertx, runtime);
         this.wakeups = new WakeupDriver(vertx, runtime);
         runtime.governor().onWakeup(wakeups::request);
@@ -95,6 +104,11 @@ public final class Gateway {
     /** Where changes without a restart go: the key tree, keys, pauses; audited in its journal. */
     public ControlPlane control() {
         return control;
+    }
+
+    /** The Prometheus metrics served at the admin listener's {@code /metrics}, when it has one. */
+    public Optional<SluiceMetrics> metrics() {
+        return metrics;
     }
 
     /** The admin listener, when the configuration has an {@code admin:} section. */
@@ -172,7 +186,7 @@ public final class Gateway {
             }
             return rest;
         }).compose(v -> config.admin().isEmpty() ? Future.succeededFuture(this)
-                : new AdminServer(vertx, config.admin().get(), control, ledger.queries()).start().map(a -> {
+                : new AdminServer(vertx, config.admin().get(), control, ledger.queries(), metrics.orElseThrow()).start().map(a -> {
                     admin = a;
                     return this;
                 }));

@@ -3,6 +3,7 @@ package dev.sluice.gateway;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -22,7 +23,11 @@ class ConnectionCapsTest {
         List<Socket> held = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                held.add(new Socket("127.0.0.1", f.gateway.port()));
+                Socket s = new Socket("127.0.0.1", f.gateway.port());
+                held.add(s);
+                // Answered, so the gateway has surely counted it (a connect alone may still be in its accept queue).
+                s.getOutputStream().write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                assertThat(ErrorsTest.readUntil(s.getInputStream(), "\"status\":\"ok\"")).startsWith("HTTP/1.1 200");
             }
             RawClient.Answer over = RawClient.exchange(f.gateway.port(), MODELS, 5_000);
             assertThat(over.status()).isEqualTo(503);

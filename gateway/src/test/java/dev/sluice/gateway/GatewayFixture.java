@@ -104,9 +104,16 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
         StringBuilder fakeProfiles = new StringBuilder();
         for (var e : fakes.entrySet()) {
             String name = "fake-" + e.getKey().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
-            fakeDeployments.append("  ").append(name).append(": { kind: openai, base_url: \"http://127.0.0.1:")
+            String kind = e.getKey().kind;
+            fakeDeployments.append("  ").append(name).append(": { kind: ").append(kind).append(", base_url: \"http://127.0.0.1:")
                     .append(e.getValue().port()).append("\" }\n");
-            fakeProfiles.append("  ").append(name).append(": { deployment: ").append(name).append(", model: gpt-4o-mini }\n");
+            String model = switch (kind) {
+                case "anthropic" -> "claude-sonnet-4";
+                case "gemini" -> "gemini-2.5-flash";
+                default -> "gpt-4o-mini";
+            };
+            fakeProfiles.append("  ").append(name).append(": { deployment: ").append(name).append(", model: ")
+                    .append(model).append(" }\n");
         }
         return """
                 server: { host: 127.0.0.1, port: 0, max_body_bytes: 65536, max_header_bytes: 8192, upstream_timeout: 2s%s }

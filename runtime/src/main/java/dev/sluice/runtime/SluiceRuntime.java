@@ -6,6 +6,7 @@ import dev.sluice.estimate.EstimatorConfig;
 import dev.sluice.estimate.ServiceTimes;
 import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.governor.TrafficClass;
 import dev.sluice.runtime.config.DeploymentConfig;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.event.RequestEventSink;
@@ -220,12 +221,24 @@ public final class SluiceRuntime {
      * cooldown, a cut, a sync-down) writes to the store, so it runs as a store call.
      */
     public void feed(String deployment, ProviderSignal signal, long latencyNanos) {
+        feed(deployment, signal, latencyNanos, Optional.empty());
+    }
+
+    /**
+     * Tells adaptive control how an attempt of a request of class {@code c} on {@code deployment}
+     * was answered (the class tells whether shedding the other classes relieved the provider).
+     */
+    public void feed(String deployment, ProviderSignal signal, long latencyNanos, TrafficClass c) {
+        feed(deployment, signal, latencyNanos, Optional.of(c));
+    }
+
+    private void feed(String deployment, ProviderSignal signal, long latencyNanos, Optional<TrafficClass> c) {
         if (adaptive == null) {
             return;
         }
         DeploymentConfig d = config.deployments().get(deployment);
         if (d != null && d.adaptive().enabled()) {
-            storeCalls.run(() -> adaptive.onSignal(deployment, signal, latencyNanos));
+            storeCalls.run(() -> adaptive.onSignal(deployment, signal, latencyNanos, c));
         }
     }
 

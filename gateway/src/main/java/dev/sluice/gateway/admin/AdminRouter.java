@@ -23,10 +23,17 @@ public final class AdminRouter {
     private final List<Route> routes = new ArrayList<>();
     private final AdminAuth auth;
     private final long maxBodyBytes;
+    private final AdminRateLimit rateLimit;
 
     AdminRouter(AdminAuth auth, long maxBodyBytes) {
+        this(auth, maxBodyBytes, new AdminRateLimit(dev.sluice.runtime.config.AdminSettings.DEFAULT_MAX_REQUESTS_PER_MINUTE,
+                System::nanoTime));
+    }
+
+    AdminRouter(AdminAuth auth, long maxBodyBytes, AdminRateLimit rateLimit) {
         this.auth = Objects.requireNonNull(auth, "auth");
         this.maxBodyBytes = maxBodyBytes;
+        this.rateLimit = Objects.requireNonNull(rateLimit, "rateLimit");
     }
 
     /** Adds a route; templates are matched segment by segment, {@code {name}} matching any one segment. */
@@ -74,6 +81,17 @@ public final class AdminRouter {
         Optional<AdminPrincipal> who = auth.principal(req);
         if (r.access() != Access.OPEN) {
             AdminExchange refused = new AdminExchange(req, who, params, null);
+            String caller = who.map(p -> "token:" + p.tokenId())
+                    .orElseGet(() -> "address:" + (req.remoteAddress() == null ? "" : req.remoteAddress().hostAddress()));
+            long wait = rateLimit.take(caller);
+            if (wait > 0) {
+                req.response().putHeader("retry-after", Long.toString(Math.ceilDiv(wait, 1000L)))
+                        .putHeader("retry-after-ms", Long.toString(wait));
+                refused.error(429, "admin_rate_limited", "Too many admin requests from "
+                        + who.map(p -> "the token " + p.tokenId()).orElse("this address") + "; retry in " + wait + " ms.",
+                        Optional.empty());
+                return;
+            }
             if (who.isEmpty()) {
                 req.response().putHeader("www-authenticate", "Bearer");
                 refused.error(401, "invalid_admin_token", "Missing or unknown admin token. Send it as "

@@ -1,13 +1,12 @@
 package dev.sluice.gateway.admin;
 
-import dev.sluice.runtime.SluiceRuntime;
+import dev.sluice.gateway.metrics.SluiceMetrics;
 import dev.sluice.runtime.config.AdminSettings;
 import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import dev.sluice.ledger.query.LedgerQueries;
-import dev.sluice.runtime.control.ControlJournal;
 import dev.sluice.runtime.control.ControlPlane;
 import java.util.Objects;
 import java.util.Optional;
@@ -23,19 +22,18 @@ public final class AdminServer {
     private final AdminRouter router;
     private HttpServer server;
 
-    public AdminServer(Vertx vertx, AdminSettings settings, SluiceRuntime runtime) {
-        this(vertx, settings, new ControlPlane(runtime, ControlJournal.inMemory()), Optional.empty());
-    }
-
     /**
      * @param control where changes go (the runtime's, with its journal)
      * @param usage the ledger's queries, for {@code /admin/usage}; empty when the ledger is off
+     * @param metrics what {@code /metrics} serves
      */
-    public AdminServer(Vertx vertx, AdminSettings settings, ControlPlane control, Optional<LedgerQueries> usage) {
+    public AdminServer(Vertx vertx, AdminSettings settings, ControlPlane control, Optional<LedgerQueries> usage,
+            SluiceMetrics metrics) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes());
-        AdminRoutes.install(router, control.runtime());
+        this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes(),
+                new AdminRateLimit(settings.maxRequestsPerMinute(), System::nanoTime));
+        AdminRoutes.install(router, vertx, settings, control.runtime(), metrics);
         ManagementRoutes.install(router, vertx, control, usage);
     }
 

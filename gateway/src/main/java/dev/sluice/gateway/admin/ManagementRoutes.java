@@ -94,6 +94,7 @@ final class ManagementRoutes {
         r.add(HttpMethod.DELETE, "/admin/pauses/{scope}", Access.CHANGE, m::resume);
         r.add(HttpMethod.GET, "/admin/usage", Access.READ, m::usage);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
+        r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
     }
 
     // ---- organisations ----
@@ -317,6 +318,14 @@ final class ManagementRoutes {
                 .put("resumed", true));
     }
 
+    private void reload(AdminExchange x) {
+        change(x, 200, () -> {
+            SluiceConfig c = control.reloadFile(actor(x));
+            return AdminExchange.JSON.createObjectNode().put("reloaded", c.sourceName()).put("orgs", c.orgs().size())
+                    .put("tenants", c.tenants().size()).put("keys", c.keys().size());
+        });
+    }
+
     // ---- usage and audit ----
 
     private void usage(AdminExchange x) {
@@ -345,7 +354,7 @@ final class ManagementRoutes {
                     + "and classes are shared with others.", Optional.of("by"));
             return;
         }
-        answer(x, 200, () -> {
+        offloaded(x, 200, () -> {
             Instant now = Instant.ofEpochMilli(control.runtime().clock().epochMillis());
             Usage u = usage.get().usage(Window.last(since, now), by.get());
             ObjectNode out = AdminExchange.JSON.createObjectNode().put("by", by.get().wireName())
@@ -384,7 +393,7 @@ final class ManagementRoutes {
         Actor a = actor(x);
         int limit = (int) Math.min(MAX_PAGE, Math.max(1, parse(x.query("limit").orElse("100"), 100)));
         long before = parse(x.query("before").orElse(Long.toString(Long.MAX_VALUE)), Long.MAX_VALUE);
-        answer(x, 200, () -> {
+        offloaded(x, 200, () -> {
             ObjectNode out = AdminExchange.JSON.createObjectNode();
             ArrayNode items = out.putArray("items");
             for (AuditRecord r : control.journal().audit(limit, before)) {
@@ -490,6 +499,11 @@ final class ManagementRoutes {
 
     /** Answers a change: {@code work} on a worker (the journal may write to the database), serialised. */
     private void change(AdminExchange x, int status, Callable<JsonNode> work) {
+        offloaded(x, status, work);
+    }
+
+    /** Answers with {@code work} run on a worker, one at a time: it may wait on the database. */
+    private void offloaded(AdminExchange x, int status, Callable<JsonNode> work) {
         vertx.<JsonNode>executeBlocking(work, true).onComplete(r -> {
             if (r.succeeded()) {
                 x.json(status, r.result());

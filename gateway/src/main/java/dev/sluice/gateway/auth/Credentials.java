@@ -1,6 +1,7 @@
 package dev.sluice.gateway.auth;
 
 import io.vertx.core.http.HttpServerRequest;
+import java.util.List;
 import java.util.Optional;
 
 /** Where clients put their API key: each provider SDK has its own header. */
@@ -13,25 +14,42 @@ public final class Credentials {
      * (Anthropic), {@code x-goog-api-key} or the {@code key} query parameter (Gemini).
      */
     public static Optional<String> presented(HttpServerRequest request) {
+        List<String> all = all(request);
+        return all.isEmpty() ? Optional.empty() : Optional.of(all.get(0));
+    }
+
+    /**
+     * Whether the client presented two different keys (say a Bearer token and a different
+     * {@code x-api-key}): which one it meant cannot be known, so the request is refused rather
+     * than silently served under one of them.
+     */
+    public static boolean conflicting(HttpServerRequest request) {
+        List<String> all = all(request);
+        for (int i = 1; i < all.size(); i++) {
+            if (!java.security.MessageDigest.isEqual(all.get(0).getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                    all.get(i).getBytes(java.nio.charset.StandardCharsets.UTF_8))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Every key presented, in the order {@link #presented} prefers them. */
+    private static List<String> all(HttpServerRequest request) {
+        List<String> out = new java.util.ArrayList<>(2);
         String auth = request.getHeader("authorization");
         if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
             String v = auth.substring(7).strip();
             if (!v.isEmpty()) {
-                return Optional.of(v);
+                out.add(v);
             }
         }
-        String v = request.getHeader("x-api-key");
-        if (v != null && !v.isBlank()) {
-            return Optional.of(v.strip());
+        for (String v : new String[] {request.getHeader("x-api-key"), request.getHeader("x-goog-api-key"),
+                request.getParam("key")}) {
+            if (v != null && !v.isBlank()) {
+                out.add(v.strip());
+            }
         }
-        v = request.getHeader("x-goog-api-key");
-        if (v != null && !v.isBlank()) {
-            return Optional.of(v.strip());
-        }
-        v = request.getParam("key");
-        if (v != null && !v.isBlank()) {
-            return Optional.of(v.strip());
-        }
-        return Optional.empty();
+        return out;
     }
 }

@@ -109,6 +109,11 @@ final class ClientRequest {
         Operation op = route.operation();
         family = op.family();
         lifecycle.operation(op.eventName());
+        if (Credentials.conflicting(req)) {
+            fail(400, "conflicting_credentials", "The request carries different API keys in two places (say "
+                    + "'Authorization' and 'x-api-key'); send one.", Optional.empty());
+            return;
+        }
         key = Credentials.presented(req).flatMap(k -> core.keys.resolve(k, core.clock.epochMillis())).orElse(null);
         if (key == null) {
             fail(401, "invalid_api_key", "Missing or unknown API key. Send it as 'Authorization: Bearer <key>', "

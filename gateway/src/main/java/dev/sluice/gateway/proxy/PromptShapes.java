@@ -18,7 +18,22 @@ final class PromptShapes {
 
     private PromptShapes() {}
 
+    /** The objects whose integer fields are checked for overflow: the body and the parameter blocks of each family. */
+    private static final List<String> PARAMETER_BLOCKS = List.of("generationConfig", "stream_options", "thinking",
+            "reasoning", "text");
+
+    /**
+     * @throws IllegalArgumentException when the request cannot be quoted, in particular when an
+     *         integer parameter does not fit a 32-bit integer (as every provider reads them): such a
+     *         {@code max_tokens} would otherwise be ignored and the profile's default reserved
+     */
     static PromptShape of(Operation op, JsonNode body) {
+        checkIntegers(body, "");
+        for (String block : PARAMETER_BLOCKS) {
+            if (body.path(block).isObject()) {
+                checkIntegers(body.path(block), block + ".");
+            }
+        }
         Builder b = new Builder();
         switch (op) {
             case OPENAI_CHAT -> {
@@ -98,6 +113,16 @@ final class PromptShapes {
             default -> { }
         }
         return new PromptShape(b.messages, b.toolJson, b.imagesLow, b.imagesHigh, b.max);
+    }
+
+    private static void checkIntegers(JsonNode object, String prefix) {
+        for (var e : object.properties()) {
+            JsonNode v = e.getValue();
+            if (v.isIntegralNumber() && !v.canConvertToInt()) {
+                throw new IllegalArgumentException(prefix + e.getKey() + " is " + v.asText()
+                        + ", outside the 32-bit integers (-2147483648 to 2147483647) providers accept");
+            }
+        }
     }
 
     private static final class Builder {

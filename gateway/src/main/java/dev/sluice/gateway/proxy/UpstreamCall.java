@@ -10,7 +10,9 @@ import dev.sluice.gateway.translate.ChatStreams;
 import dev.sluice.gateway.translate.CompletionMeta;
 import dev.sluice.gateway.translate.GeminiResponses;
 import dev.sluice.runtime.request.ObservedUsage;
+import dev.sluice.gateway.http.ErrorBodies;
 import dev.sluice.gateway.translate.ProviderErrors;
+import dev.sluice.gateway.translate.StreamErrors;
 import dev.sluice.gateway.translate.StreamUsageTracker;
 import dev.sluice.gateway.translate.UpstreamFormatException;
 import dev.sluice.gateway.translate.UsageExtractor;
@@ -258,11 +260,23 @@ final class UpstreamCall {
             r.reject(providerRejection(s));
             return;
         }
+        if (status == 401 || status == 403) {
+            // The provider refused the deployment's own credentials: the client's key was fine, so it must not see
+            // an authentication error (its SDK would blame its own key), nor any of the provider's text.
+            var d = attempt.deployment();
+            r.fail(502, "provider_credentials_rejected", "The provider refused the credentials of deployment '" + d.id()
+                    + "' (HTTP " + status + "); your API key is fine. An operator must fix the deployment's "
+                    + "api_key_env.", Optional.empty());
+            return;
+        }
         passHeaders(h);
-        copy(h, "retry-after");
+        // The provider's hint is relayed as Sluice gives its own: at most a minute, never an invitation to
+        // wait an hour (nor to hammer: it is the provider's own, normalised).
+        s.retryAfterMillis().ifPresent(ms -> r.resp.putHeader("retry-after", Long.toString(
+                (Math.min(ms, ErrorBodies.MAX_CLIENT_RETRY_MILLIS) + 999) / 1000)));
         if (x.plan.translation() == UpstreamPlan.Translation.NATIVE) {
-            String type = h.get("content-type");
-            r.answer(status, type != null ? type : "application/json", Buffer.buffer(bytes));
+            r.answer(status, "application/json",
+                    Buffer.buffer(ProxyJson.bytes(ProviderErrors.scrubbed(x.plan.format(), bytes, status))));
         } else {
             r.answer(status, "application/json",
                     Buffer.buffer(ProxyJson.bytes(ProviderErrors.toOpenAi(x.plan.format(), bytes, status))));
@@ -377,10 +391,27 @@ final class UpstreamCall {
     }
 
     private void relayEnded() {
+        if (converter == null && jsonArrayStream == null) {
+            tracker.finish();
+            if (!tracker.whole()) {
+                // Cut short or garbled: the client is told in the route's own words, and what was produced is
+                // settled as a failed attempt's usage.
+                attempt.finish(new AttemptOutcome.Failed(SignalNormaliser.connectionFailed(), Optional.of(streamUsage())));
+                endWith(takeHeld(wrapped(nativeStreamError("The provider's stream ended before the answer was "
+                        + "complete, or carried data that is not JSON."))));
+                r.streamEnded();
+                return;
+            }
+        }
         Buffer last = converter != null ? wrapped(converter.finish()) : EMPTY;
         endWith(takeHeld(last));
         attempt.finish(new AttemptOutcome.Answered(streamSignal, streamUsage()));
         r.streamEnded();
+    }
+
+    private byte[] nativeStreamError(String message) {
+        return StreamErrors.event(x.plan.format(), r.route.operation() == Operation.OPENAI_RESPONSES,
+                jsonArrayStream != null, message);
     }
 
     private void relayBroken(Throwable t) {
@@ -390,9 +421,10 @@ final class UpstreamCall {
             endWith(takeHeld(wrapped(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
             r.streamEnded();
         } else {
-            // A native stream cannot carry an error event its SDK would understand: break the connection.
+            // The route's own error event, so its SDK raises an error rather than seeing a bare reset.
+            endWith(takeHeld(wrapped(nativeStreamError(isTimeout(t) ? "The provider stopped sending mid-stream."
+                    : "The provider broke the stream off."))));
             r.streamEnded();
-            r.resp.reset();
         }
     }
 

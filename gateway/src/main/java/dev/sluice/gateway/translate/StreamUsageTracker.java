@@ -35,6 +35,10 @@ public final class StreamUsageTracker {
     private boolean finalSeen;
     private boolean geminiFinished;
     private long textChars;
+    /** The provider said its answer is complete (or ended it with its own error event). */
+    private boolean ended;
+    /** An event arrived whose data is not JSON. */
+    private boolean garbled;
 
     private StreamUsageTracker(WireFormat format) {
         this.format = Objects.requireNonNull(format, "format");
@@ -67,9 +71,26 @@ public final class StreamUsageTracker {
     /** Consumes one parsed event. Events whose data is not JSON are ignored. */
     public void accept(SseEvent event) {
         if (event.isDone()) {
+            ended = true;
             return;
         }
-        Json.parse(event.data()).ifPresent(data -> observe(event.event(), data));
+        Optional<JsonNode> data = Json.parse(event.data());
+        if (data.isPresent()) {
+            observe(event.event(), data.get());
+        } else {
+            garbled = true;
+        }
+    }
+
+    /**
+     * Whether the stream, as far as it came, is a whole answer: the provider said it is complete
+     * (Anthropic's {@code message_stop}, a Gemini finish reason, OpenAI's {@code [DONE]}, its usage
+     * chunk or a Responses end event) or ended it with its own error event, and every event's
+     * data was JSON. False for a stream that broke off, was cut short or carried garbage: its
+     * client must be told with the route's own error event.
+     */
+    public boolean whole() {
+        return (ended || finalSeen || geminiFinished) && !garbled;
     }
 
     /** Consumes one event whose data the caller already parsed (the stream converters do). */
@@ -123,6 +144,9 @@ public final class StreamUsageTracker {
 
     private void observeOpenAi(JsonNode data) {
         String type = Json.stringOr(data, "type");
+        if (type.equals("error")) {
+            ended = true;
+        }
         if (type.startsWith("response.")) {
             switch (type) {
                 case "response.output_text.delta", "response.function_call_arguments.delta",
@@ -171,8 +195,9 @@ public final class StreamUsageTracker {
                     finalUsage(mergeAnthropic(usage));
                 }
             }
+            case "message_stop", "error" -> ended = true;
             default -> {
-                // ping, content_block_stop, message_stop, error: nothing to count.
+                // ping, content_block_stop: nothing to count.
             }
         }
     }
@@ -191,6 +216,9 @@ public final class StreamUsageTracker {
     }
 
     private void observeGemini(JsonNode data) {
+        if (data.path("error").isObject()) {
+            ended = true;
+        }
         JsonNode candidate = data.path("candidates").path(0);
         for (JsonNode part : candidate.path("content").path("parts")) {
             countText(part.path("text"));

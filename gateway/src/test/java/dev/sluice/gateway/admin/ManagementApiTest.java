@@ -30,6 +30,7 @@ class ManagementApiTest {
             server: { port: 0 }
             admin:
               port: 0
+              max_requests_per_minute: 60000
               tokens:
                 ops: { scope: admin, token: "sla-mgmt-admin" }
                 viewer: { scope: read, token: "sla-mgmt-read" }

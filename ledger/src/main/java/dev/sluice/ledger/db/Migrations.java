@@ -198,7 +198,19 @@ public final class Migrations {
                       samples BIGINT NOT NULL,
                       total_ms BIGINT NOT NULL,
                       max_ms BIGINT NOT NULL,
-                      PRIMARY KEY (grain, period_start, source, provider, deployment, limiter, bucket, writer))""")));
+                      PRIMARY KEY (grain, period_start, source, provider, deployment, limiter, bucket, writer))""")),
+            // Changes made through the admin API: what operators read (before, after: never a secret or
+            // its hash) and the state each left (a key's hash included), replayed over the file at start.
+            new Migration(3, "admin changes: audit and state", List.of("""
+                    CREATE TABLE admin_changes (
+                      seq BIGINT NOT NULL PRIMARY KEY,
+                      at BIGINT NOT NULL,
+                      token_id TEXT NOT NULL,
+                      action TEXT NOT NULL,
+                      target TEXT NOT NULL,
+                      before_json TEXT NOT NULL,
+                      after_json TEXT NOT NULL,
+                      state_json TEXT NOT NULL)""")));
 
     private Migrations() {}
 

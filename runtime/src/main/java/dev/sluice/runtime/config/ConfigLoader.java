@@ -51,7 +51,7 @@ public final class ConfigLoader {
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
-            "classes", "deployments", "profiles", "orgs", "admin");
+            "classes", "deployments", "profiles", "orgs", "admin", "metrics");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
             "max_connections_per_address");
@@ -62,7 +62,8 @@ public final class ConfigLoader {
     private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
             "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy");
-    private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor");
+    private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor",
+            "shed_after_refusals", "shed_within", "rate_window", "fault_max");
     private static final Set<String> RAMP = Set.of("enabled", "stages", "stage_duration", "min_samples",
             "max_growth_per_minute");
     private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
@@ -73,7 +74,9 @@ public final class ConfigLoader {
     private static final Set<String> KEY = Set.of("secret_env", "key_sha256", "secret", "profiles", "class",
             "max_class", "deadline", "limits", "paused");
     private static final Set<String> LIMIT = Set.of("amount", "burst");
-    private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "tokens");
+    private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "max_requests_per_minute", "tokens",
+            "metrics_auth");
+    private static final Set<String> METRICS = Set.of("tenant_label", "key_label");
     private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token");
 
     private final String sourceName;
@@ -150,8 +153,15 @@ public final class ConfigLoader {
         top.get("orgs").entries().forEach((id, n) -> orgs.put(id, tree.org(id, n)));
         Optional<AdminSettings> admin = top.get("admin").present() ? Optional.of(admin(top.get("admin"), orgs))
                 : Optional.empty();
+        MetricsSettings metrics = metrics(top.get("metrics"));
         return new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes, deployments, profiles,
-                orgs, admin);
+                orgs, admin, metrics);
+    }
+
+    private static MetricsSettings metrics(YamlNode n) {
+        n.allowOnly(METRICS);
+        MetricsSettings d = MetricsSettings.defaults();
+        return new MetricsSettings(n.get("tenant_label").bool(d.tenantLabel()), n.get("key_label").bool(d.keyLabel()));
     }
 
     private AdminSettings admin(YamlNode n, Map<String, OrgConfig> orgs) {
@@ -159,6 +169,8 @@ public final class ConfigLoader {
         String host = n.get("host").text(AdminSettings.DEFAULT_HOST);
         int port = n.get("port").intValue(AdminSettings.DEFAULT_PORT);
         long body = n.get("max_body_bytes").longValue(AdminSettings.DEFAULT_MAX_BODY_BYTES);
+        AdminSettings.MetricsAuth metricsAuth = choice(n.get("metrics_auth"), AdminSettings.MetricsAuth.values(),
+                AdminSettings.DEFAULT_METRICS_AUTH);
         Set<String> subjects = new java.util.HashSet<>(orgs.keySet());
         orgs.values().forEach(o -> subjects.addAll(o.tenants().keySet()));
         Map<String, AdminToken> tokens = new LinkedHashMap<>();
@@ -175,7 +187,8 @@ public final class ConfigLoader {
                     "a secret no other token or client key uses");
             tokens.put(id, new AdminToken(id, scope, read.sha256(), read.source()));
         });
-        return build(n.path(), () -> new AdminSettings(host, port, body, tokens));
+        int rate = n.get("max_requests_per_minute").intValue(AdminSettings.DEFAULT_MAX_REQUESTS_PER_MINUTE);
+        return build(n.path(), () -> new AdminSettings(host, port, body, tokens, rate, metricsAuth));
     }
 
     private static ServerSettings server(YamlNode n) {
@@ -317,7 +330,12 @@ public final class ConfigLoader {
         double decrease = n.get("decrease_factor").doubleValue(d.decreaseFactor());
         double increase = n.get("increase_step").doubleValue(d.increaseStep());
         double floor = n.get("floor").doubleValue(d.floor());
-        return build(n.path(), () -> new AdaptiveSettings(enabled, decrease, increase, floor));
+        int shedAfter = n.get("shed_after_refusals").intValue(d.shedAfterRefusals());
+        Duration shedWithin = n.get("shed_within").duration(d.shedWithin());
+        Duration rateWindow = n.get("rate_window").duration(d.rateWindow());
+        Duration faultMax = n.get("fault_max").duration(d.faultMax());
+        return build(n.path(), () -> new AdaptiveSettings(enabled, decrease, increase, floor, shedAfter, shedWithin,
+                rateWindow, faultMax));
     }
 
     private static RampSettings ramp(YamlNode n) {

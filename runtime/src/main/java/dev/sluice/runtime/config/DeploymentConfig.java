@@ -1,7 +1,9 @@
 package dev.sluice.runtime.config;
 
 import dev.sluice.adapt.AdaptiveConfig;
+import dev.sluice.adapt.CooldownConfig;
 import dev.sluice.adapt.MultiplierConfig;
+import dev.sluice.adapt.SheddingConfig;
 import dev.sluice.limits.Limits;
 import java.net.URI;
 import java.util.Map;
@@ -48,14 +50,28 @@ public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Opti
     }
 
     /**
-     * The adaptive controller's tuning: multiplier decrease, increase and floor from
-     * {@code adaptive}; ramp on or off and its stages from {@code ramp}; the rest at its defaults.
+     * The adaptive controller's tuning: multiplier decrease, increase and floor, the sustained
+     * pressure shedding needs, the rate window and the fault cap from {@code adaptive}; the ramp
+     * from {@code ramp}; the rest at its defaults.
      */
     public AdaptiveConfig adaptiveConfig() {
         AdaptiveConfig base = AdaptiveConfig.defaults();
+        SheddingConfig shedding = new SheddingConfig(adaptive.shedAfterRefusals(), adaptive.shedWithin(),
+                base.modes().shedding().shedLast());
+        CooldownConfig c = base.cooldown();
+        CooldownConfig cooldown = new CooldownConfig(c.floor(), c.jitterRatio(), c.max(), c.exhaustedPause(),
+                c.rampAfter(), adaptive.rateWindow(), adaptive.faultMax());
         return base.withMultiplier(new MultiplierConfig(adaptive.decreaseFactor(), adaptive.increaseStep(),
                         adaptive.floor(), base.multiplier().perDimension()))
+                .withCooldown(cooldown)
+                .withModes(base.modes().withShedding(shedding))
                 .withRamp(ramp.rampConfig());
+    }
+
+    /** A copy with other limits (a reloaded file). */
+    public DeploymentConfig withLimits(Limits next) {
+        return new DeploymentConfig(id, kind, baseUrl, apiKeyEnv, apiKey, scope, azureDeployment, apiVersion, next,
+                adaptive, ramp, failurePolicy);
     }
 
     /** Whether a credential is configured but its environment variable is not set. */

@@ -24,6 +24,12 @@ public record ProfileConfig(String id, String deployment, String model, Tokenize
         boolean cacheReadCountsAgainstInputLimit, long defaultMaxOutputTokens, OutputReservation outputReservation,
         Limits limits, Task task) {
 
+    /** A copy with other limits (a reloaded file). */
+    public ProfileConfig withLimits(Limits next) {
+        return new ProfileConfig(id, deployment, model, tokenizer, cacheReadCountsAgainstInputLimit,
+                defaultMaxOutputTokens, outputReservation, next, task);
+    }
+
     /**
      * What a profile's model does. An embedding profile serves the embedding routes (Gemini's
      * {@code embedContent} and {@code batchEmbedContents} accept only those) and no generation

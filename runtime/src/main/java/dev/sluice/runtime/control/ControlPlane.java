@@ -344,58 +344,126 @@ public final class ControlPlane {
         return out;
     }
 
-    // ---- replay ----
+    // ---- replay and reload ----
 
     /**
      * Applies the journal's changes over the configuration file, oldest first, at start: what was
      * changed through the API wins over the file for the objects it touched (an organisation, a
      * tenant, a team, a key, a pause); the file decides everything else. A change that no longer
-     * applies (its organisation was removed from the file) is skipped.
-     *
-     * @return how many changes were applied
+     * applies (its organisation was removed from the file) is skipped. One change of the runtime.
      */
-    public synchronized int replay() {
-        int applied = 0;
-        for (ControlJournal.Replayed r : journal.replay()) {
+    public synchronized void replay() {
+        List<ControlJournal.Replayed> changes = journal.replay();
+        runtime.change(c -> fold(c, changes));
+    }
+
+    /**
+     * Reads the configuration file again and puts its key tree and its profiles' and deployments'
+     * limits in force, all at once or (on any error) not at all; the journal is replayed over it, so
+     * changes made through the API still win for what they touched. Other sections (listeners,
+     * store, ledger, admin tokens, class policies, deployments' addresses) need a restart and are
+     * kept as running.
+     *
+     * @throws EditRefused 422 naming the file's path and field when it does not validate, or when it
+     *     adds or removes a deployment or profile; 409 when the configuration was not read from a file
+     */
+    public synchronized SluiceConfig reloadFile(Actor a) {
+        requireAdmin(a, "reload the configuration");
+        java.nio.file.Path file = java.nio.file.Path.of(config().sourceName());
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            throw new EditRefused(EditRefused.Why.CONFLICT, "not_from_a_file", "", "The configuration was not read "
+                    + "from a file (" + config().sourceName() + "): there is nothing to reload.");
+        }
+        SluiceConfig fresh;
+        try {
+            fresh = ConfigLoader.load(file);
+        } catch (ConfigException e) {
+            throw new EditRefused(EditRefused.Why.INVALID, "invalid_config", e.path(), file + ": " + e.getMessage()
+                    + "; nothing was changed");
+        }
+        return reload(a, fresh);
+    }
+
+    /** {@link #reloadFile} with the file already read and validated. */
+    public synchronized SluiceConfig reload(Actor a, SluiceConfig fresh) {
+        requireAdmin(a, "reload the configuration");
+        SluiceConfig running = config();
+        if (!fresh.deployments().keySet().equals(running.deployments().keySet())
+                || !fresh.profiles().keySet().equals(running.profiles().keySet())) {
+            throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "deployments", "deployments "
+                    + fresh.deployments().keySet() + ", profiles " + fresh.profiles().keySet() + " (expected: those running, "
+                    + running.deployments().keySet() + " and " + running.profiles().keySet()
+                    + "; adding or removing one needs a restart); nothing was changed");
+        }
+        java.util.Map<String, dev.sluice.runtime.config.DeploymentConfig> deployments = new java.util.LinkedHashMap<>();
+        running.deployments().forEach((id, d) -> deployments.put(id, d.withLimits(fresh.deployments().get(id).limits())));
+        java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>();
+        running.profiles().forEach((id, p) -> profiles.put(id, p.withLimits(fresh.profiles().get(id).limits())));
+        SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles);
+        SluiceConfig next = fold(base, journal.replay());
+        SluiceConfig after = runtime.change(c -> next);
+        // Pauses written in the file follow the file.
+        Instant now = now();
+        for (Pause p : runtime.pauses().list(runtime.clock().epochMillis())) {
+            if (p.by().equals(Actor.CONFIG.tokenId())) {
+                runtime.pauses().remove(p.scope());
+            }
+        }
+        for (KeyConfig k : after.keys()) {
+            if (k.paused()) {
+                runtime.pauses().put(new Pause(Scope.of(ScopeLevel.API_KEY, k.id()), "paused in " + fresh.sourceName(),
+                        Optional.empty(), Actor.CONFIG.tokenId(), now));
+            }
+        }
+        ObjectNode summary = ControlJson.JSON.createObjectNode().put("file", fresh.sourceName())
+                .put("orgs", after.orgs().size()).put("tenants", after.tenants().size()).put("keys", after.keys().size());
+        ObjectNode was = ControlJson.JSON.createObjectNode().put("orgs", running.orgs().size())
+                .put("tenants", running.tenants().size()).put("keys", running.keys().size());
+        record(a, "config.reload", "config", was, summary, summary);
+        return after;
+    }
+
+    private SluiceConfig fold(SluiceConfig base, List<ControlJournal.Replayed> changes) {
+        SluiceConfig c = base;
+        for (ControlJournal.Replayed r : changes) {
             try {
-                JsonNode s = ControlJson.JSON.readTree(r.state());
-                replayOne(r.action(), s);
-                applied++;
+                c = replayOne(c, r.action(), ControlJson.JSON.readTree(r.state()));
             } catch (EditRefused | java.io.IOException | IllegalArgumentException skipped) {
                 // The file changed under the journal; the file's version stands.
             }
         }
-        return applied;
+        return c;
     }
 
-    private void replayOne(String action, JsonNode s) {
+    private SluiceConfig replayOne(SluiceConfig c, String action, JsonNode s) {
         switch (action) {
             case "org.create", "org.update" -> {
                 String id = s.path("id").asText();
                 Limits l = ControlJson.limits(s.path("limits"), "limits");
-                runtime.change(c -> c.orgs().containsKey(id) ? TreeEdits.setOrgLimits(c, id, l) : TreeEdits.createOrg(c, id, l));
+                return c.orgs().containsKey(id) ? TreeEdits.setOrgLimits(c, id, l) : TreeEdits.createOrg(c, id, l);
             }
             case "tenant.create", "tenant.update" -> {
                 String id = s.path("id").asText();
-                String org = s.path("org").asText();
                 double w = s.path("weight").asDouble(1.0);
                 Limits g = ControlJson.limits(s.path("guaranteed"), "guaranteed");
                 Limits l = ControlJson.limits(s.path("limits"), "limits");
-                runtime.change(c -> TreeEdits.tenant(c, id).isPresent()
+                return TreeEdits.tenant(c, id).isPresent()
                         ? TreeEdits.updateTenant(c, id, Optional.of(w), Optional.of(g), Optional.of(l))
-                        : TreeEdits.createTenant(c, org, id, w, g, l));
+                        : TreeEdits.createTenant(c, s.path("org").asText(), id, w, g, l);
             }
             case "team.create", "team.update" -> {
                 String tenant = s.path("tenant").asText();
                 String name = s.path("name").asText();
                 Limits l = ControlJson.limits(s.path("limits"), "limits");
-                runtime.change(c -> TreeEdits.tenant(c, tenant).map(t -> t.tenant().teams().containsKey(name)).orElse(false)
-                        ? TreeEdits.setTeamLimits(c, tenant, name, l) : TreeEdits.createTeam(c, tenant, name, l));
+                return TreeEdits.tenant(c, tenant).map(t -> t.tenant().teams().containsKey(name)).orElse(false)
+                        ? TreeEdits.setTeamLimits(c, tenant, name, l) : TreeEdits.createTeam(c, tenant, name, l);
             }
-            case "key.create", "key.update", "key.rotate" -> replayKey(s);
+            case "key.create", "key.update", "key.rotate" -> {
+                return replayKey(c, s);
+            }
             case "key.delete" -> {
                 String id = s.path("id").asText();
-                runtime.change(c -> TreeEdits.key(c, id).isPresent() ? TreeEdits.deleteKey(c, id) : c);
+                return TreeEdits.key(c, id).isPresent() ? TreeEdits.deleteKey(c, id) : c;
             }
             case "pause" -> {
                 Scope scope = scope(s.path("scope").asText());
@@ -403,13 +471,20 @@ public final class ControlPlane {
                         : Optional.empty();
                 runtime.pauses().put(new Pause(scope, s.path("reason").asText(), until, s.path("by").asText(),
                         Instant.parse(s.path("at").asText())));
+                return c;
             }
-            case "resume" -> runtime.pauses().remove(scope(s.path("scope").asText()));
+            case "resume" -> {
+                runtime.pauses().remove(scope(s.path("scope").asText()));
+                return c;
+            }
+            case "config.reload" -> {
+                return c;
+            }
             default -> throw new IllegalArgumentException("action: " + action);
         }
     }
 
-    private void replayKey(JsonNode s) {
+    private SluiceConfig replayKey(SluiceConfig c, JsonNode s) {
         String id = s.path("id").asText();
         String tenant = s.path("tenant").asText();
         String team = tenant + "/" + s.path("team").asText();
@@ -417,13 +492,13 @@ public final class ControlPlane {
                 : Optional.empty();
         List<String> profiles = new ArrayList<>();
         s.path("profiles").forEach(p -> profiles.add(p.asText()));
-        profiles.removeIf(p -> !config().profiles().containsKey(p));
+        profiles.removeIf(p -> !c.profiles().containsKey(p));
         TrafficClass cls = TrafficClass.byWireName(s.path("class").asText()).orElse(TrafficClass.INTERACTIVE);
         TrafficClass max = TrafficClass.byWireName(s.path("max_class").asText()).orElse(cls);
         Optional<Duration> deadline = s.has("deadline_ms") ? Optional.of(Duration.ofMillis(s.path("deadline_ms").asLong()))
                 : Optional.empty();
         Limits l = ControlJson.limits(s.path("limits"), "limits");
-        String org = TreeEdits.tenant(config(), tenant).orElseThrow(() -> TreeEdits.notFound("tenant", tenant)).org().id();
+        String org = TreeEdits.tenant(c, tenant).orElseThrow(() -> TreeEdits.notFound("tenant", tenant)).org().id();
         KeyConfig k = new KeyConfig(id, org, tenant, team, hash, s.path("secret_source").asText("admin api"), profiles,
                 cls, max, deadline, l, false);
         if (s.hasNonNull("retired_sha256")) {
@@ -431,13 +506,11 @@ public final class ControlPlane {
             runtime.retiredSecrets().add(new RetiredSecrets.Retired(id, HexFormat.of().parseHex(
                     s.path("retired_sha256").asText()), until));
         }
-        runtime.change(c -> {
-            Optional<TreeEdits.KeyAt> at = TreeEdits.key(c, id);
-            if (at.isPresent() && at.get().key().team().equals(team)) {
-                return TreeEdits.updateKey(c, id, old -> k);
-            }
-            return TreeEdits.createKey(at.isPresent() ? TreeEdits.deleteKey(c, id) : c, k);
-        });
+        Optional<TreeEdits.KeyAt> at = TreeEdits.key(c, id);
+        if (at.isPresent() && at.get().key().team().equals(team)) {
+            return TreeEdits.updateKey(c, id, old -> k);
+        }
+        return TreeEdits.createKey(at.isPresent() ? TreeEdits.deleteKey(c, id) : c, k);
     }
 
     /** Parses {@code tenant:acme}, {@code team:acme/x}, {@code key:k}, {@code org:o}, {@code profile:p}, {@code deployment:d}. */

@@ -116,7 +116,7 @@ public final class Attempt {
         responseHead();
         if (!fed) {
             fed = true;
-            request.runtime().feed(deployment.id(), signal, headAtNanos - sentAtNanos);
+            request.runtime().feed(deployment.id(), signal, headAtNanos - sentAtNanos, request.planned().trafficClass());
         }
     }
 

@@ -304,7 +304,7 @@ public final class RequestLifecycle {
         long latency = a.sent() ? now - a.sentAtNanos() : 0;
         if (signal.isPresent() && !alreadyFed) {
             long toHead = a.headAtNanos() >= 0 ? a.headAtNanos() - a.sentAtNanos() : latency;
-            runtime.feed(a.deployment().id(), signal.get(), toHead);
+            runtime.feed(a.deployment().id(), signal.get(), toHead, plan.trafficClass());
         }
         if (!gone) {
             OptionalLong delay = retryDelay(outcome, a.number(), now);

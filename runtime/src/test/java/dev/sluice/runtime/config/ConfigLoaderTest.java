@@ -210,6 +210,26 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theAdaptiveSectionSetsSheddingTheRateWindowAndTheFaultCap() {
+        SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", adaptive: { shed_after_refusals: 5, shed_within: 20s, "
+                        + "rate_window: 10s, fault_max: 30s } }"), "adaptive.yaml", ENV::get);
+        dev.sluice.adapt.AdaptiveConfig a = c.deployments().get("d").adaptiveConfig();
+        assertThat(a.modes().shedding().refusals()).isEqualTo(5);
+        assertThat(a.modes().shedding().within()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(a.modes().shedding().shedLast()).containsExactly(TrafficClass.INTERACTIVE);
+        assertThat(a.cooldown().rateWindow()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(a.cooldown().faultMax()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void aFaultCapAboveFifteenMinutesIsRefused() {
+        ConfigException e = error(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
+                "base_url: \"http://127.0.0.1:1\", adaptive: { fault_max: 1h } }"));
+        assertThat(e.getMessage()).isEqualTo("deployments.d.adaptive.fault_max: PT1H (expected: > 0 and <= PT15M)");
+    }
+
+    @Test
     void aRampSectionSetsItsStageTiming() {
         SluiceConfig c = ConfigLoader.parse(MINI.replace("base_url: \"http://127.0.0.1:1\" }",
                 "base_url: \"http://127.0.0.1:1\", ramp: { stages: [0.2, 1.0], stage_duration: 3s, min_samples: 4, "
@@ -370,6 +390,25 @@ class ConfigLoaderTest {
         assertThat(admin.tokens().get("ops").secretSha256().orElseThrow()).isEqualTo(ConfigLoader.sha256("sla-ops"));
         assertThat(admin.tokens().get("reseller").scope().subject()).contains("acme");
         assertThat(admin.tokens().get("viewer").toString()).doesNotContain("sla-read");
+    }
+
+    @Test
+    void metricsNeedAReadTokenUnlessTheFileSaysNone() {
+        assertThat(ConfigLoader.parse(ADMIN_BASE + "admin: {}\n", "x", v -> null).admin().orElseThrow().metricsAuth())
+                .isEqualTo(AdminSettings.MetricsAuth.READ);
+        assertThat(ConfigLoader.parse(ADMIN_BASE + "admin: { metrics_auth: none }\n", "x", v -> null).admin()
+                .orElseThrow().metricsAuth()).isEqualTo(AdminSettings.MetricsAuth.NONE);
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + "admin: { metrics_auth: token }\n", "x", v -> null))
+                .hasMessage("admin.metrics_auth: \"token\" (expected: one of [none, read])");
+    }
+
+    @Test
+    void metricsCarryTenantLabelsAndNotKeyLabelsUnlessTheFileSaysOtherwise() {
+        assertThat(ConfigLoader.parse(ADMIN_BASE, "x", v -> null).metrics()).isEqualTo(new MetricsSettings(true, false));
+        assertThat(ConfigLoader.parse(ADMIN_BASE + "metrics: { tenant_label: false, key_label: true }\n", "x",
+                v -> null).metrics()).isEqualTo(new MetricsSettings(false, true));
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + "metrics: { trace_label: true }\n", "x", v -> null))
+                .hasMessageStartingWith("metrics.trace_label");
     }
 
     @Test

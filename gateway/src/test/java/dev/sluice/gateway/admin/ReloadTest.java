@@ -1,0 +1,101 @@
+package dev.sluice.gateway.admin;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.sluice.gateway.Gateway;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.runtime.config.ConfigLoader;
+import io.vertx.core.Vertx;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code POST /admin/reload}: the file read again, validated first, applied whole or not at all. */
+class ReloadTest {
+
+    static final String YAML = """
+            server: { port: 0 }
+            admin: { port: 0, tokens: { ops: { scope: admin, token: "sla-reload-admin" }, v: { scope: read, token: "sla-reload-read" } } }
+            deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1", limits: { rpm: 100 } } }
+            profiles: { p: { deployment: d, model: gpt-4o-mini } }
+            orgs: { o: { tenants: { acme: { weight: WEIGHT, teams: { x: { keys: { k: { secret: "sk-reload-k" } } } } } } } }
+            """;
+    static final HttpClient HTTP = HttpClient.newHttpClient();
+
+    @TempDir
+    Path dir;
+    Path file;
+    Vertx vertx;
+    Gateway gateway;
+
+    @BeforeEach
+    void start() throws Exception {
+        file = dir.resolve("sluice.yaml");
+        Files.writeString(file, YAML.replace("WEIGHT", "1"));
+        vertx = Vertx.vertx();
+        gateway = Gateway.builder(ConfigLoader.load(file)).vertx(vertx).instances(1).adaptive(false).start()
+                .toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        gateway.stop().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+        vertx.close().toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
+    }
+
+    HttpResponse<String> reload(String token) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(gateway.admin().orElseThrow().baseUrl() + "/admin/reload"))
+                .POST(HttpRequest.BodyPublishers.noBody()).header("authorization", "Bearer " + token).build(),
+                HttpResponse.BodyHandlers.ofString());
+    }
+
+    double weight() {
+        return gateway.governor().config().settings(Scope.of(ScopeLevel.TENANT, "acme")).weight();
+    }
+
+    @Test
+    void aValidFileIsPutInForceAtOnce() throws Exception {
+        Files.writeString(file, YAML.replace("WEIGHT", "5").replace("rpm: 100", "rpm: 60"));
+        HttpResponse<String> r = reload("sla-reload-admin");
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(weight()).isEqualTo(5.0);
+        assertThat(gateway.governor().config().settings(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "d")).limits()
+                .get(Dimension.REQUESTS).orElseThrow().amount()).isEqualTo(60);
+    }
+
+    @Test
+    void anInvalidFileChangesNothingAndTheErrorNamesTheField() throws Exception {
+        Files.writeString(file, YAML.replace("WEIGHT", "0"));
+        HttpResponse<String> r = reload("sla-reload-admin");
+        assertThat(r.statusCode()).isEqualTo(422);
+        assertThat(new ObjectMapper().readTree(r.body()).path("error").path("field").asText())
+                .isEqualTo("orgs.o.tenants.acme.weight");
+        assertThat(weight()).isEqualTo(1.0);
+    }
+
+    @Test
+    void aNewDeploymentNeedsARestart() throws Exception {
+        Files.writeString(file, YAML.replace("WEIGHT", "3").replace("limits: { rpm: 100 } } }",
+                "limits: { rpm: 100 } }, e: { kind: openai, base_url: \"http://127.0.0.1:2\" } }"));
+        HttpResponse<String> r = reload("sla-reload-admin");
+        assertThat(r.statusCode()).isEqualTo(422);
+        assertThat(r.body()).contains("needs_restart");
+        assertThat(weight()).isEqualTo(1.0);
+    }
+
+    @Test
+    void onlyAnAdminTokenReloads() throws Exception {
+        assertThat(reload("sla-reload-read").statusCode()).isEqualTo(403);
+    }
+}
