@@ -49,6 +49,8 @@ final class Lane {
      */
     private final double[] factor = new double[Dimension.COUNT];
     private final long[] pausedUntil = new long[Dimension.COUNT];
+    /** The shared bucket the queue's head was last short of: what a newcomer queued behind it waits for. */
+    private ReserveOutcome.Short heldBy;
 
     /**
      * A class's reserve is held back while the class has asked for this deployment within this
@@ -113,6 +115,11 @@ final class Lane {
             return 0;
         }
         return Math.max(0, pausedUntil[last.get().dimension().ordinal()] - now);
+    }
+
+    /** The shared bucket and dimension the queue is waiting for, if the last look at it found one short. */
+    synchronized Optional<ReserveOutcome.Short> heldBy() {
+        return Optional.ofNullable(heldBy);
     }
 
     /** Whether any rate of the deployment is paused now. */
@@ -307,6 +314,7 @@ final class Lane {
             giveUp(governor, now, done);
         }
         long retryAt = Long.MAX_VALUE;
+        heldBy = null;
         outer:
         for (int c = 0; c < CLASSES.length; c++) {
             if (queued.get(c) == 0) {
@@ -359,6 +367,7 @@ final class Lane {
                     continue;
                 }
                 // Short on shared capacity: whoever comes next in fair order would only take it from this one.
+                heldBy = s;
                 break outer;
             }
         }

@@ -117,8 +117,10 @@ public final class QuotaGovernor {
             return enqueue(lane, request, amounts, share, now, budget, wait, why);
         }
         long wait = lane.inForceNanos(lane.fairAheadNanos(c, share) + lane.costNanos(amounts), now);
-        Explanation why = new Explanation(Optional.empty(), Optional.empty(), Optional.empty(), lane.anyPaused(now),
-                false, wait, service, budget, deadlineBound);
+        // Behind others: what holds the queue's head holds this one too.
+        Optional<ReserveOutcome.Short> held = lane.heldBy();
+        Explanation why = new Explanation(held.map(ReserveOutcome.Short::scope), held.map(ReserveOutcome.Short::dimension),
+                Optional.empty(), lane.anyPaused(now), false, wait, service, budget, deadlineBound);
         if (wait > classBudget) {
             return rejected(request, Rejections.queueBusy(c, why));
         }

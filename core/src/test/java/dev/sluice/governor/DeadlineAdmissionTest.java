@@ -63,6 +63,9 @@ class DeadlineAdmissionTest {
         // One second ahead and one of its own at the configured rate, four times as long at a quarter of it.
         assertThat(second.expectedWaitNanos()).isEqualTo(8 * SECOND);
         assertThat(second.explanation().predictedWaitNanos()).isEqualTo(8 * SECOND);
+        // Behind the first, it waits for what the first waits for.
+        assertThat(second.explanation().scope()).contains(deployment());
+        assertThat(second.explanation().dimension()).contains(INPUT_TOKENS);
     }
 
     @Test

@@ -42,6 +42,11 @@ class QueueAndRetryTest {
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
             if (r.headers().firstValue("x-sluice-queued-ms").isPresent()) {
                 queued++;
+                // The wait is explained: the key's own bucket when it was short on arrival, the
+                // gateway's queue when it arrived behind others; the predicted wait against the class budget.
+                assertThat(r.headers().firstValue("x-sluice-explanation")).hasValueSatisfying(h -> assertThat(h)
+                        .matches("scope=(key:queued dimension=rpm|gateway dimension=none) paused=false reserve=false "
+                                + "predicted_wait_ms=\\d+ budget_ms=1200000 bound_by=class"));
             }
         }
         assertThat(queued).isGreaterThanOrEqualTo(2);

@@ -2,7 +2,6 @@ package dev.sluice.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.signal.ProviderKind;
 import dev.sluice.signal.SignalNormaliser;
@@ -24,20 +23,8 @@ import org.junit.jupiter.api.Test;
 /** The assembly decides once where store calls run: in place for memory, on the host's workers for a remote store. */
 class SluiceRuntimeTest {
 
-    private static final SluiceConfig CONFIG = ConfigLoader.parse("""
-            deployments:
-              oa: { kind: openai, base_url: "http://127.0.0.1:1", limits: { rpm: 600 }, adaptive: { enabled: true } }
-            profiles:
-              chat: { deployment: oa, model: gpt-4o-mini }
-            orgs:
-              acme-corp:
-                tenants:
-                  acme:
-                    teams:
-                      search:
-                        keys:
-                          main: { secret: "sk-test-assembly" }
-            """, "assembly.yaml", name -> null);
+    private static final SluiceConfig CONFIG = OneRouteConfig.of("limits: { rpm: 600 }, adaptive: { enabled: true }",
+            "", "sk-test-assembly");
 
     @Test
     void aRemoteStoresCallsAndAdaptiveReactionsGoToTheWorkers() {

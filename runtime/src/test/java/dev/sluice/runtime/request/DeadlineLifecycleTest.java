@@ -8,18 +8,15 @@ import dev.sluice.governor.AdmissionRequest;
 import dev.sluice.governor.GovernorSnapshot;
 import dev.sluice.governor.TrafficClass;
 import dev.sluice.runtime.SluiceRuntime;
-import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.OneRouteConfig;
 import dev.sluice.runtime.config.SluiceConfig;
-import dev.sluice.runtime.event.AttemptEvent;
 import dev.sluice.runtime.event.Caller;
 import dev.sluice.runtime.event.RequestEvent;
-import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.signal.ProviderKind;
 import dev.sluice.signal.SignalNormaliser;
 import dev.sluice.store.InMemoryQuotaStore;
 import dev.sluice.time.FakeClock;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -36,35 +33,15 @@ class DeadlineLifecycleTest {
 
     private static final long SECOND = 1_000_000_000L;
     /** One request a second at the deployment, one at a time in its burst. */
-    private static final SluiceConfig CONFIG = ConfigLoader.parse("""
-            deployments:
-              oa: { kind: openai, base_url: "http://127.0.0.1:1", limits: { rpm: 60 } }
-            profiles:
-              chat: { deployment: oa, model: gpt-4o-mini }
-            orgs:
-              acme-corp:
-                tenants:
-                  acme:
-                    teams:
-                      search:
-                        keys:
-                          main: { secret: "sk-test-deadline" }
-            """, "deadline.yaml", name -> null);
+    private static final SluiceConfig CONFIG = OneRouteConfig.of("limits: { rpm: 60 }", "", "sk-test-deadline");
     private static final SignalNormaliser OPENAI = new SignalNormaliser(ProviderKind.OPENAI);
 
     private final FakeClock clock = new FakeClock();
     private final InMemoryQuotaStore store = new InMemoryQuotaStore(clock, ZoneOffset.UTC);
-    private final List<RequestEvent> requests = new ArrayList<>();
+    private final RecordedEvents events = new RecordedEvents();
+    private final List<RequestEvent> requests = events.requests;
     private final SluiceRuntime runtime = SluiceRuntime.builder(CONFIG, store).clock(clock).adaptive(false)
-            .events(new RequestEventSink() {
-                @Override
-                public void onAttempt(AttemptEvent e) {}
-
-                @Override
-                public void onRequest(RequestEvent e) {
-                    requests.add(e);
-                }
-            }).build();
+            .events(events).build();
 
     @AfterEach
     void everyReservationEnded() {

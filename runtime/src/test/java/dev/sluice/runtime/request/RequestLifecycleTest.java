@@ -7,13 +7,12 @@ import dev.sluice.estimate.Tokenizer;
 import dev.sluice.estimate.TokenEstimate;
 import dev.sluice.governor.TrafficClass;
 import dev.sluice.runtime.SluiceRuntime;
-import dev.sluice.runtime.config.ConfigLoader;
+import dev.sluice.runtime.OneRouteConfig;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.event.AttemptEvent;
 import dev.sluice.runtime.event.AttemptResult;
 import dev.sluice.runtime.event.Caller;
 import dev.sluice.runtime.event.RequestEvent;
-import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.event.Settlement;
 import dev.sluice.signal.ProviderKind;
 import dev.sluice.signal.ProviderSignal;
@@ -21,7 +20,6 @@ import dev.sluice.signal.SignalNormaliser;
 import dev.sluice.store.InMemoryQuotaStore;
 import dev.sluice.time.FakeClock;
 import java.time.ZoneOffset;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -36,37 +34,16 @@ import org.junit.jupiter.api.Test;
  */
 class RequestLifecycleTest {
 
-    private static final SluiceConfig CONFIG = ConfigLoader.parse("""
-            deployments:
-              oa: { kind: openai, base_url: "http://127.0.0.1:1", limits: { rpm: 600, input_tpm: 100000 } }
-            profiles:
-              chat: { deployment: oa, model: gpt-4o-mini, cache_read_counts_against_input_limit: false }
-            orgs:
-              acme-corp:
-                tenants:
-                  acme:
-                    teams:
-                      search:
-                        keys:
-                          main: { secret: "sk-test-lifecycle" }
-            """, "lifecycle.yaml", name -> null);
+    private static final SluiceConfig CONFIG = OneRouteConfig.of("limits: { rpm: 600, input_tpm: 100000 }",
+            "cache_read_counts_against_input_limit: false", "sk-test-lifecycle");
     private static final SignalNormaliser OPENAI = new SignalNormaliser(ProviderKind.OPENAI);
 
     private final FakeClock clock = new FakeClock();
     private final InMemoryQuotaStore store = new InMemoryQuotaStore(clock, ZoneOffset.UTC);
-    private final List<RequestEvent> requests = new ArrayList<>();
-    private final List<AttemptEvent> attempts = new ArrayList<>();
-    private final SluiceRuntime runtime = SluiceRuntime.builder(CONFIG, store).clock(clock).events(new RequestEventSink() {
-        @Override
-        public void onAttempt(AttemptEvent e) {
-            attempts.add(e);
-        }
-
-        @Override
-        public void onRequest(RequestEvent e) {
-            requests.add(e);
-        }
-    }).build();
+    private final RecordedEvents events = new RecordedEvents();
+    private final List<RequestEvent> requests = events.requests;
+    private final List<AttemptEvent> attempts = events.attempts;
+    private final SluiceRuntime runtime = SluiceRuntime.builder(CONFIG, store).clock(clock).events(events).build();
 
     @AfterEach
     void everyReservationEndedAndEveryRequestAnsweredOnce() {
