@@ -163,6 +163,24 @@ final class Flow {
         return next;
     }
 
+    /**
+     * Moves the waiters behind those that left unserved earlier in fair order by what those had
+     * moved it on: {@code tags[i]} and {@code spans[i]}, for {@code n} departures in ascending tag
+     * order. Order within the flow is kept, since each waiter's tag exceeds an earlier one's by at
+     * least the earlier one's span.
+     */
+    void retreat(double[] tags, double[] spans, int n) {
+        int j = 0;
+        double shift = 0;
+        for (int i = 0; i < size; i++) {
+            Waiter w = items[slot(i)];
+            while (j < n && tags[j] < w.startTag) {
+                shift += spans[j++];
+            }
+            w.startTag -= shift;
+        }
+    }
+
     private int indexOf(Waiter w) {
         for (int i = 0; i < size; i++) {
             if (items[slot(i)] == w) {

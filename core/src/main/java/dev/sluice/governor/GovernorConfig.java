@@ -4,7 +4,9 @@ import dev.sluice.config.ConfigException;
 import dev.sluice.limits.Scope;
 import java.time.Duration;
 import java.util.EnumMap;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -41,12 +43,48 @@ public record GovernorConfig(Map<Scope, ScopeSettings> scopes, Map<TrafficClass,
             ConfigException.require(c.containsKey(t), "classes." + t.wireName(), "a policy for every class", "none");
         }
         classes = java.util.Collections.unmodifiableMap(c);
+        double reserves = 0;
+        for (ClassPolicy p : c.values()) {
+            reserves += p.reserve();
+        }
+        ConfigException.require(reserves < 1, "classes.*.reserve", "reserves adding up to less than 1", reserves);
         ConfigException.require(leaseTtl.isPositive(), "lease_ttl", "> 0", leaseTtl);
         ConfigException.require(leaseSweepInterval.isPositive(), "lease_sweep_interval", "> 0", leaseSweepInterval);
     }
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The fraction of each shared bucket a request of class {@code c} must leave untouched: the
+     * reserves of the classes served before it, which it may not take from them.
+     */
+    public double headroomFor(TrafficClass c) {
+        double sum = 0;
+        for (TrafficClass higher : TrafficClass.values()) {
+            if (higher.outranks(c)) {
+                sum += classes.get(higher).reserve();
+            }
+        }
+        return sum;
+    }
+
+    /**
+     * The classes whose reserve a request of class {@code c} may not take, as words:
+     * {@code "critical and interactive"}; empty when none.
+     */
+    public String reserveHolders(TrafficClass c) {
+        List<String> names = new ArrayList<>();
+        for (TrafficClass higher : TrafficClass.values()) {
+            if (higher.outranks(c) && classes.get(higher).reserve() > 0) {
+                names.add(higher.wireName());
+            }
+        }
+        if (names.size() <= 1) {
+            return String.join("", names);
+        }
+        return String.join(", ", names.subList(0, names.size() - 1)) + " and " + names.getLast();
     }
 
     /** Settings for {@code scope}, or defaults (no limits, weight 1). */

@@ -3,6 +3,7 @@ package dev.sluice.governor;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Limits;
 import dev.sluice.store.BucketPlan;
+import dev.sluice.store.Headroom;
 import dev.sluice.store.ReserveOutcome;
 import java.util.HashSet;
 import java.util.Iterator;
@@ -13,6 +14,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * Everything queued for one provider deployment: a queue per traffic class, each served in
@@ -48,11 +50,24 @@ final class Lane {
     private final double[] factor = new double[Dimension.COUNT];
     private final long[] pausedUntil = new long[Dimension.COUNT];
 
+    /**
+     * A class's reserve is held back while the class has asked for this deployment within this
+     * long: a minute spans the pauses between one person's chats, and a deployment that only
+     * batch work uses gets its whole bucket back within a minute of the last chat.
+     */
+    static final long RESERVE_IDLE_NANOS = 60_000_000_000L;
+    /** Last-asked times are written at most this often, so admissions rarely write a shared line. */
+    private static final long ASKED_RESOLUTION_NANOS = 1_000_000_000L;
+    private static final long NEVER = Long.MIN_VALUE / 2;
+    /** Per class, when it last asked for this deployment (to within {@link #ASKED_RESOLUTION_NANOS}). */
+    private final AtomicLongArray lastAsked = new AtomicLongArray(CLASSES.length);
+
     Lane(String deployment, BucketPlan deploymentPlan) {
         this.deployment = deployment;
         this.deploymentPlan = deploymentPlan;
         for (int i = 0; i < CLASSES.length; i++) {
             flows.add(new LinkedHashMap<>());
+            lastAsked.set(i, NEVER);
         }
         java.util.Arrays.fill(factor, 1.0);
     }
@@ -139,6 +154,30 @@ final class Lane {
         return shares.values();
     }
 
+    /** Notes that {@code c} asked for this deployment at {@code now}. */
+    void asked(TrafficClass c, long now) {
+        int k = c.ordinal();
+        if (now - lastAsked.get(k) >= ASKED_RESOLUTION_NANOS) {
+            lastAsked.set(k, now);
+        }
+    }
+
+    /**
+     * What a {@code c} request leaves on the path's shared buckets ({@code shared}, by path index)
+     * now: the reserves of the classes before it that asked for this deployment lately. A reserve
+     * no one has asked for in {@link #RESERVE_IDLE_NANOS} is reclaimed by the classes below it.
+     */
+    Headroom headroom(TrafficClass c, int shared, long now, GovernorConfig config) {
+        double fraction = 0;
+        for (int h = 0; h < c.ordinal(); h++) {
+            double r = config.classes().get(CLASSES[h]).reserve();
+            if (r > 0 && now - lastAsked.get(h) < RESERVE_IDLE_NANOS) {
+                fraction += r;
+            }
+        }
+        return fraction == 0 || shared == 0 ? Headroom.NONE : new Headroom(fraction, shared);
+    }
+
     /** Whether anything of {@code c} or a class served before it waits: then {@code c} may not barge in. */
     boolean queuedAtOrAbove(TrafficClass c) {
         for (int i = 0; i <= c.ordinal(); i++) {
@@ -180,10 +219,24 @@ final class Lane {
             sum += queuedCostNanos[i];
         }
         double start = Math.max(virtualTime[k], share.lastFinishTag[k]);
+        long fair = 0;
+        long own = 0;
+        double weights = share.weight;
         for (Flow flow : flows.get(k).values()) {
-            sum += flow.costUpTo(start);
+            fair += flow.costUpTo(start);
+            TenantShare other = flow.peekFirst().share;
+            if (other == share) {
+                own = flow.cost();
+            } else {
+                weights += other.weight;
+            }
         }
-        return sum;
+        // Tenants waiting now keep arriving, and their new requests take tags below a light
+        // tenant's far-ahead start: counting only what waits would promise that tenant a wait it
+        // then overruns. While everyone waiting stays backlogged, the tenant is served its weight's
+        // part of the deployment, so its own backlog takes at most that long.
+        long shareBound = (long) (own * (weights / share.weight));
+        return sum + Math.max(fair, shareBound);
     }
 
     /** Time {@code amounts} alone occupy the deployment: the largest share of any rate it limits. */
@@ -206,8 +259,10 @@ final class Lane {
         double weight = share.weight;
         double start = Math.max(virtualTime[c], share.lastFinishTag[c]);
         // The tag advances by the request's cost over the tenant's weight: heavier tenants' tags grow slower.
-        share.lastFinishTag[c] = start + Math.max(1.0, cost) / weight;
+        double span = Math.max(1.0, cost) / weight;
+        share.lastFinishTag[c] = start + span;
         Waiter w = new Waiter(request, amounts, share, now, giveUpAt, start, seq++, cost);
+        w.span = span;
         flows.get(c).computeIfAbsent(share.tenant, t -> new Flow()).addLast(w);
         queued.incrementAndGet(c);
         queuedCostNanos[c] += cost;
@@ -341,14 +396,17 @@ final class Lane {
     }
 
     /**
-     * A waiter that leaves unserved gives its place in fair order back: if it was its tenant's last
-     * in the class, the tenant's next request starts where this one would have. Otherwise the
-     * tenant would be pushed back for work it never got.
+     * A waiter that leaves unserved (its deadline passed, it can never fit) gives back the place in
+     * fair order it took: its tenant's later waiters in the class, and its next request, move
+     * earlier by its span. Otherwise a tenant whose requests time out because its share is small
+     * would be charged for work it never got, and fall further behind with every timeout.
      */
-    private static void forgetTag(int c, Waiter w, boolean wasLast) {
-        if (wasLast) {
-            w.share.lastFinishTag[c] = Math.min(w.share.lastFinishTag[c], w.startTag);
+    private void forgetTag(int c, Waiter w) {
+        Flow flow = flows.get(c).get(w.share.tenant);
+        if (flow != null) {
+            flow.retreat(new double[] {w.startTag}, new double[] {w.span}, 1);
         }
+        w.share.lastFinishTag[c] -= w.span;
     }
 
     /**
@@ -365,7 +423,8 @@ final class Lane {
 
     /** Removes a waiter that leaves without being served. */
     private void removeUnserved(int c, Waiter w) {
-        forgetTag(c, w, remove(c, w));
+        remove(c, w);
+        forgetTag(c, w);
     }
 
     /** Removes a waiter; whether it was its flow's last. */
@@ -388,16 +447,30 @@ final class Lane {
             Iterator<Flow> flowsIt = flows.get(c).values().iterator();
             while (flowsIt.hasNext()) {
                 Flow flow = flowsIt.next();
+                List<Waiter> left = new java.util.ArrayList<>();
                 next = Math.min(next, flow.removeExpired(now, (w, wasLast) -> {
                     w.inQueue = false;
                     queued.decrementAndGet(k);
                     queuedCostNanos[k] -= w.costNanos;
-                    forgetTag(k, w, wasLast);
+                    left.add(w);
                     long retry = w.lastShort.filter(ReserveOutcome.Short::waitKnown)
                             .map(ReserveOutcome.Short::waitNanos).orElse(holdNanosAverage());
-                    Rejection r = Rejections.timedOut(w, now, retry, pauseLeftOf(w.lastShort, now) > 0);
+                    Rejection r = Rejections.timedOut(w, now, retry, pauseLeftOf(w.lastShort, now) > 0,
+                            governor.config().reserveHolders(w.request.trafficClass()));
                     done.add(() -> w.outcome.complete(governor.rejected(w.request, r)));
                 }));
+                if (!left.isEmpty()) {
+                    // The ones that left, in arrival order, which is tag order: one pass moves the rest.
+                    double[] tags = new double[left.size()];
+                    double[] spans = new double[left.size()];
+                    for (int i = 0; i < tags.length; i++) {
+                        Waiter w = left.get(i);
+                        tags[i] = w.startTag;
+                        spans[i] = w.span;
+                        w.share.lastFinishTag[k] -= w.span;
+                    }
+                    flow.retreat(tags, spans, tags.length);
+                }
                 if (flow.isEmpty()) {
                     flowsIt.remove();
                 }

@@ -36,8 +36,12 @@ public final class QuotaGovernor {
     /** Everything a path resolves to, looked up once per admission instead of once per part. */
     private final ConcurrentHashMap<RequestPath, Route> routes = new ConcurrentHashMap<>();
 
-    /** A path's buckets bound to the store, its deployment's lane and its tenant's share of that lane. */
-    private record Route(BoundPath buckets, Lane lane, TenantShare share) {}
+    /**
+     * A path's buckets bound to the store, its deployment's lane, its tenant's share of that lane,
+     * and which of its buckets are shared (by path index): those keep the class reserves.
+     */
+    private record Route(BoundPath buckets, Lane lane, TenantShare share, int shared) {}
+
     private final ConcurrentHashMap<Scope, Optional<BucketPlan>> plans = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Lane> lanes = new ConcurrentHashMap<>();
     /** Read on every decision: an array, so iterating it allocates nothing. */
@@ -66,6 +70,7 @@ public final class QuotaGovernor {
         }
         Route route = route(request.path());
         Lane lane = route.lane();
+        lane.asked(c, now);
         Optional<Rejection> screened = lane.guard.screen(c, now);
         if (screened.isPresent()) {
             return rejected(request, screened.get());
@@ -86,7 +91,7 @@ public final class QuotaGovernor {
         long[] amounts = request.demand().amounts();
         TenantShare share = route.share();
         if (!lane.queuedAtOrAbove(c)) {
-            ReserveOutcome o = route.buckets().reserve(amounts, leaseTtlNanos);
+            ReserveOutcome o = reserve(route, c, amounts, now);
             if (o instanceof ReserveOutcome.Granted g) {
                 return admitted(lane, request, g, amounts, share, 0, 0, now);
             }
@@ -102,9 +107,9 @@ public final class QuotaGovernor {
             boolean paused = s.scope().equals(lane.deploymentPlan() == null ? null : lane.deploymentPlan().scope())
                     && lane.pauseLeft(s.dimension(), now) > 0;
             Explanation why = new Explanation(Optional.of(s.scope()), Optional.of(s.dimension()), Optional.empty(),
-                    paused, false, s.waitKnown() ? wait : Explanation.UNKNOWN, service, budget, deadlineBound);
+                    paused, s.headroomBound(), s.waitKnown() ? wait : Explanation.UNKNOWN, service, budget, deadlineBound);
             if (s.waitKnown() ? wait > classBudget : classBudget <= 0) {
-                return rejected(request, Rejections.waitTooLong(s, c, why));
+                return rejected(request, Rejections.waitTooLong(s, c, why, config.reserveHolders(c)));
             }
             if (s.waitKnown() ? wait > deadlineRoom : deadlineRoom <= 0) {
                 return rejected(request, Rejections.deadlineCannotBeMet(c, toDeadline, why));
@@ -121,6 +126,34 @@ public final class QuotaGovernor {
             return rejected(request, Rejections.deadlineCannotBeMet(c, toDeadline, why));
         }
         return enqueue(lane, request, amounts, share, now, budget, wait, why);
+    }
+
+    /**
+     * Whether {@code deployment} could take {@code demand} of class {@code c} now without waiting:
+     * its guard lets the class through, nothing of the class or one served before it waits in its
+     * lane, and its own bucket is not paused and holds the amounts on every limited dimension. A
+     * read of the deployment's bucket only (the caller's own scopes are on every deployment's path,
+     * so they cannot tell deployments apart); nothing is taken, so the answer may be stale by the
+     * time the caller reserves, when the reservation itself decides. The routing policy asks it to
+     * choose among a profile's deployments without trial and error.
+     */
+    public boolean hasHeadroom(String deployment, TrafficClass c, Demand demand) {
+        long now = clock.nanos();
+        Lane lane = lane(deployment);
+        if (lane.guard.screen(c, now).isPresent() || lane.queuedAtOrAbove(c)) {
+            return false;
+        }
+        Optional<BucketPlan> plan = plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment));
+        if (plan.isEmpty()) {
+            return true;
+        }
+        long[] amounts = demand.amounts();
+        for (BucketState.DimensionState d : store.state(plan.get()).dimensions()) {
+            if (d.pausedForNanos() > 0 || d.available() < amounts[d.dimension().ordinal()]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private Decision enqueue(Lane lane, AdmissionRequest request, long[] amounts, TenantShare share, long now,
@@ -166,7 +199,11 @@ public final class QuotaGovernor {
     }
 
     ReserveOutcome tryReserve(AdmissionRequest request, long[] amounts) {
-        return route(request.path()).buckets().reserve(amounts, leaseTtlNanos);
+        return reserve(route(request.path()), request.trafficClass(), amounts, clock.nanos());
+    }
+
+    private ReserveOutcome reserve(Route route, TrafficClass c, long[] amounts, long now) {
+        return route.buckets().reserve(amounts, leaseTtlNanos, route.lane().headroom(c, route.shared(), now, config));
     }
 
     Decision.Final admitted(Lane lane, AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts,
@@ -384,10 +421,26 @@ public final class QuotaGovernor {
                 plan(s).ifPresent(list::add);
             }
             Lane lane = lane(p.deployment());
-            r = new Route(store.bind(list.toArray(BucketPlan[]::new)), lane, lane.share(p.tenant(), this));
+            r = new Route(store.bind(list.toArray(BucketPlan[]::new)), lane, lane.share(p.tenant(), this),
+                    shared(list));
             routes.put(p, r);
         }
         return r;
+    }
+
+    /**
+     * The path's shared buckets, by index: those no tenant owns (the deployment, the model
+     * profile, the organisation), which keep the class reserves. A tenant's, team's or key's own
+     * bucket is its ceiling, shared with nobody else, and keeps none.
+     */
+    private static int shared(List<BucketPlan> path) {
+        int shared = 0;
+        for (int i = 0; i < path.size(); i++) {
+            if (!path.get(i).scope().level().ownedByTenant()) {
+                shared |= 1 << i;
+            }
+        }
+        return shared;
     }
 
     private Optional<BucketPlan> plan(Scope scope) {

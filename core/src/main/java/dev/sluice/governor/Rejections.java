@@ -29,14 +29,34 @@ final class Rejections {
     }
 
     static Rejection waitTooLong(ReserveOutcome.Short s, TrafficClass c, Explanation why) {
+        return waitTooLong(s, c, why, "");
+    }
+
+    /**
+     * As {@link #waitTooLong(ReserveOutcome.Short, TrafficClass, Explanation)}; when the shortfall
+     * was the class reserve held back for {@code heldFor} (say {@code interactive}), the code ends
+     * in {@code _reserved} and the sentence says what was held back and for whom.
+     */
+    static Rejection waitTooLong(ReserveOutcome.Short s, TrafficClass c, Explanation why, String heldFor) {
         long waitNanos = why.predictedWaitNanos();
         String when = s.waitKnown() ? "capacity returns in " + human(waitNanos) + paused(why)
                 : "it depends on requests in flight finishing";
-        return new Rejection(GatewayDecision.REJECTED_LOCALLY, code(s, "exhausted"), Optional.of(s.dimension()),
-                Optional.of(s.scope()), millis(Math.max(0, waitNanos)), true,
-                String.format(Locale.ROOT, "%s is short of %s (%d available, %d needed) and %s, longer than the %s "
-                        + "request may wait (%s).", s.scope(), describe(s.dimension()), s.available(), s.needed(), when,
-                        c.wireName(), human(why.budgetNanos())), why);
+        boolean reserved = s.headroomBound();
+        String shortOf = reserved
+                ? String.format(Locale.ROOT, "%s has %d %s but %d of them are held back for %s requests (class reserve) "
+                        + "and %d are needed", s.scope(), s.available(), describe(s.dimension()), s.heldBack(),
+                        holders(heldFor), s.needed())
+                : String.format(Locale.ROOT, "%s is short of %s (%d available, %d needed)", s.scope(),
+                        describe(s.dimension()), s.available(), s.needed());
+        return new Rejection(GatewayDecision.REJECTED_LOCALLY, code(s, reserved ? "reserved" : "exhausted"),
+                Optional.of(s.dimension()), Optional.of(s.scope()), millis(Math.max(0, waitNanos)), true,
+                String.format(Locale.ROOT, "%s%s%s, longer than the %s request may wait (%s).", shortOf,
+                        reserved ? "; " : " and ", when, c.wireName(), human(why.budgetNanos())), why);
+    }
+
+    /** Who a reserve is held back for, as words; "higher-class" when not told. */
+    private static String holders(String heldFor) {
+        return heldFor.isEmpty() ? "higher-class" : heldFor;
     }
 
     static Rejection queueFull(TrafficClass c, int length, long retryNanos, Explanation why) {
@@ -74,15 +94,22 @@ final class Rejections {
     }
 
     static Rejection timedOut(Waiter w, long now, long retryNanos, boolean paused) {
+        return timedOut(w, now, retryNanos, paused, "");
+    }
+
+    /** As {@link #timedOut(Waiter, long, long, boolean)}, saying when the reserve held back for {@code heldFor} held it back. */
+    static Rejection timedOut(Waiter w, long now, long retryNanos, boolean paused, String heldFor) {
         TrafficClass c = w.request.trafficClass();
         Optional<ReserveOutcome.Short> last = w.lastShort;
         long waitedNanos = now - w.enqueuedAt;
         Explanation queued = w.explanation;
         Explanation why = new Explanation(last.map(ReserveOutcome.Short::scope).or(queued::scope),
                 last.map(ReserveOutcome.Short::dimension).or(queued::dimension), queued.window(),
-                paused || queued.paused(), queued.reserve(), queued.predictedWaitNanos(), queued.serviceNanos(),
-                queued.budgetNanos(), w.deadlineBound);
-        String cause = last.map(s -> " for " + describe(s.dimension()) + " on " + s.scope()).orElse("");
+                paused || queued.paused(), queued.reserve() || last.filter(ReserveOutcome.Short::headroomBound).isPresent(),
+                queued.predictedWaitNanos(), queued.serviceNanos(), queued.budgetNanos(), w.deadlineBound);
+        String cause = last.map(s -> " for " + describe(s.dimension()) + " on " + s.scope()
+                + (s.headroomBound() ? String.format(Locale.ROOT, " (%d of them held back for %s requests, class reserve)",
+                        s.heldBack(), holders(heldFor)) : "")).orElse("");
         if (w.deadlineBound) {
             return new Rejection(GatewayDecision.QUEUED_THEN_TIMED_OUT, "deadline_cannot_be_met", why.dimension(),
                     why.scope(), millis(retryNanos), true, String.format(Locale.ROOT, "The %s request waited %s%s%s; "

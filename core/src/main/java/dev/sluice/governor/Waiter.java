@@ -13,7 +13,10 @@ final class Waiter {
     final long enqueuedAt;
     /** The earlier of the caller's deadline and the class's wait budget. */
     final long giveUpAt;
-    final double startTag;
+    /** Its place in fair order; moves earlier when a waiter of its flow ahead of it leaves unserved. */
+    double startTag;
+    /** How far it moved its tenant's tags on: its cost over the tenant's weight. */
+    double span;
     final long seq;
     /** Time this request alone occupies the deployment at its configured rate. */
     final long costNanos;

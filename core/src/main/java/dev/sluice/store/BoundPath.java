@@ -10,4 +10,12 @@ public interface BoundPath {
 
     /** Same as {@link QuotaStore#reserve} on the bound path. */
     ReserveOutcome reserve(long[] amounts, long leaseTtlNanos);
+
+    /**
+     * Same as {@link QuotaStore#reserve(BucketPlan[], long[], long, Headroom)} on the bound path.
+     * The default, for a binding that keeps no headroom, ignores it.
+     */
+    default ReserveOutcome reserve(long[] amounts, long leaseTtlNanos, Headroom headroom) {
+        return reserve(amounts, leaseTtlNanos);
+    }
 }

@@ -46,17 +46,33 @@ public final class InMemoryQuotaStore implements QuotaStore {
 
     @Override
     public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
-        return reserve(path, buckets(path), amounts, leaseTtlNanos);
+        return reserve(path, buckets(path), amounts, leaseTtlNanos, Headroom.NONE);
+    }
+
+    @Override
+    public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos, Headroom headroom) {
+        return reserve(path, buckets(path), amounts, leaseTtlNanos, headroom);
     }
 
     @Override
     public BoundPath bind(BucketPlan[] path) {
         BucketPlan[] plans = path.clone();
         MemoryBucket[] held = buckets(plans);
-        return (amounts, leaseTtlNanos) -> reserve(plans, held, amounts, leaseTtlNanos);
+        return new BoundPath() {
+            @Override
+            public ReserveOutcome reserve(long[] amounts, long leaseTtlNanos) {
+                return InMemoryQuotaStore.this.reserve(plans, held, amounts, leaseTtlNanos, Headroom.NONE);
+            }
+
+            @Override
+            public ReserveOutcome reserve(long[] amounts, long leaseTtlNanos, Headroom headroom) {
+                return InMemoryQuotaStore.this.reserve(plans, held, amounts, leaseTtlNanos, headroom);
+            }
+        };
     }
 
-    private ReserveOutcome reserve(BucketPlan[] path, MemoryBucket[] held, long[] amounts, long leaseTtlNanos) {
+    private ReserveOutcome reserve(BucketPlan[] path, MemoryBucket[] held, long[] amounts, long leaseTtlNanos,
+            Headroom headroom) {
         long now = clock.nanos();
         int asked = 0;
         for (int d = 0; d < amounts.length; d++) {
@@ -74,6 +90,10 @@ public final class InMemoryQuotaStore implements QuotaStore {
             try {
                 int wanted = b.refill(path[i], now, this) & asked;
                 ReserveOutcome.Short shortHere = b.check(i, wanted, amounts, now, this);
+                if (headroom.appliesTo(i)) {
+                    shortHere = MemoryBucket.longer(b.checkHeadroom(i, wanted, amounts, headroom.fraction(), now),
+                            shortHere);
+                }
                 if (shortHere == null && binding == null) {
                     b.take(wanted, amounts);
                     takenDims |= (long) wanted << (8 * i);

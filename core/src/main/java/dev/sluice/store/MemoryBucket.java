@@ -217,6 +217,51 @@ final class MemoryBucket extends BriefLock {
         return binding;
     }
 
+    /**
+     * Whether taking {@code amounts} on the rates and gauges in {@code dims} leaves the
+     * {@link Headroom} of {@code fraction} held back for higher classes: null if it does, else the
+     * shortfall that binds longest, with what was held back. Only judges what {@link #check}
+     * passes: a request that never fits or waits for a pause is named there, and the caller keeps
+     * the longer of the two. Call after {@link #refill}, with the lock held.
+     */
+    ReserveOutcome.Short checkHeadroom(int pathIndex, int dims, long[] amounts, double fraction, long now) {
+        ReserveOutcome.Short binding = null;
+        for (int m = dims & (RATE_DIMS | GAUGE_DIMS); m != 0; m &= m - 1) {
+            int d = Integer.numberOfTrailingZeros(m);
+            int b = base(d);
+            long need = amounts[d];
+            long cap = s[b + CAPACITY];
+            if (need > cap) {
+                continue;
+            }
+            double level = Double.longBitsToDouble(s[b + LEVEL]);
+            if ((RATE_DIMS & (1 << d)) != 0) {
+                double factor = Double.longBitsToDouble(s[b + FACTOR]);
+                double adapted = cap * factor;
+                // Never more than a full bucket: a request larger than the capacity less the
+                // headroom goes when the bucket is full, as one larger than the adapted capacity does.
+                double required = Math.min(need + fraction * adapted, adapted);
+                if (level >= required - 1e-9) {
+                    continue;
+                }
+                double rate = Double.longBitsToDouble(s[b + REFILL]) * factor;
+                long wait = Math.max(0, s[b + PAUSED_UNTIL] - now) + (long) Math.ceil((required - level) / rate);
+                long held = (long) Math.ceil(required - Math.min(need, adapted));
+                binding = longer(shortOf(pathIndex, d, wait, false, false, need, held), binding);
+            } else {
+                // An empty gauge always takes one request, however small the capacity.
+                double most = Math.max(cap - fraction * cap, need);
+                if (level + need <= most) {
+                    continue;
+                }
+                long held = (long) Math.ceil(cap - most);
+                binding = longer(shortOf(pathIndex, d, ReserveOutcome.Short.UNKNOWN_WAIT, false, false, need, held),
+                        binding);
+            }
+        }
+        return binding;
+    }
+
     /** The shortfall that explains a rejection best: one that never fits, then a daily cap, then the longest wait. */
     static ReserveOutcome.Short longer(ReserveOutcome.Short candidate, ReserveOutcome.Short current) {
         if (current == null) {
@@ -237,8 +282,13 @@ final class MemoryBucket extends BriefLock {
     }
 
     private ReserveOutcome.Short shortOf(int pathIndex, int d, long wait, boolean never, boolean daily, long need) {
+        return shortOf(pathIndex, d, wait, never, daily, need, 0);
+    }
+
+    private ReserveOutcome.Short shortOf(int pathIndex, int d, long wait, boolean never, boolean daily, long need,
+            long heldBack) {
         return new ReserveOutcome.Short(pathIndex, plan.scope(), DIMS[d], wait, never, daily,
-                (long) Math.floor(available(d)), need, s[base(d) + CAPACITY]);
+                (long) Math.floor(available(d)), need, s[base(d) + CAPACITY], heldBack);
     }
 
     /** Takes {@code amounts} on the dimensions in {@code dims}; the caller has checked that they fit. */

@@ -23,12 +23,32 @@ public interface QuotaStore extends AutoCloseable {
     ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos);
 
     /**
+     * As {@link #reserve(BucketPlan[], long[], long)}, leaving {@code headroom} untouched on the
+     * buckets it names: the part of shared capacity held back for higher classes. The stores
+     * Sluice ships (in memory, Redis) keep it; the default, for a store that keeps no headroom
+     * (a test double), ignores it.
+     */
+    default ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos, Headroom headroom) {
+        return reserve(path, amounts, leaseTtlNanos);
+    }
+
+    /**
      * Binds {@code path} for repeated reservations. The default reserves through
      * {@link #reserve}; a store overrides it to resolve the path once.
      */
     default BoundPath bind(BucketPlan[] path) {
         BucketPlan[] plans = path.clone();
-        return (amounts, leaseTtlNanos) -> reserve(plans, amounts, leaseTtlNanos);
+        return new BoundPath() {
+            @Override
+            public ReserveOutcome reserve(long[] amounts, long leaseTtlNanos) {
+                return QuotaStore.this.reserve(plans, amounts, leaseTtlNanos);
+            }
+
+            @Override
+            public ReserveOutcome reserve(long[] amounts, long leaseTtlNanos, Headroom headroom) {
+                return QuotaStore.this.reserve(plans, amounts, leaseTtlNanos, headroom);
+            }
+        };
     }
 
     /**

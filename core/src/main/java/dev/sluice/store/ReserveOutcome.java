@@ -23,15 +23,28 @@ public sealed interface ReserveOutcome {
      * @param available what the bucket had when asked
      * @param needed what the request asked for
      * @param capacity the most the bucket can ever hold on this dimension
+     * @param heldBack how much of the binding dimension was out of reach because it is held back
+     *     as {@link Headroom} for higher classes; 0 when headroom played no part
      */
     record Short(int pathIndex, Scope scope, Dimension dimension, long waitNanos, boolean neverFits,
-            boolean dailyCap, long available, long needed, long capacity) implements ReserveOutcome {
+            boolean dailyCap, long available, long needed, long capacity, long heldBack) implements ReserveOutcome {
+
+        /** A shortfall in which no headroom played a part. */
+        public Short(int pathIndex, Scope scope, Dimension dimension, long waitNanos, boolean neverFits,
+                boolean dailyCap, long available, long needed, long capacity) {
+            this(pathIndex, scope, dimension, waitNanos, neverFits, dailyCap, available, needed, capacity, 0);
+        }
 
         /** The wait cannot be computed from refill arithmetic. */
         public static final long UNKNOWN_WAIT = -1;
 
         public boolean waitKnown() {
             return waitNanos >= 0;
+        }
+
+        /** Whether the request would have fitted but for the headroom held back for higher classes. */
+        public boolean headroomBound() {
+            return heldBack > 0;
         }
     }
 }

@@ -399,6 +399,117 @@ public abstract class QuotaStoreContract {
         assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(200.0);
     }
 
+    // ---- headroom held back for higher classes ---------------------------------------------
+
+    private static BucketPlan deployment(Limit... limits) {
+        return plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", limits);
+    }
+
+    /** A tenth of bucket 0 of the path held back. */
+    private static final Headroom TENTH = new Headroom(0.1, 1);
+
+    @Test
+    void aReservationWithHeadroomLeavesItUntaken() {
+        QuotaStore s = store();
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(s.reserve(new BucketPlan[] {dep}, tokens(540), TTL, TENTH));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(1), TTL, TENTH));
+        // 60 left, all of it the headroom: 1 token more at 10 a second.
+        assertThat(sh.waitNanos()).isEqualTo(SECOND / 10);
+        assertThat(sh.available()).isEqualTo(60);
+        assertThat(sh.needed()).isEqualTo(1);
+        assertThat(sh.heldBack()).isEqualTo(60);
+        assertThat(sh.headroomBound()).isTrue();
+        assertThat(dim(s, dep, Dimension.TOTAL_TOKENS).reserved()).isEqualTo(540);
+    }
+
+    @Test
+    void aReservationWithoutHeadroomTakesWhatOthersLeave() {
+        QuotaStore s = store();
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(s.reserve(new BucketPlan[] {dep}, tokens(540), TTL, TENTH));
+        granted(s.reserve(new BucketPlan[] {dep}, tokens(60), TTL, Headroom.NONE));
+        assertThat(dim(s, dep, Dimension.TOTAL_TOKENS).available()).isEqualTo(0.0);
+    }
+
+    @Test
+    void headroomIsKeptOnlyOnTheBucketsItNames() {
+        QuotaStore s = store();
+        BucketPlan t = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 6_000));
+        BucketPlan[] path = {t, dep};
+        // Bucket 1 (the deployment) keeps 600; the tenant's own bucket may be emptied.
+        granted(s.reserve(path, tokens(600), TTL, new Headroom(0.1, 0b10)));
+        assertThat(dim(s, t, Dimension.TOTAL_TOKENS).available()).isEqualTo(0.0);
+        assertThat(dim(s, dep, Dimension.TOTAL_TOKENS).available()).isEqualTo(5_400.0);
+    }
+
+    @Test
+    void aRequestLargerThanTheBucketLessItsHeadroomGoesWhenTheBucketIsFull() {
+        QuotaStore s = store();
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(s.reserve(new BucketPlan[] {dep}, tokens(600), TTL, Headroom.NONE));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(580), TTL, TENTH));
+        // Not 640 (580 and the 60 held back), which the bucket can never hold: a full bucket, 60 s away.
+        assertThat(sh.neverFits()).isFalse();
+        assertThat(sh.waitNanos()).isEqualTo(60 * SECOND);
+        assertThat(sh.heldBack()).isEqualTo(20);
+        clock.advance(Duration.ofSeconds(60));
+        granted(s.reserve(new BucketPlan[] {dep}, tokens(580), TTL, TENTH));
+    }
+
+    @Test
+    void headroomIsAFractionOfTheAdaptedCapacity() {
+        QuotaStore s = store();
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(s.reserve(new BucketPlan[] {dep}, tokens(600), TTL, Headroom.NONE));
+        s.control(dep, Dimension.TOTAL_TOKENS, 0.5, 0);
+        clock.advance(Duration.ofMinutes(1));
+        // Adapted capacity 300, of which 30 held back.
+        granted(s.reserve(new BucketPlan[] {dep}, tokens(270), TTL, TENTH));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(10), TTL, TENTH));
+        assertThat(sh.heldBack()).isEqualTo(30);
+        // 10 tokens at 5 a second (the halved rate).
+        assertThat(sh.waitNanos()).isEqualTo(2 * SECOND);
+    }
+
+    @Test
+    void aGaugeKeepsItsHeadroomButAlwaysTakesOneRequestWhenEmpty() {
+        QuotaStore s = store();
+        BucketPlan dep = deployment(Limit.of(Dimension.CONCURRENT_REQUESTS, 10));
+        for (int i = 0; i < 9; i++) {
+            granted(s.reserve(new BucketPlan[] {dep}, need(Dimension.CONCURRENT_REQUESTS, 1), TTL, TENTH));
+        }
+        ReserveOutcome.Short sh = shortOf(
+                s.reserve(new BucketPlan[] {dep}, need(Dimension.CONCURRENT_REQUESTS, 1), TTL, TENTH));
+        assertThat(sh.heldBack()).isEqualTo(1);
+        assertThat(sh.waitKnown()).isFalse();
+        granted(s.reserve(new BucketPlan[] {dep}, need(Dimension.CONCURRENT_REQUESTS, 1), TTL, Headroom.NONE));
+
+        BucketPlan one = plan(ScopeLevel.PROVIDER_DEPLOYMENT, "small", Limit.of(Dimension.CONCURRENT_REQUESTS, 1));
+        granted(s.reserve(new BucketPlan[] {one}, need(Dimension.CONCURRENT_REQUESTS, 1), TTL, TENTH));
+    }
+
+    @Test
+    void aShortfallWithoutHeadroomHoldsNothingBack() {
+        QuotaStore s = store();
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        granted(s.reserve(new BucketPlan[] {dep}, tokens(600), TTL, Headroom.NONE));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(10), TTL, Headroom.NONE));
+        assertThat(sh.heldBack()).isZero();
+        assertThat(sh.headroomBound()).isFalse();
+    }
+
+    @Test
+    void aBoundPathKeepsHeadroomToo() {
+        QuotaStore s = store();
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BoundPath bound = s.bind(new BucketPlan[] {dep});
+        granted(bound.reserve(tokens(540), TTL, TENTH));
+        assertThat(shortOf(bound.reserve(tokens(1), TTL, TENTH)).heldBack()).isEqualTo(60);
+        granted(bound.reserve(tokens(60), TTL));
+    }
+
     // ---- daily caps -----------------------------------------------------------------------
 
     @Test

@@ -5,12 +5,14 @@ import dev.sluice.estimate.EstimatorConfig;
 import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.gateway.admin.AdminServer;
 import dev.sluice.gateway.metrics.SluiceMetrics;
+import dev.sluice.gateway.trace.SluiceTracing;
 import dev.sluice.gateway.proxy.GatewayCore;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.ledger.Ledger;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.StoreSettings;
+import dev.sluice.runtime.config.TracingSettings;
 import dev.sluice.runtime.control.ControlJournal;
 import dev.sluice.runtime.control.ControlPlane;
 import dev.sluice.runtime.event.RequestEventSink;
@@ -47,18 +49,26 @@ public final class Gateway {
     private int port;
     private AdminServer admin;
     private final Ledger ledger;
+    /** The access log the configuration asks for ({@code server.access_log}); written on a thread of its own. */
+    private final java.util.Optional<dev.sluice.runtime.event.AccessLog> accessLog;
     private final ControlPlane control;
     private final Optional<SluiceMetrics> metrics;
+    private final Optional<SluiceTracing> tracing;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
         this.ownsVertx = b.vertx == null;
         this.config = b.config;
         this.ledger = b.ledger;
+        this.accessLog = dev.sluice.runtime.event.AccessLog.open(b.config.server().accessLog());
         // Metrics are served by the admin listener: without one, nobody could read them.
         this.metrics = config.admin().map(a -> new SluiceMetrics(config));
         List<RequestEventSink> sinks = new ArrayList<>(List.of(ledger.sink()));
+        accessLog.ifPresent(sinks::add);
         metrics.ifPresent(sinks::add);
+        this.tracing = config.tracing().exporter() == TracingSettings.Exporter.OTLP
+                ? Optional.of(SluiceTracing.otlp(config.tracing())) : Optional.empty();
+        tracing.ifPresent(sinks::add);
         sinks.add(b.events);
         this.runtime = SluiceRuntime.builder(config, store).clock(b.clock).estimatorConfig(b.estimatorConfig)
                 .adaptive(b.adaptive).seed(b.seed).events(RequestEventSink.all(sinks.stream()
@@ -167,6 +177,8 @@ public final class Gateway {
         all.onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
             // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
             ledger.close();
+            accessLog.ifPresent(dev.sluice.runtime.event.AccessLog::close);
+            tracing.ifPresent(SluiceTracing::close);
             runtime.close();
             if (ownsVertx) {
                 vertx.close().onComplete(stopped);
@@ -316,6 +328,7 @@ public final class Gateway {
                 g.vertx.cancelTimer(g.syncTimer);
                 g.wakeups.close();
                 g.ledger.close();
+                g.tracing.ifPresent(SluiceTracing::close);
                 Future<Void> cleanup = vertx == null ? v.close() : Future.succeededFuture();
                 return cleanup.transform(x -> Future.failedFuture(e));
             });

@@ -21,6 +21,8 @@ final class FakeUpstream {
         LEAKY_INVALID,
         /** A 502 from an internal proxy, as HTML naming its host. */
         HTML_ERROR,
+        /** A whole chat answer of about 300 KB. */
+        BIG_ANSWER,
         /** An Anthropic stream that ends cleanly on the wire without its message_stop. */
         ANTHROPIC_TRUNCATED("anthropic"),
         /** An Anthropic stream whose data is not JSON. */
@@ -130,6 +132,10 @@ final class FakeUpstream {
                 case ANTHROPIC_STALL -> stream(s, ANTHROPIC_START, End.SILENCE);
                 case GEMINI_TRUNCATED -> stream(s, GEMINI_START, End.CLEAN);
                 case GEMINI_RESET -> stream(s, GEMINI_START, End.RESET);
+                case BIG_ANSWER -> answer(s, "200 OK", "", "{\"id\":\"c\",\"object\":\"chat.completion\",\"model\":"
+                        + "\"gpt-4o-mini\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\""
+                        + "word ".repeat(60_000) + "\"},\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":9,"
+                        + "\"completion_tokens\":60000,\"total_tokens\":60009}}");
                 case HTML_ERROR -> {
                     String html = "<html><body>502 Bad Gateway from lb-3.prod.example.net</body></html>";
                     s.write("HTTP/1.1 502 Bad Gateway\r\ncontent-type: text/html\r\ncontent-length: " + html.length()

@@ -135,6 +135,9 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
                   limited: { deployment: limited, model: gpt-4o-mini }
                   flaky: { deployment: flaky, model: gpt-4o-mini }
                   closed: { deployment: closed, model: gpt-4o-mini }
+                  # Two deployments: the rate-limited mock first, the healthy OpenAI mock when it cannot serve.
+                  fallback: { model: gpt-4o-mini, deployments: [limited, oa] }
+                  fallback-flaky: { model: gpt-4o-mini, deployments: [flaky, oa] }
                 %s
                 orgs:
                   acme-corp:

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class ProviderErrorsRelayTest {
 
     @RegisterExtension
-    static final GatewayFixture f = new GatewayFixture(false);
+    static final GatewayFixture f = new GatewayFixture(false, ", max_answer_bytes: 100000");
 
     private HttpResponse<String> call(String profile) throws Exception {
         return f.post("/v1/chat/completions", GatewayFixture.KEY, ErrorsTest.chat(profile, ""));
@@ -61,5 +61,15 @@ class ProviderErrorsRelayTest {
         assertThat(r.headers().firstValue("content-type")).hasValue("application/json");
         assertThat(r.body()).contains("The provider answered HTTP 502 without a readable error.");
         assertNothingLeaked(r);
+    }
+
+    @Test
+    void aWholeAnswerBeyondTheCapIs502AndItsReservationSettledAsEstimated() throws Exception {
+        long settled = f.gateway.counters().reservationsSettled();
+        HttpResponse<String> r = call("fake-big-answer");
+        assertThat(r.statusCode()).isEqualTo(502);
+        assertThat(r.body()).contains("\"code\":\"upstream_answer_too_large\"", "100000 bytes");
+        f.awaitBalanced();
+        assertThat(f.gateway.counters().reservationsSettled()).isEqualTo(settled + 1);
     }
 }

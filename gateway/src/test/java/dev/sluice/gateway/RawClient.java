@@ -16,19 +16,24 @@ final class RawClient {
     /** What came back, and whether the gateway closed the connection (rather than falling silent). */
     record Answer(String text, boolean closed) {
 
-        /** How many responses the text holds (status lines; a 100 Continue counts too). */
+        /** How many final responses the text holds (status lines, an interim 100 Continue not counted). */
         int responses() {
             int n = 0;
             for (int i = text.indexOf("HTTP/1."); i >= 0; i = text.indexOf("HTTP/1.", i + 1)) {
-                if (i == 0 || text.startsWith("\n", i - 1)) {
+                if ((i == 0 || text.startsWith("\n", i - 1)) && !text.startsWith(" 1", i + 8)) {
                     n++;
                 }
             }
             return n;
         }
 
+        /** The status of the first final response; -1 when none came. */
         int status() {
-            return text.length() >= 12 ? Integer.parseInt(text.substring(9, 12)) : -1;
+            String t = text;
+            while (t.startsWith("HTTP/1.1 1") && t.contains("\r\n\r\n")) {
+                t = t.substring(t.indexOf("\r\n\r\n") + 4);
+            }
+            return t.length() >= 12 ? Integer.parseInt(t.substring(9, 12)) : -1;
         }
     }
 

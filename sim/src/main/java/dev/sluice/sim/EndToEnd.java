@@ -201,7 +201,7 @@ final class EndToEnd {
         for (DeploymentConfig d : scenario.config().deployments().values()) {
             pointed.put(d.id(), new DeploymentConfig(d.id(), d.kind(), URI.create(mocks.get(d.id()).baseUrl()),
                     d.apiKeyEnv(), d.apiKey(), d.scope(), d.azureDeployment(), d.apiVersion(), d.limits(),
-                    d.adaptive(), d.ramp(), d.failurePolicy()));
+                    d.adaptive(), d.ramp(), d.failurePolicy(), d.capabilities()));
         }
         SluiceConfig cfg = scenario.config().withDeployments(pointed)
                 .withServer(scenario.config().server().withPort(0));
@@ -276,16 +276,16 @@ final class EndToEnd {
             }
             return;
         }
-        recorder.dispatched(a);
+        recorder.dispatched(a, a.request().deployment());
         if (status >= 200 && status < 300) {
             long out = lastNumber(COMPLETION, body, c.request.outputTokens());
-            recorder.replied(a, reply(dev.sluice.sim.provider.ProviderReply.Outcome.SUCCESS, out));
+            recorder.replied(a, a.request().deployment(), reply(dev.sluice.sim.provider.ProviderReply.Outcome.SUCCESS, out));
             end(c, Outcome.SUCCESS);
         } else if (status == 429) {
-            recorder.replied(a, reply(dev.sluice.sim.provider.ProviderReply.Outcome.RATE_LIMITED, 0));
+            recorder.replied(a, a.request().deployment(), reply(dev.sluice.sim.provider.ProviderReply.Outcome.RATE_LIMITED, 0));
             retryOrEnd(c, hint, Outcome.PROVIDER_RATE_LIMITED);
         } else {
-            recorder.replied(a, reply(dev.sluice.sim.provider.ProviderReply.Outcome.SERVER_ERROR, 0));
+            recorder.replied(a, a.request().deployment(), reply(dev.sluice.sim.provider.ProviderReply.Outcome.SERVER_ERROR, 0));
             if (status == 0 || status == 408 || status == 409 || status >= 500) {
                 retryOrEnd(c, hint, Outcome.PROVIDER_ERROR);
             } else {

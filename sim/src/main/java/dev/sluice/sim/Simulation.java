@@ -277,23 +277,27 @@ public final class Simulation implements StrategyContext {
     }
 
     @Override
-    public void dispatch(Attempt a, long queuedNanos, ReplyHandler onReply) {
+    public void dispatch(Attempt a, long queuedNanos, String deployment, ReplyHandler onReply) {
         Client c = current(a, State.AT_GATEWAY);
         c.state = State.AT_PROVIDER;
         c.queuedNanos += queuedNanos;
-        send(c, a, onReply);
+        send(c, a, deployment, onReply);
     }
 
-    private void send(Client c, Attempt a, ReplyHandler onReply) {
-        recorder.dispatched(a);
+    private void send(Client c, Attempt a, String deployment, ReplyHandler onReply) {
+        recorder.dispatched(a, deployment);
         SimRequest r = a.request();
-        providers.get(r.deployment()).call(new ProviderCall(r.tenant(), r.providerPromptTokens(),
+        providers.get(deployment).call(new ProviderCall(r.tenant(), r.providerPromptTokens(),
                 r.providerCacheReadTokens(), r.maxTokens(), r.outputTokens(), r.streaming()), reply -> {
                     current(a, State.AT_PROVIDER);
-                    recorder.replied(a, reply);
+                    recorder.replied(a, deployment, reply);
                     java.util.OptionalLong again = onReply.onReply(reply);
+                    if (again.equals(ReplyHandler.ELSEWHERE)) {
+                        c.state = State.AT_GATEWAY; // the strategy admits it elsewhere, or rejects it
+                        return;
+                    }
                     if (again.isPresent()) {
-                        loop.after(again.getAsLong(), () -> send(c, a, onReply));
+                        loop.after(again.getAsLong(), () -> send(c, a, deployment, onReply));
                         return;
                     }
                     switch (reply.outcome()) {

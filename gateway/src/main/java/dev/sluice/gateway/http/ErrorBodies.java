@@ -198,7 +198,10 @@ public final class ErrorBodies {
         e.put("estimated_input_tokens", v.estimatedInputTokens());
         e.put("estimated_output_tokens", v.estimatedOutputTokens());
         e.put("gateway_decision", v.decision().wireName());
-        e.put("fallback_allowed", false);
+        e.put("fallback_allowed", v.fallbackAllowed());
+        if (!v.fallbackAllowed()) {
+            v.fallbackForbiddenBy().ifPresent(rule -> e.put("fallback_forbidden_by", rule));
+        }
         e.put("trace_id", v.traceId());
         v.explanation().ifPresent(x -> explain(e.putObject("explanation"), x, v.mode()));
     }

@@ -23,6 +23,10 @@ public final class HeaderNames {
     public static final CharSequence RESET_TOKENS = HttpHeaders.createOptimized("x-ratelimit-reset-tokens");
     public static final CharSequence MODEL_PROFILE = HttpHeaders.createOptimized("x-sluice-model-profile");
     public static final CharSequence PROVIDER_MODEL = HttpHeaders.createOptimized("x-sluice-provider-model");
+    /** The deployment the answer came from. */
+    public static final CharSequence DEPLOYMENT = HttpHeaders.createOptimized("x-sluice-deployment");
+    /** Why that is not the request's first choice, when it is not. */
+    public static final CharSequence FALLBACK = HttpHeaders.createOptimized("x-sluice-fallback");
     /** What decided a local refusal or a queue wait, on one line ({@link #explanation}). */
     public static final CharSequence EXPLANATION = HttpHeaders.createOptimized("x-sluice-explanation");
 

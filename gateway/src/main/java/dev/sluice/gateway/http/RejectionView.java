@@ -28,11 +28,24 @@ import java.util.Optional;
  * @param explanation what decided a local refusal (scope, dimension, pause, reserve, predicted wait
  *     against the budget); empty for a provider's refusal
  * @param mode the deployment's operating mode when it was decided, when known
+ * @param fallbackAllowed whether the request could have run on another deployment of its profile
+ * @param fallbackForbiddenBy when it could not, the rule that forbade it
  */
 public record RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
         String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
         String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens, long estimatedOutputTokens,
-        String traceId, Optional<Explanation> explanation, Optional<String> mode) {
+        String traceId, Optional<Explanation> explanation, Optional<String> mode, boolean fallbackAllowed,
+        Optional<String> fallbackForbiddenBy) {
+
+    /** The request had no other deployment to run on: {@code fallback_allowed} false, by {@code no_other_deployment}. */
+    public RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
+            String provider, String modelProfile, String providerModel, long retryAfterMillis, boolean retryable,
+            String tenantId, String apiKeyId, String requestClass, long estimatedInputTokens,
+            long estimatedOutputTokens, String traceId, Optional<Explanation> explanation, Optional<String> mode) {
+        this(decision, code, message, limiter, scope, provider, modelProfile, providerModel, retryAfterMillis,
+                retryable, tenantId, apiKeyId, requestClass, estimatedInputTokens, estimatedOutputTokens, traceId,
+                explanation, mode, false, Optional.of("no_other_deployment"));
+    }
 
     /** A refusal with nothing of the governor's to explain (a provider's). */
     public RejectionView(GatewayDecision decision, String code, String message, String limiter, String scope,
@@ -59,6 +72,7 @@ public record RejectionView(GatewayDecision decision, String code, String messag
         Objects.requireNonNull(traceId, "traceId");
         Objects.requireNonNull(explanation, "explanation");
         Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(fallbackForbiddenBy, "fallbackForbiddenBy");
         retryAfterMillis = Math.max(1, retryAfterMillis);
     }
 }

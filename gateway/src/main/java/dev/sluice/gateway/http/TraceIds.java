@@ -11,15 +11,22 @@ public final class TraceIds {
 
     /** The trace id of a valid {@code traceparent} header, else a fresh random one (32 hex digits). */
     public static String fromTraceparent(String traceparent) {
-        if (traceparent != null && traceparent.length() >= 55) {
-            String t = traceparent.strip();
-            if (t.length() >= 55 && t.charAt(2) == '-' && t.charAt(35) == '-' && t.charAt(52) == '-'
-                    && hex(t, 0, 2) && hex(t, 3, 35) && hex(t, 36, 52) && hex(t, 53, 55) && !t.startsWith("ff")
-                    && !zero(t, 3, 35) && !zero(t, 36, 52)) {
-                return t.substring(3, 35);
-            }
+        return valid(traceparent) ? traceparent.strip().substring(3, 35) : random(16);
+    }
+
+    /** The caller's span id (the parent of Sluice's span) of a valid {@code traceparent} header; null otherwise. */
+    public static String parentSpanId(String traceparent) {
+        return valid(traceparent) ? traceparent.strip().substring(36, 52) : null;
+    }
+
+    private static boolean valid(String traceparent) {
+        if (traceparent == null || traceparent.length() < 55) {
+            return false;
         }
-        return random(16);
+        String t = traceparent.strip();
+        return t.length() >= 55 && t.charAt(2) == '-' && t.charAt(35) == '-' && t.charAt(52) == '-'
+                && hex(t, 0, 2) && hex(t, 3, 35) && hex(t, 36, 52) && hex(t, 53, 55) && !t.startsWith("ff")
+                && !zero(t, 3, 35) && !zero(t, 36, 52);
     }
 
     /** A {@code traceparent} for the upstream call: the same trace, a new span of ours, sampled. */

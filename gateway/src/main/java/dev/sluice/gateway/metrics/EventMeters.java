@@ -262,25 +262,25 @@ final class EventMeters {
     }
 
     private Attempts attempts(AttemptKey k) {
-        Tags gen = Tags.of(GenAi.OPERATION_NAME, GenAi.operationName(k.operation), GenAi.PROVIDER_NAME,
-                GenAi.providerName(k.provider), GenAi.REQUEST_MODEL, k.model);
-        Tags withError = gen.and(GenAi.ERROR_TYPE, k.result == AttemptResult.ANSWERED ? NONE : k.result.wireName());
+        Tags gen = Tags.of(GenAiNames.OPERATION_NAME, GenAiNames.operationName(k.operation), GenAiNames.PROVIDER_NAME,
+                GenAiNames.providerName(k.provider), GenAiNames.REQUEST_MODEL, k.model);
+        Tags withError = gen.and(GenAiNames.ERROR_TYPE, k.result == AttemptResult.ANSWERED ? NONE : k.result.wireName());
         return new Attempts(
                 Counter.builder("sluice.attempts").description("Provider attempts, by how they ended")
                         .tags("deployment", k.deployment, "provider", k.provider, "result", k.result.wireName())
                         .register(registry),
                 Timer.builder("gen_ai.client.operation.duration").description("GenAI operation duration")
-                        .tags(withError).serviceLevelObjectives(GenAi.DURATION_BUCKETS).register(registry),
+                        .tags(withError).serviceLevelObjectives(GenAiNames.DURATION_BUCKETS).register(registry),
                 Timer.builder("gen_ai.client.operation.time_to_first_chunk").description(
                         "Time to receive the first chunk of a streamed answer")
-                        .tags(gen).serviceLevelObjectives(GenAi.DURATION_BUCKETS).register(registry),
+                        .tags(gen).serviceLevelObjectives(GenAiNames.DURATION_BUCKETS).register(registry),
                 usage(gen, "input"), usage(gen, "output"));
     }
 
     private DistributionSummary usage(Tags gen, String type) {
         return DistributionSummary.builder("gen_ai.client.token.usage").description(
                 "Number of input and output tokens used (unit {token})")
-                .tags(gen).tag(GenAi.TOKEN_TYPE, type).serviceLevelObjectives(GenAi.TOKEN_BUCKETS).register(registry);
+                .tags(gen).tag(GenAiNames.TOKEN_TYPE, type).serviceLevelObjectives(GenAiNames.TOKEN_BUCKETS).register(registry);
     }
 
     private Throttles throttles(ThrottleKey k) {

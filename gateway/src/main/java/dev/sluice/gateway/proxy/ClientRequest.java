@@ -82,6 +82,10 @@ final class ClientRequest {
             return;
         }
         lifecycle = core.runtime.arrive(traceId, work -> context.runOnContext(v -> work.run()));
+        String parent = TraceIds.parentSpanId(req.getHeader("traceparent"));
+        if (parent != null) {
+            lifecycle.parentSpan(parent);
+        }
         resp.closeHandler(v -> onClientGone());
         req.exceptionHandler(e -> onClientGone());
         if (malformed.isPresent()) {

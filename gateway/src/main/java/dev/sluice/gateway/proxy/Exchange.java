@@ -16,7 +16,9 @@ import dev.sluice.runtime.request.Admission;
 import dev.sluice.runtime.request.Attempt;
 import dev.sluice.runtime.request.AttemptOutcome;
 import dev.sluice.runtime.request.Deadlines;
+import dev.sluice.runtime.request.RequestNeeds;
 import dev.sluice.runtime.request.RequestPlan;
+import dev.sluice.estimate.PromptShape;
 import java.util.Optional;
 
 /**
@@ -75,9 +77,32 @@ final class Exchange {
         KeyConfig key = request.key;
         RequestPlan requestPlan = new RequestPlan(request.traceId, request.route.operation().eventName(),
                 new Caller(key.org(), key.tenant(), key.team(), key.id()), profile, trafficClass, deadlineNanos,
-                estimate, plan.streaming());
+                estimate, plan.streaming(), needs());
         request.lifecycle.planned(requestPlan);
         request.lifecycle.admit(this::onAdmission);
+    }
+
+    /**
+     * What the request needs of a model, for the fallback policy: read only for a profile with
+     * several deployments, so that the others pay nothing for it.
+     */
+    private RequestNeeds needs() {
+        if (!profile.hasFallbacks()) {
+            return RequestNeeds.text(estimate.promptTokens(), 0);
+        }
+        PromptShape shape = PromptShapes.of(request.route.operation(), json);
+        boolean tools = !shape.toolDefinitionsJson().isEmpty();
+        return new RequestNeeds(estimate.promptTokens(), shape.maxOutputTokens().orElse(0), tools,
+                tools && json.path("parallel_tool_calls").asBoolean(false), jsonSchema(json),
+                shape.imageCountLow() + shape.imageCountHigh() > 0);
+    }
+
+    /** Whether the body asks for output that follows a JSON schema, in any family's words. */
+    static boolean jsonSchema(ObjectNode json) {
+        return "json_schema".equals(json.path("response_format").path("type").asText())
+                || "json_schema".equals(json.path("text").path("format").path("type").asText())
+                || json.path("generationConfig").has("responseSchema")
+                || json.path("generationConfig").has("responseJsonSchema");
     }
 
     /** Builds the wire plan for {@code d}; false (and the client answered) when the request cannot go there. */
@@ -86,8 +111,12 @@ final class Exchange {
             return true;
         }
         try {
-            plan = UpstreamPlan.of(request.route.operation(), json, raw, profile, d, request.req.query());
+            ProfileConfig there = profile.on(d.id());
+            plan = UpstreamPlan.of(request.route.operation(), json, raw, there, d, request.req.query());
             plannedFor = d;
+            if (there != profile) {
+                dev.sluice.gateway.http.HeaderNames.model(request.resp.headers(), there);
+            }
             return true;
         } catch (UpstreamPlan.Unsupported e) {
             request.fail(400, "unsupported_route", e.getMessage(), Optional.of("model"));
@@ -116,6 +145,11 @@ final class Exchange {
             attempt.finish(new AttemptOutcome.ClientGone(false, Optional.empty()));
             return;
         }
+        if (profile.hasFallbacks()) {
+            request.resp.headers().set(dev.sluice.gateway.http.HeaderNames.DEPLOYMENT, attempt.deployment().id());
+            request.lifecycle.fallbackReason().ifPresent(
+                    why -> request.resp.headers().set(dev.sluice.gateway.http.HeaderNames.FALLBACK, why));
+        }
         if (attempt.queuedNanos() > 0) {
             request.resp.putHeader("x-sluice-queued-ms", Long.toString(attempt.queuedNanos() / 1_000_000));
             request.lifecycle.waitExplanation().ifPresent(x -> request.resp.headers().set(HeaderNames.EXPLANATION,
@@ -134,10 +168,29 @@ final class Exchange {
 
     void rejectLocally(Rejection r, DeploymentConfig d) {
         KeyConfig key = request.key;
+        dropDeploymentHeaders();
         request.reject(new RejectionView(r.decision(), r.code(), r.message(), r.limiterName(), r.scopeName(),
-                d.kind().wireName(), profile.id(), profile.model(), r.retryAfterMillis(), r.retryable(), key.tenant(),
-                key.id(), trafficClass.wireName(), estimate.inputTokens(), estimate.outputTokens(), request.traceId,
-                Optional.of(r.explanation()), request.lifecycle.mode()));
+                d.kind().wireName(), profile.id(), profile.on(d.id()).model(), r.retryAfterMillis(), r.retryable(),
+                key.tenant(), key.id(), trafficClass.wireName(), estimate.inputTokens(), estimate.outputTokens(),
+                request.traceId, Optional.of(r.explanation()), request.lifecycle.mode(),
+                request.lifecycle.fallbackAllowed(), request.lifecycle.fallbackForbiddenBy()));
+    }
+
+    /**
+     * The lifecycle moves the request to another deployment after its attempt failed there
+     * ({@code AfterAttempt.Reroute}): nothing was written to the client, so it is admitted again.
+     */
+    void reroute() {
+        call = null;
+        dropDeploymentHeaders();
+        request.state = ClientRequest.State.ADMITTING;
+        request.lifecycle.admit(this::onAdmission);
+    }
+
+    /** Headers naming an attempt that did not answer. */
+    private void dropDeploymentHeaders() {
+        request.resp.headers().remove(dev.sluice.gateway.http.HeaderNames.DEPLOYMENT);
+        request.resp.headers().remove(dev.sluice.gateway.http.HeaderNames.FALLBACK);
     }
 
     void clientGone() {

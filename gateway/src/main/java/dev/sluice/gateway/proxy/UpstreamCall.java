@@ -195,6 +195,9 @@ final class UpstreamCall {
             attempt.firstContent();
             if (relaying) {
                 relayed(chunk);
+            } else if ((gathered == null ? 0 : gathered.length()) + (long) chunk.length()
+                    > core.config.server().maxAnswerBytes()) {
+                tooLarge();
             } else if (gathered == null) {
                 gathered = chunk;
             } else {
@@ -218,6 +221,20 @@ final class UpstreamCall {
             } else {
                 onWholeBody(headers, status, gatheredBytes());
             }
+        }
+
+        /**
+         * A whole answer beyond {@code server.max_answer_bytes}: it is not held, the call is cut off and the
+         * client told (502). The provider produced it, so the reservation is settled as estimated.
+         */
+        private void tooLarge() {
+            gathered = null;
+            call.cancel();
+            attempt.finish(new AttemptOutcome.Failed(normalise(headers, status, ""), Optional.of(new ObservedUsage(
+                    x.estimate.inputTokens(), x.estimate.outputTokens(), 0, 0, false))));
+            r.fail(502, "upstream_answer_too_large", "The provider's answer is larger than the "
+                    + core.config.server().maxAnswerBytes() + " bytes this gateway holds (server.max_answer_bytes); "
+                    + "ask for less, or stream it.", Optional.empty());
         }
 
         private byte[] gatheredBytes() {
@@ -247,14 +264,21 @@ final class UpstreamCall {
         AttemptOutcome outcome = status == 429 ? new AttemptOutcome.Throttled(s)
                 : status >= 500 || status == 408 ? new AttemptOutcome.Failed(s, Optional.empty())
                 : new AttemptOutcome.Refused(s);
-        if (attempt.finish(outcome) instanceof AfterAttempt.Retry retry) {
-            attempt = retry.next();
-            retryTimer = core.vertx.setTimer(retry.delayMillis(), id -> {
-                if (!done()) {
-                    dispatch();
-                }
-            });
-            return;
+        switch (attempt.finish(outcome)) {
+            case AfterAttempt.Retry retry -> {
+                attempt = retry.next();
+                retryTimer = core.vertx.setTimer(retry.delayMillis(), id -> {
+                    if (!done()) {
+                        dispatch();
+                    }
+                });
+                return;
+            }
+            case AfterAttempt.Reroute elsewhere -> {
+                x.reroute();
+                return;
+            }
+            case AfterAttempt.Done d -> { }
         }
         if (status == 429) {
             r.reject(providerRejection(s));
@@ -291,8 +315,9 @@ final class UpstreamCall {
         var d = attempt.deployment();
         return new RejectionView(GatewayDecision.ADMITTED_THEN_PROVIDER_REJECTED, "provider_" + s.reason(), message,
                 limiter, "deployment:" + d.id(), d.kind().wireName(), x.profile.id(),
-                x.profile.model(), retry, s.retryable(), r.key.tenant(), r.key.id(), x.trafficClass.wireName(),
-                x.estimate.inputTokens(), x.estimate.outputTokens(), r.traceId);
+                x.profile.on(d.id()).model(), retry, s.retryable(), r.key.tenant(), r.key.id(),
+                x.trafficClass.wireName(), x.estimate.inputTokens(), x.estimate.outputTokens(), r.traceId,
+                Optional.empty(), Optional.empty(), r.lifecycle.fallbackAllowed(), r.lifecycle.fallbackForbiddenBy());
     }
 
     private void onWholeBody(HttpHeaders h, int status, byte[] bytes) {
@@ -520,7 +545,7 @@ final class UpstreamCall {
     }
 
     private CompletionMeta meta() {
-        return new CompletionMeta("chatcmpl-" + r.traceId.substring(0, 24), x.profile.model(), core.clock.epochMillis() / 1000);
+        return new CompletionMeta("chatcmpl-" + r.traceId.substring(0, 24), x.profile.on(attempt.deployment().id()).model(), core.clock.epochMillis() / 1000);
     }
 
     private void passHeaders(HttpHeaders h) {

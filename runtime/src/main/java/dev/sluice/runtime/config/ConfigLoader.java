@@ -35,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.function.Function;
 import java.util.stream.Collectors;
@@ -51,25 +52,30 @@ public final class ConfigLoader {
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
-            "classes", "deployments", "profiles", "orgs", "admin", "metrics");
+            "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
-            "max_connections_per_address");
+            "max_connections_per_address", "access_log", "max_answer_bytes");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
             "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
     private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
-    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline");
+    private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline", "reserve");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
-            "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy");
+            "azure_deployment", "api_version", "limits", "adaptive", "ramp", "failure_policy", "capabilities");
+    private static final Set<String> CAPABILITIES = Set.of("context_window", "max_output_tokens", "tools",
+            "parallel_tools", "json_schema", "vision", "region", "retention", "relative_cost");
+    private static final Set<String> FALLBACK = Set.of("classes", "max_cost_ratio", "same_region");
     private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor",
             "shed_after_refusals", "shed_within", "rate_window", "fault_max");
     private static final Set<String> RAMP = Set.of("enabled", "stages", "stage_duration", "min_samples",
             "max_growth_per_minute");
-    private static final Set<String> PROFILE = Set.of("deployment", "model", "tokenizer",
-            "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits", "task");
+    private static final Set<String> PROFILE = Set.of("deployment", "deployments", "routing", "model", "tokenizer",
+            "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits", "task",
+            "fallback");
+    private static final Set<String> PROFILE_TARGET = Set.of("deployment", "model", "weight");
     private static final Set<String> ORG = Set.of("limits", "tenants");
-    private static final Set<String> TENANT = Set.of("weight", "guaranteed", "limits", "teams");
+    private static final Set<String> TENANT = Set.of("weight", "guaranteed", "limits", "teams", "region");
     private static final Set<String> TEAM = Set.of("limits", "keys");
     private static final Set<String> KEY = Set.of("secret_env", "key_sha256", "secret", "profiles", "class",
             "max_class", "deadline", "limits", "paused");
@@ -77,6 +83,7 @@ public final class ConfigLoader {
     private static final Set<String> ADMIN = Set.of("host", "port", "max_body_bytes", "max_requests_per_minute", "tokens",
             "metrics_auth");
     private static final Set<String> METRICS = Set.of("tenant_label", "key_label");
+    private static final Set<String> TRACING = Set.of("exporter", "endpoint", "service_name");
     private static final Set<String> ADMIN_TOKEN = Set.of("scope", "token_env", "token_sha256", "token",
             "oversubscription");
 
@@ -150,13 +157,34 @@ public final class ConfigLoader {
         profs.entries().forEach((id, n) -> profiles.put(id, profile(id, n, deployments)));
 
         Map<String, OrgConfig> orgs = new LinkedHashMap<>();
-        Tree tree = new Tree(profiles);
+        Set<String> regions = new java.util.HashSet<>();
+        deployments.values().forEach(d -> d.capabilities().region().ifPresent(regions::add));
+        Tree tree = new Tree(profiles, regions);
         top.get("orgs").entries().forEach((id, n) -> orgs.put(id, tree.org(id, n)));
         Optional<AdminSettings> admin = top.get("admin").present() ? Optional.of(admin(top.get("admin"), orgs))
                 : Optional.empty();
         MetricsSettings metrics = metrics(top.get("metrics"));
+        TracingSettings tracing = tracing(top.get("tracing"));
         return new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes, deployments, profiles,
-                orgs, admin, metrics);
+                orgs, admin, metrics, tracing);
+    }
+
+    private static TracingSettings tracing(YamlNode n) {
+        n.allowOnly(TRACING);
+        TracingSettings d = TracingSettings.defaults();
+        TracingSettings.Exporter exporter = choice(n.get("exporter"), TracingSettings.Exporter.values(), d.exporter());
+        YamlNode e = n.get("endpoint");
+        java.net.URI endpoint = d.endpoint();
+        if (e.present()) {
+            try {
+                endpoint = java.net.URI.create(e.text());
+            } catch (IllegalArgumentException x) {
+                throw new ConfigException(e.path(), "an http or https URL", "\"" + e.text() + "\"");
+            }
+        }
+        java.net.URI url = endpoint;
+        String service = n.get("service_name").text(d.serviceName());
+        return build(n.path(), () -> new TracingSettings(exporter, url, service));
     }
 
     private static MetricsSettings metrics(YamlNode n) {
@@ -208,8 +236,10 @@ public final class ConfigLoader {
         Duration idleTimeout = n.get("idle_timeout").duration(d.idleTimeout());
         int connections = n.get("max_connections").intValue(d.maxConnections());
         int perAddress = n.get("max_connections_per_address").intValue(d.maxConnectionsPerAddress());
+        String accessLog = n.get("access_log").text(d.accessLog());
+        long answer = n.get("max_answer_bytes").longValue(d.maxAnswerBytes());
         return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout, headerTimeout, bodyTimeout,
-                idleTimeout, connections, perAddress));
+                idleTimeout, connections, perAddress, accessLog, answer));
     }
 
     private static StoreSettings store(YamlNode n) {
@@ -269,8 +299,13 @@ public final class ConfigLoader {
             int length = c.get("max_queue_length").intValue(def.maxQueueLength());
             Optional<Duration> deadline = c.get("deadline").optDuration().or(def::deadline);
             deadline.ifPresent(d -> ConfigException.require(d.isPositive(), c.get("deadline").path(), "> 0", d));
-            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, deadline)));
+            double reserve = c.get("reserve").doubleValue(def.reserve());
+            out.put(tc, build(c.path(), () -> new ClassPolicy(wait, length, deadline, reserve)));
         });
+        double reserves = out.values().stream().mapToDouble(ClassPolicy::reserve).sum();
+        if (reserves >= 1) {
+            throw new ConfigException(n.path(), "class reserves adding up to less than 1", Double.toString(reserves));
+        }
         return out;
     }
 
@@ -310,8 +345,56 @@ public final class ConfigLoader {
                 ? Optional.of(choice(n.get("failure_policy"), StoreSettings.FailurePolicy.values(), null))
                 : Optional.empty();
         Optional<String> av = apiVersion;
+        Capabilities capabilities = capabilities(n.get("capabilities"));
         return build(n.path(), () -> new DeploymentConfig(id, kind, base, keyEnv, key, scope, azureDeployment, av, limits,
-                adaptive, ramp, policy));
+                adaptive, ramp, policy, capabilities));
+    }
+
+    /** A deployment's {@code capabilities:}; what it leaves out is {@link Capabilities#UNDECLARED}. */
+    private static Capabilities capabilities(YamlNode n) {
+        n.allowOnly(CAPABILITIES);
+        Capabilities d = Capabilities.UNDECLARED;
+        OptionalLong context = optPositive(n.get("context_window"));
+        OptionalLong maxOut = optPositive(n.get("max_output_tokens"));
+        YamlNode retentionNode = n.get("retention");
+        Capabilities.Retention retention = retentionNode.present()
+                ? Arrays.stream(Capabilities.Retention.values())
+                        .filter(r -> r.configName().equals(retentionNode.text())).findFirst()
+                        .orElseThrow(() -> new ConfigException(retentionNode.path(), "one of "
+                                + Arrays.stream(Capabilities.Retention.values()).map(Capabilities.Retention::configName)
+                                        .toList(), "\"" + retentionNode.text() + "\""))
+                : d.retention();
+        double cost = n.get("relative_cost").doubleValue(d.relativeCost());
+        ConfigException.require(cost > 0, n.get("relative_cost").path(), "> 0", cost);
+        return new Capabilities(context, maxOut, n.get("tools").bool(d.tools()),
+                n.get("parallel_tools").bool(d.parallelTools()), n.get("json_schema").bool(d.jsonSchema()),
+                n.get("vision").bool(d.vision()), n.get("region").optText(), retention, cost);
+    }
+
+    private static OptionalLong optPositive(YamlNode n) {
+        if (!n.present()) {
+            return OptionalLong.empty();
+        }
+        long v = n.longValue(0);
+        ConfigException.require(v >= 1, n.path(), ">= 1", v);
+        return OptionalLong.of(v);
+    }
+
+    /** A profile's {@code fallback:}: the classes that may fall back, a cost bound, whether the region must stay. */
+    private static FallbackSettings fallback(YamlNode n) {
+        n.allowOnly(FALLBACK);
+        FallbackSettings d = FallbackSettings.DEFAULTS;
+        Set<TrafficClass> classes = d.classes();
+        if (n.get("classes").present()) {
+            classes = java.util.EnumSet.noneOf(TrafficClass.class);
+            for (YamlNode c : n.get("classes").items()) {
+                classes.add(TrafficClass.byWireName(c.text()).orElseThrow(() -> new ConfigException(c.path(),
+                        "a traffic class, one of " + classNames(), "\"" + c.text() + "\"")));
+            }
+        }
+        double ratio = n.get("max_cost_ratio").doubleValue(d.maxCostRatio());
+        ConfigException.require(ratio > 0, n.get("max_cost_ratio").path(), "> 0", ratio);
+        return new FallbackSettings(classes, ratio, n.get("same_region").bool(d.sameRegion()));
     }
 
     private static URI baseUrl(YamlNode n) {
@@ -359,12 +442,11 @@ public final class ConfigLoader {
     private static ProfileConfig profile(String id, YamlNode n, Map<String, DeploymentConfig> deployments) {
         n.requireObject();
         n.allowOnly(PROFILE);
-        YamlNode depNode = n.get("deployment");
-        String dep = depNode.text();
-        DeploymentConfig d = deployments.get(dep);
-        ConfigException.require(d != null, depNode.path(), "one of the deployments " + deployments.keySet(),
-                "\"" + dep + "\"");
         String model = n.get("model").text();
+        List<ProfileTarget> targets = targets(n, model, deployments);
+        String dep = targets.get(0).deployment();
+        DeploymentConfig d = deployments.get(dep);
+        ProfileConfig.Routing routing = routing(n.get("routing"), targets);
         YamlNode tokNode = n.get("tokenizer");
         Tokenizer tokenizer = tokNode.present() ? tokenizer(tokNode) : TokenizerChoice.defaultFor(model);
         // Current Anthropic models leave cache reads out of the input-token limit; the others count them.
@@ -384,8 +466,56 @@ public final class ConfigLoader {
                 ? ProfileConfig.Task.fromConfigName(taskNode.text()).orElseThrow(() -> new ConfigException(
                         taskNode.path(), "chat or embedding", "\"" + taskNode.text() + "\""))
                 : ProfileConfig.Task.CHAT;
+        FallbackSettings fallback = fallback(n.get("fallback"));
         return build(n.path(), () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, reservation,
-                limits, task));
+                limits, task, targets, routing, fallback));
+    }
+
+    /**
+     * A profile's deployments: {@code deployment: a} for one, or {@code deployments:} listing ids
+     * or mappings ({@code deployment}, {@code model}, {@code weight}), first choice first. Each is
+     * a configured deployment, named once.
+     */
+    private static List<ProfileTarget> targets(YamlNode n, String model, Map<String, DeploymentConfig> deployments) {
+        YamlNode one = n.get("deployment");
+        YamlNode many = n.get("deployments");
+        ConfigException.require(one.present() != many.present(), one.present() ? many.path() : one.path(),
+                "either deployment or deployments", one.present() ? "both" : "neither");
+        if (one.present()) {
+            return List.of(new ProfileTarget(known(one, deployments), model, 1));
+        }
+        List<YamlNode> items = many.items();
+        ConfigException.require(!items.isEmpty(), many.path(), "at least one deployment", "an empty list");
+        List<ProfileTarget> out = new ArrayList<>();
+        Map<String, String> seen = new HashMap<>();
+        for (YamlNode item : items) {
+            YamlNode idNode = item.isMapping() ? item.allowOnly(PROFILE_TARGET).get("deployment") : item;
+            String id = known(idNode, deployments);
+            String other = seen.putIfAbsent(id, idNode.path());
+            ConfigException.require(other == null, idNode.path(), "a deployment not listed before",
+                    "\"" + id + "\" also at " + other);
+            String targetModel = item.isMapping() ? item.get("model").text(model) : model;
+            int weight = item.isMapping() ? item.get("weight").intValue(1) : 1;
+            ConfigException.require(weight >= 1, item.get("weight").path(), ">= 1", weight);
+            out.add(new ProfileTarget(id, targetModel, weight));
+        }
+        return out;
+    }
+
+    private static String known(YamlNode n, Map<String, DeploymentConfig> deployments) {
+        String id = n.text();
+        ConfigException.require(deployments.containsKey(id), n.path(), "one of the deployments " + deployments.keySet(),
+                "\"" + id + "\"");
+        return id;
+    }
+
+    /** {@code order} or {@code weight}; by default weight when any target names a weight, else order. */
+    private static ProfileConfig.Routing routing(YamlNode n, List<ProfileTarget> targets) {
+        if (!n.present()) {
+            return targets.stream().anyMatch(t -> t.weight() != 1) ? ProfileConfig.Routing.WEIGHT
+                    : ProfileConfig.Routing.ORDER;
+        }
+        return choice(n, ProfileConfig.Routing.values(), null);
     }
 
     private static Tokenizer tokenizer(YamlNode n) {
@@ -402,11 +532,13 @@ public final class ConfigLoader {
     /** Builds the key tree, checking ids that must be unique across the whole file. */
     private final class Tree {
         private final Map<String, ProfileConfig> profiles;
+        private final Set<String> regions;
         private final Map<String, String> tenantPaths = new HashMap<>();
         private final Map<String, String> keyPaths = new HashMap<>();
 
-        Tree(Map<String, ProfileConfig> profiles) {
+        Tree(Map<String, ProfileConfig> profiles, Set<String> regions) {
             this.profiles = profiles;
+            this.regions = regions;
         }
 
         OrgConfig org(String id, YamlNode n) {
@@ -432,7 +564,11 @@ public final class ConfigLoader {
             build(n.path(), () -> new dev.sluice.governor.ScopeSettings(limits, weight, guaranteed));
             Map<String, TeamConfig> teams = new LinkedHashMap<>();
             n.get("teams").entries().forEach((t, tn) -> teams.put(t, team(org, id, t, tn)));
-            return new TenantConfig(id, weight, guaranteed, limits, teams);
+            Optional<String> region = n.get("region").optText();
+            region.ifPresent(r -> ConfigException.require(regions.contains(r), n.get("region").path(),
+                    "a region some deployment declares (capabilities.region) " + new java.util.TreeSet<>(regions),
+                    "\"" + r + "\""));
+            return new TenantConfig(id, weight, guaranteed, limits, teams, region);
         }
 
         TeamConfig team(String org, String tenant, String name, YamlNode n) {

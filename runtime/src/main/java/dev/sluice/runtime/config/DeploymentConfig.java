@@ -25,11 +25,12 @@ import java.util.Optional;
  * @param adaptive adaptive control settings
  * @param ramp ramp-up settings
  * @param failurePolicy overrides the store's failure policy for this deployment
+ * @param capabilities what its model offers, for the fallback policy
  */
 public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Optional<String> apiKeyEnv,
         Optional<Secret> apiKey, Map<String, String> scope, Optional<String> azureDeployment,
         Optional<String> apiVersion, Limits limits, AdaptiveSettings adaptive, RampSettings ramp,
-        Optional<StoreSettings.FailurePolicy> failurePolicy) {
+        Optional<StoreSettings.FailurePolicy> failurePolicy, Capabilities capabilities) {
 
     /** The Azure OpenAI API version used when a deployment names none. */
     public static final String DEFAULT_AZURE_API_VERSION = "2024-10-21";
@@ -47,6 +48,16 @@ public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Opti
         Objects.requireNonNull(adaptive, "adaptive");
         Objects.requireNonNull(ramp, "ramp");
         Objects.requireNonNull(failurePolicy, "failurePolicy");
+        Objects.requireNonNull(capabilities, "capabilities");
+    }
+
+    /** A deployment that declares no capabilities. */
+    public DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Optional<String> apiKeyEnv,
+            Optional<Secret> apiKey, Map<String, String> scope, Optional<String> azureDeployment,
+            Optional<String> apiVersion, Limits limits, AdaptiveSettings adaptive, RampSettings ramp,
+            Optional<StoreSettings.FailurePolicy> failurePolicy) {
+        this(id, kind, baseUrl, apiKeyEnv, apiKey, scope, azureDeployment, apiVersion, limits, adaptive, ramp,
+                failurePolicy, Capabilities.UNDECLARED);
     }
 
     /**

@@ -17,10 +17,12 @@ import java.util.Objects;
  * @param idleTimeout longest a kept-alive connection may wait, after an answer, for the next request's head
  * @param maxConnections client connections open at once, over all addresses (503 beyond)
  * @param maxConnectionsPerAddress client connections open at once from one remote address (503 beyond)
+ * @param accessLog where the access log goes: {@code off}, {@code stdout}, or a file path
+ * @param maxAnswerBytes largest whole (non-streamed) provider answer held for relaying (502 beyond)
  */
 public record ServerSettings(String host, int port, long maxBodyBytes, int maxHeaderBytes, Duration upstreamTimeout,
         Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, int maxConnections,
-        int maxConnectionsPerAddress) {
+        int maxConnectionsPerAddress, String accessLog, long maxAnswerBytes) {
 
     /** Loopback only, so a fresh install is not reachable from the network until asked. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -45,8 +47,20 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
     /** One thousand from one address, so that a single client (or a flood of silent sockets) cannot take them all. */
     public static final int DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
 
+    /** Off: an embedded gateway writes no file unless asked; {@code sluice serve} users set a path or stdout. */
+    public static final String DEFAULT_ACCESS_LOG = "off";
+
+    /**
+     * 64 MiB: far above any chat answer, and room for an embeddings batch of 2,048 vectors of 1,536
+     * floats as JSON; an answer is held whole while its usage is read, so this bounds the memory one
+     * call can take.
+     */
+    public static final long DEFAULT_MAX_ANSWER_BYTES = 64L * 1024 * 1024;
+
     public ServerSettings {
         Objects.requireNonNull(host, "host");
+        Objects.requireNonNull(accessLog, "accessLog");
+        ConfigException.require(!accessLog.isBlank(), "access_log", "off, stdout or a file path", accessLog);
         Objects.requireNonNull(upstreamTimeout, "upstreamTimeout");
         Objects.requireNonNull(headerTimeout, "headerTimeout");
         Objects.requireNonNull(bodyTimeout, "bodyTimeout");
@@ -58,6 +72,7 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
         ConfigException.require(headerTimeout.toMillis() > 0, "header_timeout", ">= 1ms", headerTimeout);
         ConfigException.require(bodyTimeout.toMillis() > 0, "body_timeout", ">= 1ms", bodyTimeout);
         ConfigException.require(idleTimeout.toMillis() > 0, "idle_timeout", ">= 1ms", idleTimeout);
+        ConfigException.require(maxAnswerBytes > 0, "max_answer_bytes", "> 0", maxAnswerBytes);
         ConfigException.require(maxConnections > 0, "max_connections", "> 0", maxConnections);
         ConfigException.require(maxConnectionsPerAddress > 0, "max_connections_per_address", "> 0",
                 maxConnectionsPerAddress);
@@ -66,7 +81,8 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
     /** The listener and size limits given, every client timeout and connection cap at its default. */
     public ServerSettings(String host, int port, long maxBodyBytes, int maxHeaderBytes, Duration upstreamTimeout) {
         this(host, port, maxBodyBytes, maxHeaderBytes, upstreamTimeout, DEFAULT_HEADER_TIMEOUT, DEFAULT_BODY_TIMEOUT,
-                DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
+                DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, DEFAULT_ACCESS_LOG,
+                DEFAULT_MAX_ANSWER_BYTES);
     }
 
     public static ServerSettings defaults() {
@@ -77,6 +93,6 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
     /** A copy listening on {@code newPort}. */
     public ServerSettings withPort(int newPort) {
         return new ServerSettings(host, newPort, maxBodyBytes, maxHeaderBytes, upstreamTimeout, headerTimeout,
-                bodyTimeout, idleTimeout, maxConnections, maxConnectionsPerAddress);
+                bodyTimeout, idleTimeout, maxConnections, maxConnectionsPerAddress, accessLog, maxAnswerBytes);
     }
 }

@@ -12,13 +12,21 @@ import java.util.Objects;
  * @param guaranteed minimum rates it is served before others borrow
  * @param limits its own limits
  * @param teams its teams by (tenant-local) name, in file order
+ * @param region the region its requests must run in, if it is pinned to one: no fallback leaves it
  */
-public record TenantConfig(String id, double weight, Limits guaranteed, Limits limits, Map<String, TeamConfig> teams) {
+public record TenantConfig(String id, double weight, Limits guaranteed, Limits limits, Map<String, TeamConfig> teams,
+        java.util.Optional<String> region) {
+
+    /** A tenant pinned to no region. */
+    public TenantConfig(String id, double weight, Limits guaranteed, Limits limits, Map<String, TeamConfig> teams) {
+        this(id, weight, guaranteed, limits, teams, java.util.Optional.empty());
+    }
 
     public TenantConfig {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(guaranteed, "guaranteed");
         Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(region, "region");
         teams = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(teams));
     }
 }

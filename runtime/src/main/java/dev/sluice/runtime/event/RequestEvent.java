@@ -45,6 +45,8 @@ import java.util.regex.Pattern;
  * @param latencyNanos from arrival to the end of the answer
  * @param timeToFirstTokenNanos from arrival to the first byte of the provider's answer, when one came
  * @param attemptEvents every attempt, in order
+ * @param parentSpanId the span of the caller's {@code traceparent}, which Sluice's span is a child
+ *     of; empty when the caller sent none (Sluice's span is then the trace's root)
  */
 public record RequestEvent(String traceId, String spanId, long receivedAtEpochMillis, String operation,
         Optional<Caller> caller, Optional<String> profile, Optional<String> trafficClass, Optional<String> deployment,
@@ -53,7 +55,7 @@ public record RequestEvent(String traceId, String spanId, long receivedAtEpochMi
         Optional<String> gatewayDecision, Optional<Decider> decider, Optional<String> code, long queueWaitNanos,
         Optional<String> mode, boolean brownout, boolean borrowed, int attempts, Optional<String> fallback,
         int status, OptionalLong retryAfterMillis, long latencyNanos, OptionalLong timeToFirstTokenNanos,
-        List<AttemptEvent> attemptEvents) {
+        List<AttemptEvent> attemptEvents, Optional<String> parentSpanId) {
 
     /** The status recorded for a request whose client went away before it was answered (nginx's convention). */
     public static final int CLIENT_CLOSED_REQUEST = 499;
@@ -85,5 +87,26 @@ public record RequestEvent(String traceId, String spanId, long receivedAtEpochMi
         Objects.requireNonNull(retryAfterMillis, "retryAfterMillis");
         Objects.requireNonNull(timeToFirstTokenNanos, "timeToFirstTokenNanos");
         attemptEvents = List.copyOf(attemptEvents);
+        Objects.requireNonNull(parentSpanId, "parentSpanId");
+        parentSpanId.ifPresent(p -> {
+            if (!SPAN_ID.matcher(p).matches()) {
+                throw new IllegalArgumentException("parentSpanId: \"" + p + "\" (expected: 16 lowercase hex digits)");
+            }
+        });
+    }
+
+    /** A request whose caller sent no trace context: Sluice's span is the trace's root. */
+    public RequestEvent(String traceId, String spanId, long receivedAtEpochMillis, String operation,
+            Optional<Caller> caller, Optional<String> profile, Optional<String> trafficClass, Optional<String> deployment,
+            Optional<String> provider, Optional<String> providerModel, Map<String, String> providerScope,
+            boolean streaming, TokenCounts estimate, TokenCounts usage, boolean usageReported, String decision,
+            Optional<String> gatewayDecision, Optional<Decider> decider, Optional<String> code, long queueWaitNanos,
+            Optional<String> mode, boolean brownout, boolean borrowed, int attempts, Optional<String> fallback,
+            int status, OptionalLong retryAfterMillis, long latencyNanos, OptionalLong timeToFirstTokenNanos,
+            List<AttemptEvent> attemptEvents) {
+        this(traceId, spanId, receivedAtEpochMillis, operation, caller, profile, trafficClass, deployment, provider,
+                providerModel, providerScope, streaming, estimate, usage, usageReported, decision, gatewayDecision,
+                decider, code, queueWaitNanos, mode, brownout, borrowed, attempts, fallback, status, retryAfterMillis,
+                latencyNanos, timeToFirstTokenNanos, attemptEvents, Optional.empty());
     }
 }

@@ -12,6 +12,18 @@ public sealed interface AfterAttempt {
     record Done() implements AfterAttempt {}
 
     /**
+     * Ask for the next attempt's admission again ({@code RequestLifecycle.admit}): the routing
+     * policy moves it to another deployment. This attempt's reservation is already ended.
+     *
+     * @param reason the fallback reason, as {@code x-sluice-fallback} says it
+     */
+    record Reroute(String reason) implements AfterAttempt {
+        public Reroute {
+            Objects.requireNonNull(reason, "reason");
+        }
+    }
+
+    /**
      * Send again after {@code delayMillis}: {@code next} holds the same reservation, on the same
      * deployment.
      */

@@ -25,7 +25,8 @@ public final class Attempt {
     private long headAtNanos = -1;
     private long firstContentAtNanos = -1;
     private boolean fed;
-    private boolean finished;
+    /** How it ended; null while it runs. */
+    private AttemptOutcome finished;
 
     Attempt(RequestLifecycle request, int number, DeploymentConfig deployment, Reservation reservation,
             long queuedNanos, boolean brownout, boolean reservationUsed) {
@@ -67,7 +68,7 @@ public final class Attempt {
     }
 
     boolean finished() {
-        return finished;
+        return finished != null;
     }
 
     boolean reservationUsed() {
@@ -136,10 +137,11 @@ public final class Attempt {
      * @throws IllegalStateException when called a second time
      */
     public AfterAttempt finish(AttemptOutcome outcome) {
-        if (finished) {
-            throw new IllegalStateException("attempt " + number + " of " + request.traceId() + " finished twice");
+        if (finished != null) {
+            throw new IllegalStateException("attempt " + number + " of " + request.traceId() + " finished twice: "
+                    + finished.getClass().getSimpleName() + ", then " + outcome.getClass().getSimpleName());
         }
-        finished = true;
+        finished = outcome;
         return request.finished(this, outcome, fed);
     }
 }

@@ -19,6 +19,7 @@ import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.event.Settlement;
 import dev.sluice.runtime.event.SpanIds;
 import dev.sluice.runtime.event.TokenCounts;
+import dev.sluice.runtime.routing.Headroom;
 import dev.sluice.runtime.routing.RouteChoice;
 import dev.sluice.signal.LimitKind;
 import dev.sluice.signal.ProviderSignal;
@@ -47,6 +48,7 @@ public final class RequestLifecycle {
     private final String traceId;
     /** This request's own span: with the trace id it names the request in the ledger (a trace may hold many). */
     private final String spanId = SpanIds.random();
+    private String parentSpanId;
     private final RequestThread thread;
     private final long receivedAtNanos;
     private final long receivedAtEpochMillis;
@@ -70,6 +72,10 @@ public final class RequestLifecycle {
     private String mode;
     private boolean brownout;
     private String fallback;
+    /** Why the next admission is asked for on another deployment; null when it is not a move. */
+    private String moveReason;
+    /** When the last choice after a failure found no other deployment: the rule that forbade one. */
+    private RouteChoice.Nowhere fallbackForbidden;
     private int attempts;
     private long firstContentAtNanos = -1;
     private int responseStatus;
@@ -101,6 +107,11 @@ public final class RequestLifecycle {
 
     SluiceRuntime runtime() {
         return runtime;
+    }
+
+    /** The caller's {@code traceparent} named {@code spanId} (16 lowercase hex digits) as this request's parent. */
+    public void parentSpan(String spanId) {
+        this.parentSpanId = Objects.requireNonNull(spanId, "spanId");
     }
 
     /** The request asks for {@code operation} ({@code openai.chat} ...). */
@@ -144,39 +155,66 @@ public final class RequestLifecycle {
         if (plan == null) {
             throw new IllegalStateException("admit before planned: " + traceId);
         }
-        RouteChoice choice = runtime.routing().choose(plan, tried);
-        DeploymentConfig d;
-        switch (choice) {
-            case RouteChoice.To to -> {
-                d = to.deployment();
-                to.fallbackReason().ifPresent(r -> fallback = r);
-            }
-            case RouteChoice.Nowhere n -> throw new IllegalStateException("no deployment for " + traceId + ": "
-                    + n.reason());
-        }
-        lastDeployment = d;
         Caller c = plan.caller();
-        RequestPath path = new RequestPath(c.org(), c.tenant(), c.team(), c.apiKeyId(), plan.profile().id(), d.id());
         long out = plan.estimate().outputTokens();
-        // The call's own expected duration, so that a request that cannot finish by its deadline is not queued.
-        Demand demand = new Demand(plan.estimate().inputTokens(), out, plan.streaming(),
-                runtime.serviceTimes().predictNanos(serviceRoute(d), out));
-        AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(), plan.deadlineNanos());
+        // Amounts only: what the routing policy asks each deployment's buckets to hold.
+        Demand amounts = new Demand(plan.estimate().inputTokens(), out, plan.streaming());
+        List<String> before = tried;
+        String movedFor = moveReason;
+        moveReason = null;
         long askedAt = runtime.clock().nanos();
-        Optional<Pause> paused = runtime.pauses().applying(path, runtime.clock().epochMillis());
-        if (paused.isPresent()) {
-            // Before the governor: a paused scope holds nothing and waits for nothing.
-            refused(Pauses.rejection(paused.get(), runtime.clock().epochMillis()), askedAt, d, then);
-            return;
-        }
-        runtime.storeCalls().call(() -> runtime.governor().admit(request), thread, (decided, failure) -> {
+        // The choice reads the deployments' buckets, so it is made where admission is: off the request's thread
+        // when the store waits on the network. Pauses and service times are thread-safe.
+        runtime.storeCalls().call(() -> {
+            RouteChoice choice = runtime.routing().choose(plan, before,
+                    id -> runtime.governor().hasHeadroom(id, plan.trafficClass(), amounts));
+            if (!(choice instanceof RouteChoice.To to)) {
+                return new Routed(choice, null, null);
+            }
+            DeploymentConfig d = to.deployment();
+            RequestPath path = new RequestPath(c.org(), c.tenant(), c.team(), c.apiKeyId(), plan.profile().id(), d.id());
+            Optional<Pause> paused = runtime.pauses().applying(path, runtime.clock().epochMillis());
+            if (paused.isPresent()) {
+                // Before the governor: a paused scope holds nothing and waits for nothing.
+                return new Routed(to, null, Pauses.rejection(paused.get(), runtime.clock().epochMillis()));
+            }
+            // The call's own expected duration, so that a request that cannot finish by its deadline is not queued.
+            Demand demand = new Demand(plan.estimate().inputTokens(), out, plan.streaming(),
+                    runtime.serviceTimes().predictNanos(serviceRoute(d), out));
+            AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(),
+                    plan.deadlineNanos());
+            return new Routed(to, runtime.governor().admit(request), null);
+        }, thread, (routed, failure) -> {
             if (failure != null) {
                 storeFailed(then);
-            } else {
-                decided(decided, d, askedAt, then);
+                return;
             }
+            if (!(routed.choice() instanceof RouteChoice.To to)) {
+                // Before any attempt a profile always has its first choice; after one, a move was asked for only
+                // when the policy allowed one.
+                throw new IllegalStateException("no deployment for " + traceId + ": "
+                        + ((RouteChoice.Nowhere) routed.choice()).reason());
+            }
+            DeploymentConfig d = to.deployment();
+            lastDeployment = d;
+            if (movedFor != null) {
+                fallback = movedFor;
+            } else {
+                to.fallbackReason().ifPresent(r -> fallback = r);
+            }
+            if (routed.paused() != null) {
+                refused(routed.paused(), askedAt, d, then);
+                return;
+            }
+            decided(routed.decision(), d, askedAt, then);
         });
     }
+
+    /**
+     * The routing policy's choice and, when it chose a deployment, the governor's decision there,
+     * or the operator's pause that refused it before the governor was asked.
+     */
+    private record Routed(RouteChoice choice, Decision decision, Rejection paused) {}
 
     private void decided(Decision decided, DeploymentConfig d, long askedAt, Consumer<Admission> then) {
         switch (decided) {
@@ -231,6 +269,17 @@ public final class RequestLifecycle {
     private void refused(Rejection r, long askedAt, DeploymentConfig d, Consumer<Admission> then) {
         if (gone) {
             return;
+        }
+        if (attempts == 0 && FallbackTriggers.movable(r)) {
+            // Refused at once by this deployment's own buckets or lanes: the next allowed deployment may have room.
+            tried = append(tried, d.id());
+            if (moveElsewhere(FallbackTriggers.LOCAL_WAIT)) {
+                admit(then);
+                return;
+            }
+        } else if (plan.profile().hasFallbacks()) {
+            fallbackForbidden = new RouteChoice.Nowhere(FallbackTriggers.SHARED_LIMIT, r.scopeName()
+                    + " limits every deployment of profile " + plan.profile().id());
         }
         queueWaitNanos = "queued".equals(decision) ? runtime.clock().nanos() - askedAt : 0;
         decision = "rejected";
@@ -307,6 +356,20 @@ public final class RequestLifecycle {
             runtime.feed(a.deployment().id(), signal.get(), toHead, plan.trafficClass());
         }
         if (!gone) {
+            Optional<String> trigger = FallbackTriggers.afterAttempt(outcome, responseStatus != 0);
+            boolean inTime = !plan.hasDeadline() || now < plan.deadlineNanos();
+            if (trigger.isPresent() && inTime && moveElsewhere(trigger.get())) {
+                // The next attempt runs elsewhere, under that deployment's own buckets: this one's reservation ends
+                // now, charged as its outcome says, and never overlaps the next.
+                if (outcome instanceof AttemptOutcome.Throttled) {
+                    runtime.counters().recordProviderRejection();
+                }
+                Charge charge = Charge.of(outcome, plan.estimate(), plan.profile(), a.reservationUsed());
+                end(a, charge);
+                emit(a, outcome, charge instanceof Charge.Release ? Settlement.RELEASED : Settlement.SETTLED,
+                        usageOf(outcome, charge), latency, OptionalLong.empty());
+                return new AfterAttempt.Reroute(trigger.get());
+            }
             OptionalLong delay = retryDelay(outcome, a.number(), now);
             if (delay.isPresent()) {
                 runtime.counters().recordGatewayRetry();
@@ -338,6 +401,47 @@ public final class RequestLifecycle {
             close.run();
         }
         return AfterAttempt.DONE;
+    }
+
+    /**
+     * Whether the routing policy allows a deployment not yet tried; if so the next admission is
+     * asked for there ({@code reason} is the request's fallback reason), and if not the rule that
+     * forbade it is kept for the answer.
+     */
+    private boolean moveElsewhere(String reason) {
+        switch (runtime.routing().choose(plan, tried, Headroom.EVERYWHERE)) {
+            case RouteChoice.To to -> {
+                moveReason = reason;
+                fallbackForbidden = null;
+                return true;
+            }
+            case RouteChoice.Nowhere n -> {
+                fallbackForbidden = n;
+                return false;
+            }
+        }
+    }
+
+    /**
+     * Whether a fallback was allowed for this request, as its refusal says: true once an attempt
+     * ran or was asked for elsewhere, or while a deployment was still allowed; false with
+     * {@link #fallbackForbiddenBy} when the last look found none.
+     */
+    public boolean fallbackAllowed() {
+        return fallback != null || (fallbackForbidden == null && plan != null && plan.profile().hasFallbacks());
+    }
+
+    /** The rule that forbade a fallback, when {@link #fallbackAllowed()} is false. */
+    public Optional<String> fallbackForbiddenBy() {
+        if (fallbackAllowed()) {
+            return Optional.empty();
+        }
+        return Optional.of(fallbackForbidden != null ? fallbackForbidden.rule() : RouteChoice.Nowhere.NO_OTHER);
+    }
+
+    /** Why the request ran on a deployment other than its first choice, if it did. */
+    public Optional<String> fallbackReason() {
+        return Optional.ofNullable(fallback);
     }
 
     /** Whether and when {@code outcome} is tried again, holding the reservation; empty to answer now. */
@@ -460,7 +564,7 @@ public final class RequestLifecycle {
                 attempts,
                 Optional.ofNullable(fallback), responseStatus, retryAfterMillis, now - receivedAtNanos,
                 firstContentAtNanos < 0 ? OptionalLong.empty() : OptionalLong.of(firstContentAtNanos - receivedAtNanos),
-                attemptEvents == null ? List.of() : attemptEvents);
+                attemptEvents == null ? List.of() : attemptEvents, Optional.ofNullable(parentSpanId));
         sink.onRequest(e);
     }
 

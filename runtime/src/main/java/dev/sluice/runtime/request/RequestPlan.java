@@ -20,9 +20,17 @@ import java.util.Objects;
  * @param deadlineNanos the caller's deadline on the runtime's clock; {@link AdmissionRequest#NO_DEADLINE} for none
  * @param estimate the preflight quote
  * @param streaming whether the client asked for a stream
+ * @param needs what it needs of a model, for the fallback policy
  */
 public record RequestPlan(String traceId, String operation, Caller caller, ProfileConfig profile,
-        TrafficClass trafficClass, long deadlineNanos, TokenEstimate estimate, boolean streaming) {
+        TrafficClass trafficClass, long deadlineNanos, TokenEstimate estimate, boolean streaming, RequestNeeds needs) {
+
+    /** A text-only plan: its needs are its estimate's prompt and output. */
+    public RequestPlan(String traceId, String operation, Caller caller, ProfileConfig profile,
+            TrafficClass trafficClass, long deadlineNanos, TokenEstimate estimate, boolean streaming) {
+        this(traceId, operation, caller, profile, trafficClass, deadlineNanos, estimate, streaming,
+                RequestNeeds.text(estimate.promptTokens(), 0));
+    }
 
     public RequestPlan {
         Objects.requireNonNull(traceId, "traceId");
@@ -31,6 +39,7 @@ public record RequestPlan(String traceId, String operation, Caller caller, Profi
         Objects.requireNonNull(profile, "profile");
         Objects.requireNonNull(trafficClass, "trafficClass");
         Objects.requireNonNull(estimate, "estimate");
+        Objects.requireNonNull(needs, "needs");
     }
 
     /**

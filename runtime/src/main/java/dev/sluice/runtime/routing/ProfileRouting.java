@@ -1,31 +1,117 @@
 package dev.sluice.runtime.routing;
 
 import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.OrgConfig;
+import dev.sluice.runtime.config.ProfileConfig;
+import dev.sluice.runtime.config.ProfileTarget;
 import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.config.TenantConfig;
 import dev.sluice.runtime.request.RequestPlan;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** Every attempt goes to the one deployment its profile names. */
+/**
+ * Routes each attempt over its profile's deployments ({@link ProfileConfig#targets}).
+ *
+ * <ul>
+ *   <li>The request's first choice is the profile's first deployment, or, for a profile routed by
+ *       weight, one drawn by weight from the request's trace id (so every attempt of a request
+ *       agrees on it).</li>
+ *   <li>The first choice is taken when it has headroom; otherwise the first other deployment, in
+ *       the profile's order, that has headroom and that the {@link FallbackPolicy} allows.</li>
+ *   <li>When none has headroom the first one allowed and not yet tried is taken all the same: its
+ *       own buckets decide whether the request waits there or is refused.</li>
+ *   <li>Deployments already tried are never chosen again; when none is left, the answer is
+ *       {@link RouteChoice.Nowhere} with the rule that forbade the first other one.</li>
+ * </ul>
+ */
 public final class ProfileRouting implements RoutingPolicy {
 
-    /** One choice per profile, made once: choosing allocates nothing. */
-    private final Map<String, RouteChoice> byProfile = new HashMap<>();
+    /** The choice of a one-deployment profile, made once: choosing allocates nothing. */
+    private final Map<String, RouteChoice> single = new HashMap<>();
+    private final Map<String, DeploymentConfig> deployments;
+    private final Map<String, Optional<String>> tenantRegions = new HashMap<>();
+    private static final Optional<String> FIRST_HAD_NO_ROOM = Optional.of("headroom");
 
     public ProfileRouting(SluiceConfig config) {
+        this.deployments = config.deployments();
         config.profiles().values().forEach(p -> {
             DeploymentConfig d = config.deployments().get(p.deployment());
-            byProfile.put(p.id(), d == null
-                    ? new RouteChoice.Nowhere("profile " + p.id() + " names no known deployment")
+            single.put(p.id(), d == null
+                    ? new RouteChoice.Nowhere("unknown_deployment", "profile " + p.id() + " names no known deployment")
                     : new RouteChoice.To(d, Optional.empty()));
         });
+        for (OrgConfig o : config.orgs().values()) {
+            for (TenantConfig t : o.tenants().values()) {
+                tenantRegions.put(t.id(), t.region());
+            }
+        }
     }
 
     @Override
-    public RouteChoice choose(RequestPlan plan, List<String> tried) {
-        RouteChoice c = byProfile.get(plan.profile().id());
-        return c != null ? c : new RouteChoice.Nowhere("profile " + plan.profile().id() + " is not configured");
+    public RouteChoice choose(RequestPlan plan, List<String> tried, Headroom headroom) {
+        ProfileConfig p = plan.profile();
+        List<ProfileTarget> targets = p.targets();
+        if (targets.size() == 1) {
+            RouteChoice c = single.get(p.id());
+            if (c == null) {
+                return new RouteChoice.Nowhere("unknown_profile", "profile " + p.id() + " is not configured");
+            }
+            return tried.isEmpty() ? c : new RouteChoice.Nowhere(RouteChoice.Nowhere.NO_OTHER,
+                    "profile " + p.id() + " runs on deployment " + p.deployment() + " only");
+        }
+        int first = firstChoice(plan, targets);
+        DeploymentConfig primary = deployments.get(targets.get(first).deployment());
+        Optional<String> region = tenantRegions.getOrDefault(plan.caller().tenant(), Optional.empty());
+        RouteChoice.Nowhere forbidden = null;
+        DeploymentConfig withoutRoom = null;
+        for (int k = 0; k < targets.size(); k++) {
+            int i = k == 0 ? first : k <= first ? k - 1 : k;
+            DeploymentConfig d = deployments.get(targets.get(i).deployment());
+            if (tried.contains(d.id())) {
+                continue;
+            }
+            if (i != first && FallbackPolicy.judge(plan, region, p.fallback(), primary, d)
+                    instanceof FallbackPolicy.Verdict.Forbidden f) {
+                if (forbidden == null) {
+                    forbidden = new RouteChoice.Nowhere(f.rule(), f.reason());
+                }
+                continue;
+            }
+            if (headroom.has(d.id())) {
+                return new RouteChoice.To(d, i == first ? Optional.empty() : FIRST_HAD_NO_ROOM);
+            }
+            if (withoutRoom == null) {
+                withoutRoom = d;
+            }
+        }
+        if (withoutRoom != null) {
+            return new RouteChoice.To(withoutRoom, withoutRoom == primary ? Optional.empty() : FIRST_HAD_NO_ROOM);
+        }
+        return forbidden != null ? forbidden : new RouteChoice.Nowhere(RouteChoice.Nowhere.NO_OTHER,
+                "every deployment of profile " + p.id() + " was tried");
+    }
+
+    /** The index of the request's first choice among {@code targets}. */
+    static int firstChoice(RequestPlan plan, List<ProfileTarget> targets) {
+        if (plan.profile().routing() == ProfileConfig.Routing.ORDER) {
+            return 0;
+        }
+        int total = 0;
+        for (ProfileTarget t : targets) {
+            total += t.weight();
+        }
+        // A mixed hash of the trace id: deterministic, and spread evenly even over similar ids.
+        long h = plan.traceId().hashCode() * 0x9E3779B97F4A7C15L;
+        long draw = Math.floorMod(h ^ (h >>> 29), (long) total);
+        for (int i = 0; i < targets.size(); i++) {
+            draw -= targets.get(i).weight();
+            if (draw < 0) {
+                return i;
+            }
+        }
+        return 0;
     }
 }

@@ -14,7 +14,7 @@ public sealed interface RouteChoice {
     /**
      * Run the attempt on {@code deployment}.
      *
-     * @param fallbackReason why this is not the profile's first choice; empty when it is
+     * @param fallbackReason why this is not the request's first choice; empty when it is
      */
     record To(DeploymentConfig deployment, Optional<String> fallbackReason) implements RouteChoice {
         public To {
@@ -23,9 +23,20 @@ public sealed interface RouteChoice {
         }
     }
 
-    /** No deployment may take the attempt; {@code reason} says which rule forbade each. */
-    record Nowhere(String reason) implements RouteChoice {
+    /**
+     * No deployment (other than those tried) may take the attempt.
+     *
+     * @param rule the rule that forbade the first of the others ({@code no_other_deployment} when
+     *     the profile lists no other), as the normalised 429 names it
+     * @param reason one sentence saying why
+     */
+    record Nowhere(String rule, String reason) implements RouteChoice {
+
+        /** The rule named when a profile has no deployment left to try. */
+        public static final String NO_OTHER = "no_other_deployment";
+
         public Nowhere {
+            Objects.requireNonNull(rule, "rule");
             Objects.requireNonNull(reason, "reason");
         }
     }

@@ -393,6 +393,21 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void tracesGoNowhereUntilAnOtlpCollectorIsNamed() {
+        assertThat(ConfigLoader.parse(ADMIN_BASE, "x", v -> null).tracing()).isEqualTo(TracingSettings.defaults());
+        TracingSettings t = ConfigLoader.parse(ADMIN_BASE + """
+                tracing: { exporter: otlp, endpoint: "http://collector:4318/v1/traces", service_name: edge }
+                """, "x", v -> null).tracing();
+        assertThat(t.exporter()).isEqualTo(TracingSettings.Exporter.OTLP);
+        assertThat(t.endpoint()).hasToString("http://collector:4318/v1/traces");
+        assertThat(t.serviceName()).isEqualTo("edge");
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + "tracing: { endpoint: \"grpc://x:4317\" }\n", "x",
+                v -> null)).hasMessage("tracing.endpoint: \"grpc://x:4317\" (expected: an http or https URL)");
+        assertThatThrownBy(() -> ConfigLoader.parse(ADMIN_BASE + "tracing: { exporter: zipkin }\n", "x", v -> null))
+                .hasMessage("tracing.exporter: \"zipkin\" (expected: one of [none, otlp])");
+    }
+
+    @Test
     void metricsNeedAReadTokenUnlessTheFileSaysNone() {
         assertThat(ConfigLoader.parse(ADMIN_BASE + "admin: {}\n", "x", v -> null).admin().orElseThrow().metricsAuth())
                 .isEqualTo(AdminSettings.MetricsAuth.READ);

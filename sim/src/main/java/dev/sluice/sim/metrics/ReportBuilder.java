@@ -124,6 +124,13 @@ public final class ReportBuilder {
             ObjectNode why = MAPPER.createObjectNode();
             t.rejectionsByLimit().forEach(why::put);
             dn.set("provider_rejections_by_limit", why);
+            // Where attempts ran, by class: a profile with several deployments sends some to one that is not its first.
+            ObjectNode ran = MAPPER.createObjectNode();
+            rec.attemptsByDeployment().getOrDefault(dep, Map.of()).forEach(ran::put);
+            dn.set("attempts_by_class", ran);
+            ObjectNode ranFor = MAPPER.createObjectNode();
+            rec.attemptsByDeploymentAndTenant().getOrDefault(dep, Map.of()).forEach(ranFor::put);
+            dn.set("attempts_by_tenant", ranFor);
             deployments.set(dep, dn);
         }
         o.put("provider_429_rate", round(rate429));

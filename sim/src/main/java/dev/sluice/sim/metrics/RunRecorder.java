@@ -86,7 +86,35 @@ public final class RunRecorder {
                 .computeIfAbsent(r.tenant(), t -> new double[RATES.length]), r);
     }
 
-    public void dispatched(Attempt a) {
+    /**
+     * Attempts per deployment they ran on and class: deployment -> class -> count. A request of a
+     * profile with several deployments may run on one other than its first.
+     */
+    private final Map<String, Map<String, Long>> ranOn = new TreeMap<>();
+    /** Attempts per deployment they ran on and tenant. */
+    private final Map<String, Map<String, Long>> ranOnByTenant = new TreeMap<>();
+    /** Provider 429s per deployment that answered them. */
+    private final Map<String, Long> provider429sOn = new TreeMap<>();
+
+    /** Attempts per deployment and class, as they ran. */
+    public Map<String, Map<String, Long>> attemptsByDeployment() {
+        return java.util.Collections.unmodifiableMap(ranOn);
+    }
+
+    /** Attempts per deployment and tenant, as they ran. */
+    public Map<String, Map<String, Long>> attemptsByDeploymentAndTenant() {
+        return java.util.Collections.unmodifiableMap(ranOnByTenant);
+    }
+
+    /** Provider 429s per deployment. */
+    public Map<String, Long> provider429sByDeployment() {
+        return java.util.Collections.unmodifiableMap(provider429sOn);
+    }
+
+    public void dispatched(Attempt a, String deployment) {
+        ranOn.computeIfAbsent(deployment, d -> new TreeMap<>()).merge(a.request().trafficClass().wireName(), 1L,
+                Long::sum);
+        ranOnByTenant.computeIfAbsent(deployment, d -> new TreeMap<>()).merge(a.request().tenant(), 1L, Long::sum);
         dispatched++;
         group(a.request()).attempts++;
         tenant(a.request()).attempts++;
@@ -99,10 +127,11 @@ public final class RunRecorder {
         tenant(a.request()).localRejections++;
     }
 
-    public void replied(Attempt a, ProviderReply reply) {
+    public void replied(Attempt a, String deployment, ProviderReply reply) {
         SimRequest r = a.request();
         switch (reply.outcome()) {
             case RATE_LIMITED, TOO_LARGE -> {
+                provider429sOn.merge(deployment, 1L, Long::sum);
                 provider429s++;
                 group(r).provider429s++;
                 tenant(r).provider429s++;

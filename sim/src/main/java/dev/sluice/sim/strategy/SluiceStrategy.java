@@ -262,21 +262,50 @@ final class SluiceStrategy implements Strategy {
         }
 
         private void dispatch(Attempt a, RequestLifecycle life, dev.sluice.runtime.request.Attempt first) {
-            SimRequest r = a.request();
             long queued = ctx.loop().now() - a.submittedAtNanos();
+            dispatch(a, life, first, queued);
+        }
+
+        /** Sends {@code first} to the deployment it was admitted on; {@code queued}: how long it waited for it. */
+        private void dispatch(Attempt a, RequestLifecycle life, dev.sluice.runtime.request.Attempt first, long queued) {
             dev.sluice.runtime.request.Attempt[] current = {first};
             first.sending();
-            ctx.dispatch(a, queued, reply -> {
+            ctx.dispatch(a, queued, first.deployment().id(), reply -> {
                 AfterAttempt next = current[0].finish(outcome(reply));
-                if (next instanceof AfterAttempt.Retry retry) {
-                    // Sent again after the delay: stamped then, before the provider sees it.
-                    current[0] = retry.next();
-                    long delay = retry.delayMillis() * 1_000_000;
-                    ctx.loop().after(delay, current[0]::sending);
-                    return OptionalLong.of(delay);
+                switch (next) {
+                    case AfterAttempt.Retry retry -> {
+                        // Sent again after the delay: stamped then, before the provider sees it.
+                        current[0] = retry.next();
+                        long delay = retry.delayMillis() * 1_000_000;
+                        ctx.loop().after(delay, current[0]::sending);
+                        return OptionalLong.of(delay);
+                    }
+                    case AfterAttempt.Reroute elsewhere -> {
+                        // Admitted again once the attempt is back at the gateway, as the gateway's transport does.
+                        ctx.loop().after(0, () -> readmit(a, life));
+                        return StrategyContext.ReplyHandler.ELSEWHERE;
+                    }
+                    case AfterAttempt.Done done -> {
+                        life.answered(status(reply), Optional.empty(), OptionalLong.empty());
+                        return OptionalLong.empty();
+                    }
                 }
-                life.answered(status(reply), Optional.empty(), OptionalLong.empty());
-                return OptionalLong.empty();
+            });
+        }
+
+        /** The routing policy moved the request: its next attempt is admitted on the next allowed deployment. */
+        private void readmit(Attempt a, RequestLifecycle life) {
+            long askedAt = ctx.loop().now();
+            life.admit(decided -> {
+                switch (decided) {
+                    case Admission.Admitted ad -> dispatch(a, life, ad.attempt(), ctx.loop().now() - askedAt);
+                    case Admission.Refused rj -> {
+                        ctx.reject(a, ctx.loop().now() - askedAt, local(rj.rejection()));
+                        life.answered(429, Optional.of(rj.rejection().code()),
+                                OptionalLong.of(rj.rejection().retryAfterMillis()));
+                    }
+                    case Admission.StoreUnavailable u -> throw new IllegalStateException("quota store failed for " + a);
+                }
             });
         }
 

@@ -22,13 +22,28 @@ public interface StrategyContext {
      *
      * @param queuedNanos how long the attempt waited in the gateway
      */
-    void dispatch(Attempt attempt, long queuedNanos, ReplyHandler onReply);
+    default void dispatch(Attempt attempt, long queuedNanos, ReplyHandler onReply) {
+        dispatch(attempt, queuedNanos, attempt.request().deployment(), onReply);
+    }
+
+    /**
+     * Sends the attempt to {@code deployment}'s provider: the one its routing chose, which for a
+     * profile with several deployments need not be the request's first.
+     */
+    void dispatch(Attempt attempt, long queuedNanos, String deployment, ReplyHandler onReply);
 
     /** What a strategy does with a provider's answer. */
     @FunctionalInterface
     interface ReplyHandler {
-        /** Empty to pass the answer on to the client; a delay in nanoseconds to send the attempt again. */
+        /**
+         * Empty to pass the answer on to the client; a delay in nanoseconds to send the attempt
+         * again; {@link #ELSEWHERE} when the strategy moves it to another deployment itself (it is
+         * back at the gateway, which dispatches or rejects it).
+         */
         java.util.OptionalLong onReply(ProviderReply reply);
+
+        /** The answer that moves the attempt back to the gateway, for another deployment. */
+        java.util.OptionalLong ELSEWHERE = java.util.OptionalLong.of(-1);
 
         /** Learns from the answer, then passes it on. */
         static ReplyHandler passOn(Consumer<ProviderReply> learn) {

@@ -1,5 +1,6 @@
 package dev.sluice.store.redis;
 
+import dev.sluice.store.Headroom;
 import io.lettuce.core.protocol.CommandArgs;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -49,10 +50,12 @@ final class Batcher {
         final long ttlNanos;
         final int reclaim;
         final byte[] actual;
+        /** What a reservation leaves untouched for higher classes; {@link Headroom#NONE} for a settlement. */
+        final Headroom headroom;
         final CompletableFuture<Object> answer = new CompletableFuture<>();
 
         private Op(byte kind, PathLayout.Group group, byte[] clock, byte[] member, long ttlNanos, int reclaim,
-                byte[] actual) {
+                byte[] actual, Headroom headroom) {
             this.kind = kind;
             this.group = group;
             this.clock = clock;
@@ -60,6 +63,7 @@ final class Batcher {
             this.ttlNanos = ttlNanos;
             this.reclaim = reclaim;
             this.actual = actual;
+            this.headroom = headroom;
         }
 
         /**
@@ -67,16 +71,22 @@ final class Batcher {
          * 65535); its answer is {@code [1]} or the shortfall.
          */
         static Op reserve(PathLayout.Group g, byte[] clock, byte[] member, long ttlNanos, int reclaim) {
-            return new Op(RESERVE, g, clock, member, ttlNanos, Math.min(reclaim, 0xFFFF), NOTHING);
+            return reserve(g, clock, member, ttlNanos, reclaim, Headroom.NONE);
+        }
+
+        /** As {@link #reserve(PathLayout.Group, byte[], byte[], long, int)}, leaving {@code headroom} untouched. */
+        static Op reserve(PathLayout.Group g, byte[] clock, byte[] member, long ttlNanos, int reclaim,
+                Headroom headroom) {
+            return new Op(RESERVE, g, clock, member, ttlNanos, Math.min(reclaim, 0xFFFF), NOTHING, headroom);
         }
 
         /** A settlement with {@code actual} packed, or a release when it is empty; its answer is 1 or 0. */
         static Op settle(PathLayout.Group g, byte[] clock, byte[] member, byte[] actual) {
-            return new Op(SETTLE, g, clock, member, 0, 0, actual);
+            return new Op(SETTLE, g, clock, member, 0, 0, actual, Headroom.NONE);
         }
 
         Op again() {
-            return new Op(kind, group, clock, member, ttlNanos, reclaim, actual);
+            return new Op(kind, group, clock, member, ttlNanos, reclaim, actual, headroom);
         }
     }
 
@@ -229,9 +239,10 @@ final class Batcher {
         }
         for (Op op : ops) {
             int[] at = groups.get(op.group);
-            args.add(ByteBuffer.allocate(16).order(ByteOrder.LITTLE_ENDIAN).put(op.kind).putShort((short) at[0])
+            args.add(ByteBuffer.allocate(26).order(ByteOrder.LITTLE_ENDIAN).put(op.kind).putShort((short) at[0])
                     .put((byte) (op.group.keys().length - 1)).putShort((short) at[1]).putDouble(op.ttlNanos)
-                    .putShort((short) op.reclaim).array());
+                    .putShort((short) op.reclaim).putDouble(op.headroom.fraction())
+                    .putShort((short) op.headroom.buckets()).array());
             args.add(op.clock);
             args.add(op.member);
             args.add(op.actual);

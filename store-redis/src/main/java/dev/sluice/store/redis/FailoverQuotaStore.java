@@ -4,6 +4,7 @@ import dev.sluice.limits.Dimension;
 import dev.sluice.limits.ScopeLevel;
 import dev.sluice.store.BucketPlan;
 import dev.sluice.store.BucketState;
+import dev.sluice.store.Headroom;
 import dev.sluice.store.InMemoryQuotaStore;
 import dev.sluice.store.LeaseHandle;
 import dev.sluice.store.QuotaStore;
@@ -74,10 +75,15 @@ public final class FailoverQuotaStore implements QuotaStore {
 
     @Override
     public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
+        return reserve(path, amounts, leaseTtlNanos, Headroom.NONE);
+    }
+
+    @Override
+    public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos, Headroom headroom) {
         StoreUnavailableException cause = null;
         if (usable()) {
             try {
-                ReserveOutcome o = primary.reserve(path, amounts, leaseTtlNanos);
+                ReserveOutcome o = primary.reserve(path, amounts, leaseTtlNanos, headroom);
                 return o instanceof ReserveOutcome.Granted g ? new ReserveOutcome.Granted(new RoutedLease(g.lease(), false)) : o;
             } catch (StoreUnavailableException e) {
                 markDown();
@@ -98,7 +104,7 @@ public final class FailoverQuotaStore implements QuotaStore {
             }
             local[i] = p.get();
         }
-        ReserveOutcome o = fallback.reserve(local, amounts, leaseTtlNanos);
+        ReserveOutcome o = fallback.reserve(local, amounts, leaseTtlNanos, headroom);
         return o instanceof ReserveOutcome.Granted g ? new ReserveOutcome.Granted(new RoutedLease(g.lease(), true)) : o;
     }
 

@@ -3,6 +3,7 @@ package dev.sluice.store.redis;
 import dev.sluice.limits.Dimension;
 import dev.sluice.store.BucketPlan;
 import dev.sluice.store.BucketState;
+import dev.sluice.store.Headroom;
 import dev.sluice.store.InMemoryQuotaStore;
 import dev.sluice.store.LeaseHandle;
 import dev.sluice.store.QuotaStore;
@@ -68,6 +69,12 @@ public final class LeasedQuotaStore implements QuotaStore {
 
     @Override
     public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
+        return reserve(path, amounts, leaseTtlNanos, Headroom.NONE);
+    }
+
+    /** Keeps the headroom on this replica's share of each bucket, as a fraction of the share. */
+    @Override
+    public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos, Headroom headroom) {
         long now = clock.nanos();
         BucketPlan[] localPath = new BucketPlan[path.length];
         for (int i = 0; i < path.length; i++) {
@@ -81,12 +88,12 @@ public final class LeasedQuotaStore implements QuotaStore {
             }
             localPath[i] = lp.get();
         }
-        ReserveOutcome o = local.reserve(localPath, amounts, leaseTtlNanos);
+        ReserveOutcome o = local.reserve(localPath, amounts, leaseTtlNanos, headroom);
         if (o instanceof ReserveOutcome.Short sh && sh.neverFits()
                 && sh.needed() <= path[sh.pathIndex()].capacity(sh.dimension())) {
             // It would fit the whole bucket, just not this replica's share of it.
             return new ReserveOutcome.Short(sh.pathIndex(), sh.scope(), sh.dimension(), ReserveOutcome.Short.UNKNOWN_WAIT,
-                    false, sh.dailyCap(), sh.available(), sh.needed(), sh.capacity());
+                    false, sh.dailyCap(), sh.available(), sh.needed(), sh.capacity(), sh.heldBack());
         }
         return o;
     }

@@ -4,6 +4,7 @@ import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Scope;
 import dev.sluice.store.BucketPlan;
 import dev.sluice.store.BucketState;
+import dev.sluice.store.Headroom;
 import dev.sluice.store.LeaseHandle;
 import dev.sluice.store.QuotaStore;
 import dev.sluice.store.ReserveOutcome;
@@ -145,6 +146,11 @@ public final class RedisQuotaStore implements QuotaStore {
 
     @Override
     public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos) {
+        return reserve(path, amounts, leaseTtlNanos, Headroom.NONE);
+    }
+
+    @Override
+    public ReserveOutcome reserve(BucketPlan[] path, long[] amounts, long leaseTtlNanos, Headroom headroom) {
         PathLayout layout = layout(path);
         RedisLease lease = new RedisLease(nextLeaseId(), layout, amounts);
         int granted = 0;
@@ -153,7 +159,7 @@ public final class RedisQuotaStore implements QuotaStore {
                 PathLayout.Group g = layout.groups[gi];
                 registerGroup(g.tag());
                 List<?> r = (List<?>) batcher.call(Batcher.Op.reserve(g, clock(), lease.members[gi], leaseTtlNanos,
-                        reclaimOnReserve));
+                        reclaimOnReserve, headroom));
                 if (((Long) r.get(0)) == 0L) {
                     if (granted > 0) {
                         // An earlier group of a path that spans slots said yes: give that back.
@@ -177,7 +183,7 @@ public final class RedisQuotaStore implements QuotaStore {
         Scope scope = path[index].scope();
         return new ReserveOutcome.Short(index, scope, Dimension.byOrdinal(((Long) r.get(2)).intValue()),
                 (Long) r.get(3), ((Long) r.get(4)) == 1L, ((Long) r.get(5)) == 1L, (Long) r.get(6), (Long) r.get(7),
-                (Long) r.get(8));
+                (Long) r.get(8), r.size() > 9 ? (Long) r.get(9) : 0L);
     }
 
     @Override

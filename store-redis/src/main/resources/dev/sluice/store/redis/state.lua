@@ -351,3 +351,35 @@ local function check(v, pl, k, need, now, to_midnight)
   end
 end
 
+-- Whether taking need on the plan's k-th dimension leaves the headroom held back for higher
+-- classes, a fraction of a rate's adapted capacity or of a gauge's capacity; if not, the shortfall
+-- with what was held back as its tenth field (MemoryBucket.checkHeadroom, in the same
+-- floating-point steps). Judges only what check passes; the caller keeps the longer of the two.
+local function check_headroom(v, pl, k, need, now, fraction)
+  local cap = pl.cap[k]
+  local kind = pl.kind[k]
+  if need > cap or kind == 'D' then return nil end
+  local o = W * k - 5
+  local level = v[o + L]
+  local short
+  if kind == 'R' then
+    local f = v[o + F]
+    local adapted = cap * f
+    local required = need + fraction * adapted
+    if adapted < required then required = adapted end
+    if level >= required - 1e-9 then return nil end
+    local pause = 0
+    if v[o + P] - now > 0 then pause = v[o + P] - now end
+    local own = need
+    if adapted < own then own = adapted end
+    short = shortfall(v, o, pl, k, pause + math.ceil((required - level) / (pl.rpn[k] * f)), false, false, need)
+    short[10] = math.ceil(required - own)
+  else
+    local most = cap - fraction * cap
+    if most < need then most = need end
+    if level + need <= most then return nil end
+    short = shortfall(v, o, pl, k, -1, false, false, need)
+    short[10] = math.ceil(cap - most)
+  end
+  return short
+end

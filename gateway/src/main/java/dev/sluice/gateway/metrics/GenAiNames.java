@@ -3,11 +3,11 @@ package dev.sluice.gateway.metrics;
 import java.time.Duration;
 
 /**
- * The OpenTelemetry GenAI semantic conventions as Sluice uses them: attribute names, the mapping
+ * The OpenTelemetry GenAI semantic conventions as Sluice's metrics and spans use them: attribute names, the mapping
  * of Sluice's operations and provider kinds to the conventions' values, and the recommended bucket
  * boundaries. Metric and span attributes share these names.
  */
-final class GenAi {
+public final class GenAiNames {
 
     static final String OPERATION_NAME = "gen_ai.operation.name";
     static final String PROVIDER_NAME = "gen_ai.provider.name";
@@ -22,14 +22,14 @@ final class GenAi {
     /** The conventions' boundaries for {@code gen_ai.client.operation.duration} (seconds, doubling from 10 ms). */
     static final Duration[] DURATION_BUCKETS = doubling(10, 14);
 
-    private GenAi() {}
+    private GenAiNames() {}
 
     /**
      * {@code gen_ai.operation.name} for a request event's operation: {@code chat},
      * {@code text_completion}, {@code embeddings} or {@code generate_content}; any other (token
      * counts, catalogues) keeps Sluice's own name, which is one of a fixed list.
      */
-    static String operationName(String operation) {
+    public static String operationName(String operation) {
         return switch (operation) {
             case "openai.chat", "openai.responses", "anthropic.messages" -> "chat";
             case "openai.completions" -> "text_completion";
@@ -40,7 +40,7 @@ final class GenAi {
     }
 
     /** {@code gen_ai.provider.name} for a deployment kind's wire name. */
-    static String providerName(String provider) {
+    public static String providerName(String provider) {
         return switch (provider) {
             case "azure-openai" -> "azure.ai.openai";
             case "gemini" -> "gcp.gemini";
