@@ -514,10 +514,6 @@ public abstract class QuotaStoreContract {
 
     // ---- headroom held back for higher classes ---------------------------------------------
 
-    private static BucketPlan deployment(Limit... limits) {
-        return plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", limits);
-    }
-
     /** A tenth of bucket 0 of the path held back. */
     private static final Headroom TENTH = new Headroom(0.1, 1);
 
