@@ -3,6 +3,7 @@ package dev.sluice.governor;
 import static dev.sluice.governor.GovernorFixture.config;
 import static dev.sluice.governor.GovernorFixture.deployment;
 import static dev.sluice.governor.GovernorFixture.limits;
+import static dev.sluice.governor.GovernorFixture.minute;
 import static dev.sluice.governor.GovernorFixture.tenant;
 import static dev.sluice.limits.Dimension.CONCURRENT_REQUESTS;
 import static dev.sluice.limits.Dimension.INPUT_TOKENS;
@@ -22,7 +23,7 @@ class ClassReserveTest {
 
     /** 6,000 input tokens a minute at the deployment (100 a second), default class policies. */
     private static GovernorFixture deploymentOf6000() {
-        return new GovernorFixture(config().scope(deployment(), limits(INPUT_TOKENS, 6_000)).build());
+        return new GovernorFixture(config().scope(deployment(), minute(INPUT_TOKENS, 6_000)).build());
     }
 
     private static Decision admit(GovernorFixture f, long in, TrafficClass c) {
@@ -115,7 +116,7 @@ class ClassReserveTest {
     void aTenantsOwnBucketKeepsNoReserve() {
         GovernorFixture f = new GovernorFixture(config()
                 .scope(tenant("acme"), limits(INPUT_TOKENS, 1_000))
-                .scope(deployment(), limits(INPUT_TOKENS, 100_000)).build());
+                .scope(deployment(), minute(INPUT_TOKENS, 100_000)).build());
 
         assertThat(admit(f, 1_000, TrafficClass.BATCH)).isInstanceOf(Decision.Admitted.class);
         assertThat(f.state(tenant("acme"), INPUT_TOKENS).available()).isEqualTo(0.0);
@@ -124,7 +125,7 @@ class ClassReserveTest {
     @Test
     void criticalWorkMayUseTheInteractiveReserveAndInteractiveLeavesCriticalsOwn() {
         GovernorFixture f = new GovernorFixture(config()
-                .scope(deployment(), limits(INPUT_TOKENS, 6_000))
+                .scope(deployment(), minute(INPUT_TOKENS, 6_000))
                 .classPolicy(TrafficClass.CRITICAL, ClassPolicy.defaults().get(TrafficClass.CRITICAL).withReserve(0.05))
                 .build());
         assertThat(f.governor.config().reserveHolders(TrafficClass.BATCH)).isEqualTo("critical and interactive");
@@ -152,7 +153,7 @@ class ClassReserveTest {
     @Test
     void aRejectionByTheReserveSaysSoAndForWhom() {
         GovernorFixture f = new GovernorFixture(config()
-                .scope(deployment(), limits(INPUT_TOKENS, 6_000))
+                .scope(deployment(), minute(INPUT_TOKENS, 6_000))
                 .classPolicy(TrafficClass.BATCH, new ClassPolicy(Duration.ofMillis(500), 100)).build());
         seen(f, TrafficClass.INTERACTIVE);
         admit(f, 5_400, TrafficClass.BATCH);
@@ -171,7 +172,7 @@ class ClassReserveTest {
     @Test
     void aQueuedRequestThatTimesOutOnTheReserveSaysSo() {
         GovernorFixture f = new GovernorFixture(config()
-                .scope(deployment(), limits(INPUT_TOKENS, 6_000))
+                .scope(deployment(), minute(INPUT_TOKENS, 6_000))
                 .classPolicy(TrafficClass.BATCH, new ClassPolicy(Duration.ofSeconds(2), 100)).build());
         seen(f, TrafficClass.INTERACTIVE);
         admit(f, 5_400, TrafficClass.BATCH);

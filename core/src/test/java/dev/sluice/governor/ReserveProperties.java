@@ -48,7 +48,7 @@ class ReserveProperties {
             @ForAll @DoubleRange(min = 0, max = 0.4) double interactiveReserve,
             @ForAll @DoubleRange(min = 0, max = 0.2) double batchReserve) {
         GovernorConfig.Builder b = GovernorConfig.builder().scope(DEPLOYMENT,
-                Limits.of(Limit.of(Dimension.INPUT_TOKENS, TOKENS), Limit.of(Dimension.CONCURRENT_REQUESTS, SLOTS)));
+                Limits.of(Limit.of(Dimension.INPUT_TOKENS, TOKENS, TOKENS), Limit.of(Dimension.CONCURRENT_REQUESTS, SLOTS)));
         var defaults = ClassPolicy.defaults();
         b.classPolicy(TrafficClass.CRITICAL, defaults.get(TrafficClass.CRITICAL).withReserve(criticalReserve));
         b.classPolicy(TrafficClass.INTERACTIVE, defaults.get(TrafficClass.INTERACTIVE).withReserve(interactiveReserve));
