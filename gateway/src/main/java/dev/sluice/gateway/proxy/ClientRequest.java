@@ -266,17 +266,28 @@ final class ClientRequest {
         lifecycle.answered(status, code, retryAfter);
     }
 
-    /** A stream's answer has started with {@code status}; it ends with {@link #streamEnded}. */
+    /** A stream's answer has started with {@code status}; it ends with {@link #endStream}. */
     void streamStarted(int status) {
         lifecycle.responseStarted(status);
     }
 
-    /** A stream's last byte was written (or the stream was cut off): the request is answered. */
-    void streamEnded() {
-        if (state != State.DONE) {
-            state = State.DONE;
-            lifecycle.answered(resp.getStatusCode(), Optional.empty(), OptionalLong.empty());
+    /**
+     * Ends a relayed stream, sending {@code last} with the final chunk (an empty buffer is never
+     * written on its own). Marked done before the write, as a whole answer is:
+     * ending the response to a client that has just gone runs the close handler at once, and that
+     * must not be taken for a client leaving mid-answer (the attempt would end twice).
+     */
+    void endStream(Buffer last) {
+        if (state == State.DONE) {
+            return;
         }
+        state = State.DONE;
+        if (last.length() > 0) {
+            resp.end(last);
+        } else {
+            resp.end();
+        }
+        lifecycle.answered(resp.getStatusCode(), Optional.empty(), OptionalLong.empty());
     }
 
     /** The caller's own remaining quota; catalog and count endpoints never read throttle state. */

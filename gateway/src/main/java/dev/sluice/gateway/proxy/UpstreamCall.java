@@ -116,6 +116,13 @@ final class UpstreamCall {
             retryTimer = -1;
             return;
         }
+        if (attempt.finished()) {
+            // It ended as it was answered (the close came with the answer's last write).
+            if (call != null) {
+                call.cancel();
+            }
+            return;
+        }
         if (tracker != null) {
             attempt.finish(new AttemptOutcome.ClientGone(true, Optional.of(streamUsage())));
         } else {
@@ -422,16 +429,14 @@ final class UpstreamCall {
                 // Cut short or garbled: the client is told in the route's own words, and what was produced is
                 // settled as a failed attempt's usage.
                 attempt.finish(new AttemptOutcome.Failed(SignalNormaliser.connectionFailed(), Optional.of(streamUsage())));
-                endWith(takeHeld(wrapped(nativeStreamError("The provider's stream ended before the answer was "
+                r.endStream(takeHeld(wrapped(nativeStreamError("The provider's stream ended before the answer was "
                         + "complete, or carried data that is not JSON."))));
-                r.streamEnded();
                 return;
             }
         }
         Buffer last = converter != null ? wrapped(converter.finish()) : EMPTY;
-        endWith(takeHeld(last));
         attempt.finish(new AttemptOutcome.Answered(streamSignal, streamUsage()));
-        r.streamEnded();
+        r.endStream(takeHeld(last));
     }
 
     private byte[] nativeStreamError(String message) {
@@ -443,13 +448,11 @@ final class UpstreamCall {
         ProviderSignal s = isTimeout(t) ? SignalNormaliser.timeout() : SignalNormaliser.connectionFailed();
         attempt.finish(new AttemptOutcome.Failed(s, Optional.of(streamUsage())));
         if (converter != null) {
-            endWith(takeHeld(wrapped(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
-            r.streamEnded();
+            r.endStream(takeHeld(wrapped(converter.fail(isTimeout(t) ? "the provider stopped sending" : "the provider broke the stream"))));
         } else {
             // The route's own error event, so its SDK raises an error rather than seeing a bare reset.
-            endWith(takeHeld(wrapped(nativeStreamError(isTimeout(t) ? "The provider stopped sending mid-stream."
+            r.endStream(takeHeld(wrapped(nativeStreamError(isTimeout(t) ? "The provider stopped sending mid-stream."
                     : "The provider broke the stream off."))));
-            r.streamEnded();
         }
     }
 
@@ -522,15 +525,6 @@ final class UpstreamCall {
     /** A buffer over {@code bytes}, not a copy of them ({@code Buffer.buffer(byte[])} copies); the bytes must not change after. */
     static Buffer wrapped(byte[] bytes) {
         return BufferInternal.buffer(Unpooled.wrappedBuffer(bytes));
-    }
-
-    /** Ends the stream, sending {@code last} with the final chunk; an empty buffer is never written on its own. */
-    private void endWith(Buffer last) {
-        if (last.length() > 0) {
-            r.resp.end(last);
-        } else {
-            r.resp.end();
-        }
     }
 
     /** What a stream produced so far: its last whole usage (a Gemini JSON array's), or what its tracker counted. */

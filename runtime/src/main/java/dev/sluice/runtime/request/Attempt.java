@@ -67,7 +67,8 @@ public final class Attempt {
         return sentAtNanos >= 0;
     }
 
-    boolean finished() {
+    /** Whether {@link #finish} has been called. */
+    public boolean finished() {
         return finished != null;
     }
 

@@ -35,11 +35,8 @@ class FailoverQuotaStoreContractTest {
 
         @Override
         protected QuotaStore createStore(FakeClock clock, ZoneId zone) {
-            String ns = RedisTestSupport.namespace();
-            namespaces.add(ns);
-            QuotaStore redis = RedisQuotaStore.connect(RedisTestSupport.URI,
-                    RedisTestSupport.config(ns).testClock(clock).dailyResetZone(zone).build());
-            return new FailoverQuotaStore(redis, failOpen(zone), clock, () -> 1);
+            return new FailoverQuotaStore(RedisTestSupport.contractStore(clock, zone, namespaces), failOpen(zone),
+                    clock, () -> 1);
         }
 
         @AfterEach

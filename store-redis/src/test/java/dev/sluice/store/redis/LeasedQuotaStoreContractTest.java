@@ -15,11 +15,8 @@ class LeasedQuotaStoreContractTest extends QuotaStoreContract {
 
     @Override
     protected QuotaStore createStore(FakeClock clock, ZoneId zone) {
-        String ns = RedisTestSupport.namespace();
-        namespaces.add(ns);
-        RedisQuotaStore remote = RedisQuotaStore.connect(RedisTestSupport.URI,
-                RedisTestSupport.config(ns).testClock(clock).dailyResetZone(zone).build());
-        return new LeasedQuotaStore(remote, clock, LeasedConfig.defaults());
+        return new LeasedQuotaStore(RedisTestSupport.contractStore(clock, zone, namespaces), clock,
+                LeasedConfig.defaults());
     }
 
     @AfterEach

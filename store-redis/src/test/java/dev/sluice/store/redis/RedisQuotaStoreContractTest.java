@@ -15,10 +15,7 @@ class RedisQuotaStoreContractTest extends QuotaStoreContract {
 
     @Override
     protected QuotaStore createStore(FakeClock clock, ZoneId zone) {
-        String ns = RedisTestSupport.namespace();
-        namespaces.add(ns);
-        return RedisQuotaStore.connect(RedisTestSupport.URI,
-                RedisTestSupport.config(ns).testClock(clock).dailyResetZone(zone).build());
+        return RedisTestSupport.contractStore(clock, zone, namespaces);
     }
 
     @AfterEach

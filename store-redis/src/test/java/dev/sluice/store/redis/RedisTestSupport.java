@@ -30,6 +30,17 @@ final class RedisTestSupport {
         return RedisStoreConfig.builder().namespace(namespace).replicaId("r" + NEXT.incrementAndGet());
     }
 
+    /**
+     * A Redis store in a new namespace on the contract's manual clock; the namespace is added to
+     * {@code namespaces} for the test to delete afterwards.
+     */
+    static RedisQuotaStore contractStore(dev.sluice.time.FakeClock clock, java.time.ZoneId zone,
+            java.util.List<String> namespaces) {
+        String ns = namespace();
+        namespaces.add(ns);
+        return RedisQuotaStore.connect(URI, config(ns).testClock(clock).dailyResetZone(zone).build());
+    }
+
     /** Deletes every key of {@code namespace}; returns how many there were. */
     static int deleteNamespace(String namespace) {
         return deleteMatching(URI, namespace + ":*");
