@@ -4,6 +4,7 @@ import dev.sluice.adapt.AdaptiveControllers;
 import dev.sluice.estimate.EstimatorConfig;
 import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.gateway.admin.AdminServer;
+import dev.sluice.gateway.dashboard.LastMinute;
 import dev.sluice.gateway.metrics.SluiceMetrics;
 import dev.sluice.gateway.trace.SluiceTracing;
 import dev.sluice.gateway.proxy.GatewayCore;
@@ -53,6 +54,8 @@ public final class Gateway {
     private final java.util.Optional<dev.sluice.runtime.event.AccessLog> accessLog;
     private final ControlPlane control;
     private final Optional<SluiceMetrics> metrics;
+    /** The last minute of requests, for the dashboard on the admin listener; empty without one. */
+    private final Optional<LastMinute> lastMinute;
     private final Optional<SluiceTracing> tracing;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
@@ -66,6 +69,8 @@ public final class Gateway {
         List<RequestEventSink> sinks = new ArrayList<>(List.of(ledger.sink()));
         accessLog.ifPresent(sinks::add);
         metrics.ifPresent(sinks::add);
+        this.lastMinute = config.admin().map(a -> new LastMinute(b.clock));
+        lastMinute.ifPresent(sinks::add);
         this.tracing = config.tracing().exporter() == TracingSettings.Exporter.OTLP
                 ? Optional.of(SluiceTracing.otlp(config.tracing())) : Optional.empty();
         tracing.ifPresent(sinks::add);
@@ -205,7 +210,8 @@ public final class Gateway {
             }
             return rest;
         }).compose(v -> config.admin().isEmpty() ? Future.succeededFuture(this)
-                : new AdminServer(vertx, config.admin().get(), control, ledger.queries(), metrics.orElseThrow()).start().map(a -> {
+                : new AdminServer(vertx, config.admin().get(), control, ledger.queries(), metrics.orElseThrow(),
+                        lastMinute.orElseThrow()).start().map(a -> {
                     admin = a;
                     return this;
                 }));

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.admin;
 
+import dev.sluice.gateway.dashboard.LastMinute;
 import dev.sluice.gateway.metrics.SluiceMetrics;
 import dev.sluice.runtime.config.AdminSettings;
 import io.vertx.core.Future;
@@ -26,14 +27,16 @@ public final class AdminServer {
      * @param control where changes go (the runtime's, with its journal)
      * @param usage the ledger's queries, for {@code /admin/usage}; empty when the ledger is off
      * @param metrics what {@code /metrics} serves
+     * @param lastMinute the last minute of requests, for the dashboard's rates
      */
     public AdminServer(Vertx vertx, AdminSettings settings, ControlPlane control, Optional<LedgerQueries> usage,
-            SluiceMetrics metrics) {
+            SluiceMetrics metrics, LastMinute lastMinute) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes(),
                 new AdminRateLimit(settings.maxRequestsPerMinute(), System::nanoTime));
         AdminRoutes.install(router, vertx, settings, control.runtime(), metrics);
+        DashboardRoutes.install(router, vertx, control, Objects.requireNonNull(lastMinute, "lastMinute"));
         ManagementRoutes.install(router, vertx, control, usage);
     }
 
