@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
 final class DemoCommand {
 
     static final String CONFIG_RESOURCE = "/dev/sluice/cli/demo.yaml";
+    /** The demo's read-only admin token (demo.yaml): enough for the dashboard and /metrics, changes nothing. */
+    static final String DEMO_READ_TOKEN = "sla-demo-read";
 
     private DemoCommand() {}
 
@@ -58,7 +60,9 @@ final class DemoCommand {
         gateway.admin().ifPresent(a -> out.println("  Admin API: " + a.baseUrl() + "/admin (token sla-demo-admin;"
                 + " read-only: sla-demo-read)"));
         gateway.admin().ifPresent(a -> out.println("  Metrics (Prometheus): curl -s -H 'authorization: Bearer sla-demo-read' "
-                + a.baseUrl() + "/metrics   (dashboard: deploy/grafana/sluice.json)"));
+                + a.baseUrl() + "/metrics   (Grafana: deploy/grafana/sluice.json)"));
+        gateway.admin().ifPresent(a -> out.println("  Dashboard: " + dashboardUrl(a.baseUrl())
+                + "   (read token " + DEMO_READ_TOKEN + ", in the fragment: never sent to the server)"));
         out.println(seconds > 0 ? "  Stopping after " + seconds + " s." : "  Press Ctrl-C to stop.");
 
         DemoTraffic traffic = new DemoTraffic(vertx, gateway.port(), DemoTraffic.defaults());
@@ -66,8 +70,13 @@ final class DemoCommand {
         long startNanos = System.nanoTime();
         CountDownLatch done = new CountDownLatch(1);
         Gateway g = gateway;
+        long[] lines = {0};
         long timer = vertx.setPeriodic(1000, id -> {
             long elapsed = (System.nanoTime() - startNanos) / 1_000_000_000L;
+            // The header again every 20 lines, so that it is on screen while the lines scroll.
+            if (lines[0]++ % 20 == 0) {
+                out.println(traffic.header() + " || deployment mode multiplier");
+            }
             out.println(traffic.summary(elapsed, g.counters().inFlight()) + modes(g));
             if (seconds > 0 && elapsed >= seconds) {
                 done.countDown();
@@ -84,7 +93,9 @@ final class DemoCommand {
                 && System.nanoTime() < drainUntil) {
             Thread.sleep(20);
         }
-        out.println("Final: " + traffic.summary((System.nanoTime() - startNanos) / 1_000_000_000L, g.counters().inFlight()));
+        out.println("Final:");
+        out.println(traffic.header());
+        out.println(traffic.summary((System.nanoTime() - startNanos) / 1_000_000_000L, g.counters().inFlight()));
         out.println("Gateway counters: " + g.counters());
         traffic.close();
         stack.close();
@@ -94,6 +105,14 @@ final class DemoCommand {
             // The hook is already running: nothing to remove.
         }
         return 0;
+    }
+
+    /**
+     * The dashboard with the demo's read token in the URL fragment: the page takes it from there
+     * and wipes it from the address bar; a fragment is never sent to the server, so no log holds it.
+     */
+    static String dashboardUrl(String adminBase) {
+        return adminBase + "/admin/dashboard#token=" + DEMO_READ_TOKEN;
     }
 
     /** Each deployment's adaptive mode and its lowest rate multiplier: {@code openai-main normal x1.00}. */

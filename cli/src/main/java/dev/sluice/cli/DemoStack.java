@@ -49,6 +49,12 @@ record DemoStack(MockProviderServer openai, MockProviderServer anthropic, MockPr
      */
     static DemoStack start(Vertx vertx, int port, int model, long seed, boolean recordUsage, PrintStream err)
             throws Exception {
+        return start(vertx, port, model, seed, recordUsage, err, yaml -> yaml);
+    }
+
+    /** As above, the bundled configuration's text changed by {@code edit} first (tests add tenants). */
+    static DemoStack start(Vertx vertx, int port, int model, long seed, boolean recordUsage, PrintStream err,
+            java.util.function.UnaryOperator<String> edit) throws Exception {
         Duration horizon = Duration.ofMinutes(10);
         // Provider limits a little above the gateway's, as a provider's real quota usually is.
         LatencyConfig latency = new LatencyConfig(Duration.ofMillis(80), 400, 8);
@@ -62,7 +68,7 @@ record DemoStack(MockProviderServer openai, MockProviderServer anthropic, MockPr
         MockProviderServer gemini = DemoCommand.await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.GEMINI)
                 .limits(ProviderLimits.gemini(300, 200_000, 1_000_000)).latency(latency)
                 .behaviour(ProviderFamily.member(seed, model, "gemini", horizon, Flavour.GEMINI.facts())).build()));
-        String yaml = DemoCommand.resource().replace("${OPENAI_URL}", openai.baseUrl())
+        String yaml = edit.apply(DemoCommand.resource()).replace("${OPENAI_URL}", openai.baseUrl())
                 .replace("${ANTHROPIC_URL}", anthropic.baseUrl()).replace("${GEMINI_URL}", gemini.baseUrl());
         SluiceConfig config = ConfigLoader.parse(yaml, "demo.yaml (bundled)", name -> null);
         Gateway gateway;

@@ -172,13 +172,27 @@ final class DemoTraffic {
         return toolRoundTrips.get();
     }
 
-    /** One line: totals, then per tenant. */
+    /**
+     * The names of {@link #summary}'s columns, printed above the lines: the elapsed time, the
+     * totals (answered, refused by Sluice, refused by a provider, failed), requests in flight at
+     * the gateway, then answered/sent per tenant and the tool round trips.
+     */
+    String header() {
+        StringBuilder sb = new StringBuilder(String.format("%6s %6s %6s %9s %12s %6s %9s |", "time", "sent", "ok",
+                "local-429", "provider-429", "errors", "in-flight"));
+        byTenant.keySet().forEach(tenant -> sb.append(' ').append(tenant).append(" ok/sent"));
+        sb.append(" | tool round trips");
+        return sb.toString();
+    }
+
+    /** One line: totals, then per tenant, in the columns {@link #header} names. */
     String summary(long elapsedSeconds, long gatewayInFlight) {
-        StringBuilder sb = new StringBuilder(String.format("[%4ds] sent %5d  ok %5d  local-429 %4d  provider-429 %3d"
-                + "  errors %3d  in-flight %3d |", elapsedSeconds, total.sent.get(), total.ok.get(), total.local429.get(),
-                total.provider429.get(), total.errors.get(), gatewayInFlight));
-        byTenant.forEach((tenant, c) -> sb.append(String.format(" %s %d/%d", tenant, c.ok.get(), c.sent.get())));
-        sb.append(String.format(" | tool round trips %d", toolRoundTrips.get()));
+        StringBuilder sb = new StringBuilder(String.format("%5ds %6d %6d %9d %12d %6d %9d |", elapsedSeconds,
+                total.sent.get(), total.ok.get(), total.local429.get(), total.provider429.get(), total.errors.get(),
+                gatewayInFlight));
+        byTenant.forEach((tenant, c) -> sb.append(String.format(" %" + (tenant.length() + 8) + "s",
+                c.ok.get() + "/" + c.sent.get())));
+        sb.append(String.format(" | %16d", toolRoundTrips.get()));
         return sb.toString();
     }
 

@@ -94,6 +94,10 @@ class SluiceCommandTest {
                 .containsPattern("@ai-sdk/google: http://127\\.0\\.0\\.1:\\d+/v1beta\\)")
                 .contains("tool round trips")
                 .contains("duplicates=0");
+        assertThat(out()).as("the dashboard with the read token, in the fragment")
+                .containsPattern("Dashboard: http://127\\.0\\.0\\.1:\\d+/admin/dashboard#token=sla-demo-read");
+        assertThat(out()).as("a header names the per-second line's columns")
+                .containsPattern("  time   sent     ok local-429 provider-429 errors in-flight \\| acme ok/sent");
         assertThat(out()).containsPattern("reservations opened=(\\d+) settled=\\1 released=0");
     }
 }
