@@ -29,6 +29,7 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
@@ -64,7 +65,8 @@ class DashboardBrowserTest {
             });""";
 
     @Test
-    @Timeout(value = 90, unit = TimeUnit.SECONDS)
+    // Its own steps take about 15 s; starting the demo stack and Chromium on a loaded machine can take a minute more.
+    @Timeout(value = 150, unit = TimeUnit.SECONDS)
     void theDashboardShowsTheAdminApisNumbersLiveAndEscapesWhatItShows() throws Exception {
         assumeTrue(Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER),
                 "chromium and chromium-driver are not installed (apt-get install -y chromium chromium-driver; .ci/run does):"
@@ -159,6 +161,23 @@ class DashboardBrowserTest {
             for (String panel : new String[] {"recent", "alerts"}) {
                 boolean routed = status(admin, panel.equals("recent") ? "/admin/requests/recent" : "/admin/alerts") != 404;
                 wait.until(d -> !d.findElement(By.cssSelector("#" + panel + " .unavailable")).isDisplayed() == routed);
+            }
+            if (status(admin, "/admin/requests/recent") != 404) {
+                // A real rejection, explained: click a refused request in the list; the page shows the API's explanation.
+                wait.until(d -> !d.findElements(By.xpath("//section[@id='recent']//tr[td[@data-field='status' and"
+                        + " text()='429']]")).isEmpty());
+                WebElement refused = b.findElement(By.xpath("//section[@id='recent']//tr[td[@data-field='status' and"
+                        + " text()='429']]"));
+                String trace = refused.getAttribute("data-key");
+                refused.click();
+                JsonNode why = admin(admin, "/admin/explain/" + trace, DemoCommand.DEMO_READ_TOKEN);
+                wait.until(d -> text(d, "explain-sentence").equals(why.path("sentence").asText()));
+                assertThat(text(b, "explain-sentence")).isNotBlank();
+                if (why.path("decided_by").isObject()) {
+                    assertThat(b.findElement(By.cssSelector("#explain-fields dd[data-field='decided_by.scope']")).getText())
+                            .isEqualTo(why.path("decided_by").path("scope").asText());
+                }
+                log("a rejection explained");
             }
 
             Path shot = ((TakesScreenshot) b).getScreenshotAs(OutputType.FILE).toPath();

@@ -322,14 +322,20 @@
       list.replaceChildren();
       if (r.status === 404) { unavailable("alerts", true); return; }
       unavailable("alerts", false);
-      var items = r.json ? (r.json.active || r.json.items || []) : [];
-      if (!items.length) { list.appendChild(el("li", { "class": "empty", text: "no active alerts" })); }
-      items.forEach(function (a) {
-        list.appendChild(el("li", { "class": "alert" }, el("strong", { text: text(a.name || a.alert) }), " ",
-          el("span", { text: text(a.subject || a.scope || a.deployment) }), " ",
-          el("span", { text: text(a.message || a.summary) })));
-      });
+      var active = r.json ? (r.json.active || r.json.items || []) : [];
+      var recent = r.json ? (r.json.recent || []) : [];
+      if (!active.length) { list.appendChild(el("li", { "class": "empty", text: "no active alerts" })); }
+      active.forEach(function (a) { list.appendChild(alertItem(a, "alert")); });
+      recent.slice(0, 5).forEach(function (a) { list.appendChild(alertItem(a, "resolved")); });
     });
+  }
+
+  function alertItem(a, kind) {
+    return el("li", { "class": kind, "data-key": text(a.name) + " " + text(a.scope) },
+      el("strong", { text: text(a.name || a.alert) }), " ",
+      el("span", { text: text(a.scope || a.subject || a.deployment) }), " ",
+      el("span", { text: text(a.sentence || a.message || a.summary) }),
+      kind === "resolved" ? el("span", { "class": "muted", text: " (resolved " + text(a.resolved_at) + ")" }) : "");
   }
 
   // ---- the loop ----
