@@ -81,8 +81,10 @@ final class ServeCommand {
         }
         if (shared[0] != null) {
             // The replicas decide as one governor: queued demand and modes exchanged off the request path.
-            fleet[0] = FleetView.start(shared[0], g.governor(),
+            FleetView view = FleetView.start(shared[0], g.governor(),
                     d -> g.adaptive().flatMap(a -> a.find(d)), FLEET_VIEW_EVERY);
+            fleet[0] = view;
+            g.runtime().fleet(peers(view, shared[0].config().replicaId()));
         }
         out.println("Sluice listening on " + g.baseUrl() + " (" + config.deployments().size() + " deployments, "
                 + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
@@ -148,6 +150,28 @@ final class ServeCommand {
      * the fleet's decisions lag a replica's queue by at most this plus one round trip.
      */
     static final java.time.Duration FLEET_VIEW_EVERY = java.time.Duration.ofMillis(250);
+
+    /** The admin API's view of the other replicas: what the fleet view last read. */
+    static dev.sluice.runtime.FleetPeers peers(FleetView view, String self) {
+        return new dev.sluice.runtime.FleetPeers() {
+            @Override
+            public String self() {
+                return self;
+            }
+
+            @Override
+            public java.util.List<Peer> peers(String deployment) {
+                java.util.List<Peer> out = new java.util.ArrayList<>();
+                view.lastReading().others().forEach((id, r) -> {
+                    var d = r.deployments().get(deployment);
+                    if (d != null) {
+                        out.add(new Peer(id, d.mode().wireName(), d.queuedNanos(), d.rampStage()));
+                    }
+                });
+                return out;
+            }
+        };
+    }
 
     /** How often a replica on Redis tells the fleet it is alive. */
     static final java.time.Duration HEARTBEAT_EVERY = java.time.Duration.ofSeconds(2);
