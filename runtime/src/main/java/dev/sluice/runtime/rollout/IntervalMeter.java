@@ -69,10 +69,15 @@ final class IntervalMeter {
         queueWait.recordValue(micros(e.queueWaitNanos()));
     }
 
+    /** The figures of the interval so far. */
+    IntervalFigures peek() {
+        return new IntervalFigures(attempts, throttled, failed, requests, fellBack, p95(latency),
+                p95(ttft), p95(queueWait), estimated == 0 ? 0 : estimateErrorSum / estimated);
+    }
+
     /** The figures so far, and a fresh start for the next interval. */
     IntervalFigures drain() {
-        IntervalFigures f = new IntervalFigures(attempts, throttled, failed, requests, fellBack, p95(latency),
-                p95(ttft), p95(queueWait), estimated == 0 ? 0 : estimateErrorSum / estimated);
+        IntervalFigures f = peek();
         attempts = throttled = failed = requests = fellBack = estimated = 0;
         estimateErrorSum = 0;
         latency.reset();

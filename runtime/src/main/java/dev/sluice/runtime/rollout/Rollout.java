@@ -13,7 +13,8 @@ import java.util.function.DoubleFunction;
  *
  * <ul>
  *   <li>Created {@code pending} (share 0); {@code start} puts it at its first stage.</li>
- *   <li>At the end of each interval the analysis judges the target ({@link RolloutAnalysis}):
+ *   <li>At the end of each interval (or as soon as the interval so far breaches a threshold,
+ *       {@link #breachedEarly}) the analysis judges the target ({@link RolloutAnalysis}):
  *       a pass advances one stage when the target has room for it (else holds), and completes
  *       the rollout at the last stage; an inconclusive interval holds; a breach counts a failed
  *       interval and pauses, and the {@code rollback_after}-th failed interval rolls back.</li>
@@ -95,7 +96,18 @@ public final class Rollout {
     }
 
     /**
-     * Judges the interval that ended at {@code now}.
+     * Whether the interval running at {@code now} has already breached a threshold with
+     * {@code soFar}: a breach is acted on at once, not at the interval's end, so that the target
+     * takes no more refusals than it must. A pass still waits for the whole interval.
+     */
+    public boolean breachedEarly(IntervalFigures soFar) {
+        return (status == Status.RUNNING || status == Status.PAUSED)
+                && RolloutAnalysis.judge(soFar, config.thresholds(), config.minRequests())
+                        instanceof RolloutAnalysis.Verdict.Breach;
+    }
+
+    /**
+     * Judges the interval that ended at {@code now} (or, breached early, ends now).
      *
      * @param noRoom why the target has no room for a given share, or empty when it has
      */

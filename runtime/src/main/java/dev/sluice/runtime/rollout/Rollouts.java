@@ -130,13 +130,13 @@ public final class Rollouts implements RequestEventSink {
         }
     }
 
-    /** Judges every rollout whose interval has ended. Called on the runtime's tick. */
+    /** Judges every rollout whose interval has ended or already breached. Called on the runtime's tick. */
     public void tick() {
         long now = clock.nanos();
         for (Entry e : all) {
             RolloutDecision d;
             synchronized (e) {
-                if (!e.rollout.intervalDue(now)) {
+                if (!e.rollout.intervalDue(now) && !e.rollout.breachedEarly(e.meter.peek())) {
                     continue;
                 }
                 RolloutAnalysis.Demand demand = e.demand(now);

@@ -113,6 +113,16 @@ class RolloutTest {
     }
 
     @Test
+    void aBreachIsActedOnBeforeTheIntervalEndsAndAPassIsNot() {
+        Rollout r = started(List.of(10.0, 100.0), 2);
+
+        assertThat(r.breachedEarly(CLEAN)).isFalse();
+        assertThat(r.breachedEarly(QUIET)).isFalse();
+        assertThat(r.breachedEarly(REFUSED)).isTrue();
+        assertThat(r.onInterval(INTERVAL / 3, 1, REFUSED, p -> Optional.empty()).action()).isEqualTo(Action.PAUSED);
+    }
+
+    @Test
     void aCleanIntervalResumesARolloutTheAnalysisPausedWithoutForgettingTheFailure() {
         Rollout r = started(List.of(10.0, 50.0, 100.0), 2);
         interval(r, 1, REFUSED);
