@@ -15,6 +15,9 @@ import dev.sluice.runtime.request.RequestLifecycle;
 import dev.sluice.runtime.request.RequestThread;
 import dev.sluice.runtime.request.RetryBudget;
 import dev.sluice.runtime.request.StoreCalls;
+import dev.sluice.runtime.rollout.RolloutAnalysis;
+import dev.sluice.runtime.rollout.RolloutRouting;
+import dev.sluice.runtime.rollout.Rollouts;
 import dev.sluice.runtime.routing.ProfileRouting;
 import dev.sluice.runtime.routing.RoutingPolicy;
 import dev.sluice.signal.ProviderSignal;
@@ -61,6 +64,7 @@ public final class SluiceRuntime {
     private final AdaptiveControllers adaptive;
     private final RoutingPolicy routing;
     private final RequestEventSink events;
+    private final Rollouts rollouts;
     private final RequestCounters counters = new RequestCounters();
     private final StoreCalls storeCalls;
     private final Map<String, RetryBudget> retryBudgets = new HashMap<>();
@@ -70,8 +74,17 @@ public final class SluiceRuntime {
         this.clock = b.clock;
         this.governor = new QuotaGovernor(config.governorConfig(), b.store, clock);
         this.estimator = new TokenEstimator(b.estimatorConfig, clock);
-        this.routing = b.routing != null ? b.routing : new ProfileRouting(config);
-        this.events = b.events;
+        RoutingPolicy routing = b.routing != null ? b.routing : new ProfileRouting(config);
+        if (config.rollouts().isEmpty()) {
+            this.rollouts = null;
+            this.events = b.events;
+        } else {
+            // Rollouts route through the seam and measure their targets from the events.
+            this.rollouts = new Rollouts(config, clock, this::targetState);
+            routing = new RolloutRouting(routing, rollouts);
+            this.events = RequestEventSink.all(List.of(rollouts, b.events));
+        }
+        this.routing = routing;
         // The one place that decides whether store calls leave the caller's thread.
         this.storeCalls = b.store.waitsOnNetwork() && b.workers != null ? StoreCalls.on(b.workers) : StoreCalls.inPlace();
         for (DeploymentConfig d : config.deployments().values()) {
@@ -96,6 +109,9 @@ public final class SluiceRuntime {
                 pauses.put(new Pause(Scope.of(ScopeLevel.API_KEY, k.id()), "paused in " + config.sourceName(),
                         Optional.empty(), "config", now));
             }
+        }
+        if (rollouts != null) {
+            rollouts.startConfigured();
         }
     }
 
@@ -264,11 +280,32 @@ public final class SluiceRuntime {
         }, RequestThread.inPlace(), (v, e) -> then.run());
     }
 
-    /** The adaptive controllers' periodic step (recovery, ramp stages, mode decay). */
+    /** The adaptive controllers' periodic step (recovery, ramp stages, mode decay), then the rollouts' analysis. */
     public void tick() {
         if (adaptive != null) {
             storeCalls.run(adaptive::tick);
         }
+        if (rollouts != null) {
+            rollouts.tick();
+        }
+    }
+
+    /** The configured rollouts, when there are any. */
+    public Optional<Rollouts> rollouts() {
+        return Optional.ofNullable(rollouts);
+    }
+
+    /** What a rollout's target can take now: its adaptive mode and ramp, its configured per-minute limits. */
+    private RolloutAnalysis.TargetState targetState(String deployment) {
+        Map<dev.sluice.limits.Dimension, Long> limits = new HashMap<>();
+        config.deployments().get(deployment).limits().all().forEach(l -> {
+            if (l.dimension().kind() == dev.sluice.limits.Dimension.Kind.RATE) {
+                limits.put(l.dimension(), l.amount());
+            }
+        });
+        return controller(deployment).map(AdaptiveController::snapshot)
+                .map(s -> new RolloutAnalysis.TargetState(s.mode(), s.rampFraction(), limits))
+                .orElseGet(() -> new RolloutAnalysis.TargetState(dev.sluice.adapt.Mode.NORMAL, 1, limits));
     }
 
     /** Closes the quota store. */

@@ -21,5 +21,6 @@ final class AdminRoutes {
         router.add(HttpMethod.GET, "/admin/whoami", Access.READ, x -> x.json(200, AdminExchange.JSON.createObjectNode()
                 .put("token_id", x.principal().tokenId()).put("scope", x.principal().scope().wireName())));
         MetricsRoute.install(router, vertx, settings.metricsAuth(), metrics);
+        RolloutRoutes.install(router, runtime);
     }
 }

@@ -53,7 +53,7 @@ public final class ConfigLoader {
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
-            "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing");
+            "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing", "rollouts");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
             "max_connections_per_address", "access_log", "max_answer_bytes");
@@ -168,8 +168,13 @@ public final class ConfigLoader {
                 : Optional.empty();
         MetricsSettings metrics = metrics(top.get("metrics"));
         TracingSettings tracing = tracing(top.get("tracing"));
-        return new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes, deployments, profiles,
-                orgs, admin, metrics, tracing);
+        Set<String> tenants = new java.util.HashSet<>();
+        orgs.values().forEach(o -> tenants.addAll(o.tenants().keySet()));
+        List<RolloutConfig> rollouts = RolloutSection.read(top.get("rollouts"), deployments, profiles, tenants);
+        SluiceConfig config = new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes,
+                deployments, profiles, orgs, admin, metrics, tracing, rollouts);
+        dev.sluice.runtime.rollout.RolloutCompatibility.check(config);
+        return config;
     }
 
     private static TracingSettings tracing(YamlNode n) {

@@ -6,6 +6,7 @@ import dev.sluice.estimate.PromptShape;
 import dev.sluice.estimate.TokenEstimate;
 import dev.sluice.governor.Rejection;
 import dev.sluice.runtime.SluiceRuntime;
+import dev.sluice.runtime.rollout.RolloutDecision;
 import dev.sluice.runtime.config.ProfileConfig;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.event.Caller;
@@ -49,6 +50,8 @@ final class SluiceStrategy implements Strategy {
     private final List<QuotaStore> stores = new ArrayList<>();
     private final List<QuotaStore> redisStores = new ArrayList<>();
     private final Map<String, Long> adaptiveEvents = new TreeMap<>();
+    /** Figures of the first replica's rollout decisions, for the report: counts, times, the worst interval. */
+    private final Map<String, Long> rolloutFigures = new TreeMap<>();
     private long routed;
     /** Attempts whose admission is pending, by attempt: a client that gives up meanwhile is withdrawn through its lifecycle. */
     private final Map<Attempt, RequestLifecycle> waiting = new java.util.HashMap<>();
@@ -144,6 +147,11 @@ final class SluiceStrategy implements Strategy {
         }
         out.put("gateway_retries", retries);
         adaptiveEvents.forEach((k, v) -> out.put("adaptive_events_" + k, v));
+        out.putAll(rolloutFigures);
+        replicas.get(0).runtime.rollouts().ifPresent(rs -> rs.inspect().forEach(v -> {
+            out.put("rollout_" + v.id() + "_final_percent", Math.round(v.percent()));
+            out.put("rollout_" + v.id() + "_final_" + v.status().wireName(), 1L);
+        }));
         for (Replica r : replicas) {
             r.runtime.adaptive().ifPresent(a -> {
                 for (var snap : a.snapshots()) {
@@ -196,6 +204,9 @@ final class SluiceStrategy implements Strategy {
             runtime.governor().onWakeup(this::wakeAt);
             runtime.adaptive().ifPresent(a -> a.addListener(e -> adaptiveEvents.merge(e.getClass().getSimpleName(), 1L,
                     Long::sum)));
+            if (index == 0) {
+                runtime.rollouts().ifPresent(rs -> rs.onDecision(this::recordRollout));
+            }
             long interval = AdaptiveControllers.TICK_INTERVAL.toNanos();
             Runnable[] tick = new Runnable[1];
             tick[0] = () -> {
@@ -203,6 +214,24 @@ final class SluiceStrategy implements Strategy {
                 ctx.loop().after(interval, tick[0]);
             };
             ctx.loop().after(interval, tick[0]);
+        }
+
+        /** A rollout decision's figures: how many of each action, when the first of each, the worst interval's 429s. */
+        void recordRollout(RolloutDecision d) {
+            String prefix = "rollout_" + d.rollout() + "_";
+            rolloutFigures.merge(prefix + d.action().wireName(), 1L, Long::sum);
+            rolloutFigures.putIfAbsent(prefix + "first_" + d.action().wireName() + "_at_ms",
+                    ctx.loop().now() / 1_000_000);
+            d.figures().ifPresent(f -> {
+                rolloutFigures.merge(prefix + "max_interval_429_permille", Math.round(f.provider429Rate() * 1000),
+                        Math::max);
+                rolloutFigures.merge(prefix + "target_attempts", f.attempts(), Long::sum);
+                rolloutFigures.merge(prefix + "target_429s", f.throttled(), Long::sum);
+            });
+            // The target's 429 rate over the whole rollout when it first paused: what the pause spared it.
+            rolloutFigures.computeIfAbsent(prefix + "first_" + d.action().wireName() + "_target_429_permille",
+                    k -> Math.round(1000.0 * rolloutFigures.getOrDefault(prefix + "target_429s", 0L)
+                            / Math.max(1, rolloutFigures.getOrDefault(prefix + "target_attempts", 0L))));
         }
 
         /**
