@@ -93,21 +93,13 @@ final class ClientRequest {
             // trusted: answer and close. The path, when the decoder got that far, still tells whose error shape
             // to use.
             family = dialect();
-            if (malformed.get().close()) {
-                resp.putHeader("connection", "close");
-            }
-            fail(malformed.get().status(), malformed.get().code(), malformed.get().reason(), Optional.empty());
+            refuse(malformed.get());
             return;
         }
         if (matched.isEmpty()) {
             family = dialect();
             fail(404, "unknown_route", "Sluice serves no " + req.method() + " " + req.path() + ".", Optional.empty());
             return;
-        }
-        if (req.headers().contains("transfer-encoding")) {
-            // Netty's decoder drops a Content-Length sent beside a chunked coding, so whether both were sent
-            // cannot be told here; RFC 9112 section 6.3 requires the connection closed after such a request.
-            resp.putHeader("connection", "close");
         }
         route = matched.get();
         Operation op = route.operation();
@@ -168,7 +160,10 @@ final class ClientRequest {
         });
         req.endHandler(v -> {
             core.vertx.cancelTimer(timer);
-            if (state == State.READING) {
+            if (state == State.READING && req.headers().contains(MalformedRequest.BAD_CHUNK_MARK)) {
+                body = null;
+                refuse(MalformedRequest.BAD_CHUNK);
+            } else if (state == State.READING) {
                 state = State.ADMITTING;
                 byte[] raw = body.getBytes();
                 body = null;
@@ -203,6 +198,14 @@ final class ClientRequest {
             fail(408, "request_timeout", "The request body did not arrive within " + core.config.server().bodyTimeout()
                     .toMillis() + " ms of its head (server.body_timeout).", Optional.empty());
         }
+    }
+
+    /** Answers {@code why} in the request's family's shape, closing the connection where it says so. */
+    private void refuse(MalformedRequest why) {
+        if (why.close()) {
+            resp.putHeader("connection", "close");
+        }
+        fail(why.status(), why.code(), why.reason(), Optional.empty());
     }
 
     private void onClientGone() {
