@@ -4,6 +4,9 @@ import dev.sluice.gateway.http.MalformedRequest;
 import dev.sluice.runtime.config.ServerSettings;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.impl.HttpServerConnection;
+import io.vertx.core.http.impl.VertxHttpRequestDecoder;
 import io.vertx.core.http.HttpServerRequest;
 import java.util.HashMap;
 import java.util.Map;
@@ -15,13 +18,18 @@ import java.util.Optional;
  * one {@code server.idle_timeout} after its last answer; beyond that it is closed, so silent or
  * trickling sockets cannot hold descriptors. While a request is in flight no connection timer
  * runs: the body has its own ({@code server.body_timeout}, in the request), the answer the
- * upstream's. Confined to its event loop.
+ * upstream's. Each connection's request decoder is Sluice's own ({@link RequestFraming}).
+ * Confined to its event loop.
  */
 final class ClientConnections {
+
+    /** The name Vert.x gives the HTTP/1.x request decoder in a connection's pipeline. */
+    static final String DECODER = "httpDecoder";
 
     private final Vertx vertx;
     private final ServerSettings server;
     private final ConnectionCaps caps;
+    private final HttpServerOptions options;
     private final Map<HttpConnection, Open> open = new HashMap<>();
 
     /** One connection's state. */
@@ -39,14 +47,23 @@ final class ClientConnections {
         }
     }
 
-    ClientConnections(Vertx vertx, ServerSettings server, ConnectionCaps caps) {
+    ClientConnections(Vertx vertx, ServerSettings server, ConnectionCaps caps, HttpServerOptions options) {
         this.vertx = vertx;
         this.server = server;
         this.caps = caps;
+        this.options = options;
     }
 
-    /** A client connected: counted under the caps (or marked over them) and given its head timeout. */
+    /**
+     * A client connected: its decoder replaced by {@link RequestFraming}, counted under the caps (or
+     * marked over them) and given its head timeout. Vert.x calls this as it sets up the connection's
+     * pipeline, before anything is read from it, so the replaced decoder holds no bytes yet.
+     */
     void connected(HttpConnection c) {
+        if (c instanceof HttpServerConnection s
+                && s.channelHandlerContext().pipeline().get(DECODER) instanceof VertxHttpRequestDecoder) {
+            s.channelHandlerContext().pipeline().replace(DECODER, DECODER, new RequestFraming(options));
+        }
         String address = c.remoteAddress() == null || c.remoteAddress().hostAddress() == null ? ""
                 : c.remoteAddress().hostAddress();
         Open o = new Open(address, caps.tryOpen(address));

@@ -44,9 +44,10 @@ final class GatewayVerticle extends VerticleBase {
     public Future<?> start() {
         client = UpstreamClient.create(context, new UpstreamClient.Settings(UPSTREAM_POOL_SIZE, server.upstreamTimeout(),
                 server.upstreamTimeout(), UPSTREAM_KEEP_ALIVE));
-        connections = new ClientConnections(vertx, server, caps);
+        HttpServerOptions options = serverOptions(server, port);
+        connections = new ClientConnections(vertx, server, caps, options);
         // Requests whose head cannot be read go the same way: the exchange answers them in the provider's shape.
-        return vertx.createHttpServer(serverOptions(server, port)).connectionHandler(connections::connected)
+        return vertx.createHttpServer(options).connectionHandler(connections::connected)
                 .requestHandler(this::serve).invalidRequestHandler(this::serve).listen()
                 .onSuccess(s -> listener = s);
     }

@@ -56,6 +56,8 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
 
     private final boolean adaptive;
     private final String serverExtra;
+    private dev.sluice.time.NanoClock clock = dev.sluice.time.NanoClock.system();
+    private dev.sluice.runtime.event.RequestEventSink events = dev.sluice.runtime.event.RequestEventSink.none();
 
     GatewayFixture() {
         this(true);
@@ -73,6 +75,18 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
     GatewayFixture(boolean adaptive, String serverExtra) {
         this.adaptive = adaptive;
         this.serverExtra = serverExtra;
+    }
+
+    /** The fixture with the gateway on {@code c} instead of the system clock (before it starts). */
+    GatewayFixture clock(dev.sluice.time.NanoClock c) {
+        this.clock = c;
+        return this;
+    }
+
+    /** The fixture with {@code sink} given the gateway's events after its own consumers (before it starts). */
+    GatewayFixture events(dev.sluice.runtime.event.RequestEventSink sink) {
+        this.events = sink;
+        return this;
     }
 
     @Override
@@ -96,7 +110,8 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
         closedPort = probe.getLocalPort();
         probe.close();
         SluiceConfig config = ConfigLoader.parse(yaml(), "fixture.yaml", name -> null);
-        gateway = await(Gateway.builder(config).vertx(vertx).instances(2).adaptive(adaptive).start());
+        gateway = await(Gateway.builder(config).vertx(vertx).instances(2).adaptive(adaptive).events(events).clock(clock)
+                .start());
     }
 
     private String yaml() {

@@ -19,7 +19,7 @@ import java.util.Optional;
  * Such a request still gets an error in its provider's shape, and is counted like every other
  * answer.
  *
- * @param status 400, 414, 431 or 503
+ * @param status 400, 414, 431, 503 or 505
  * @param code   a short machine-readable name for it
  * @param reason what was wrong, one sentence for the error body
  * @param close  whether the connection is closed after the answer: where the bytes that follow
@@ -32,6 +32,28 @@ public record MalformedRequest(int status, String code, String reason, boolean c
             "This gateway holds as many connections as it allows from your address or in total; close idle "
                     + "connections or retry shortly.", true);
 
+    /**
+     * The header the request decoder sets on a request whose chunked body broke off at a chunk size
+     * it could not read: the body ends there and the request is answered {@link #BAD_CHUNK}. A client
+     * that sends it itself only refuses its own request.
+     */
+    public static final String BAD_CHUNK_MARK = "x-sluice-bad-chunk";
+
+    /** A chunked body whose chunk size line is not hex digits (RFC 9112 section 7.1): nothing after it can be read. */
+    public static final MalformedRequest BAD_CHUNK = new MalformedRequest(400, "invalid_chunked_body",
+            "The request body's chunked coding is broken (a chunk size that is not hexadecimal digits); nothing after "
+                    + "it was read.", true);
+
+    /**
+     * The decoder's reason for a head naming a version other than HTTP/1.0 or 1.1; stackless and
+     * shared, as it is the client's doing.
+     */
+    public static final class UnsupportedVersion extends RuntimeException {
+        public UnsupportedVersion() {
+            super("HTTP version not supported", null, false, false);
+        }
+    }
+
     /** What {@code result} says was wrong with the head, or empty when it was read. */
     public static Optional<MalformedRequest> of(DecoderResult result) {
         if (result == null || !result.isFailure()) {
@@ -41,6 +63,10 @@ public record MalformedRequest(int status, String code, String reason, boolean c
         if (cause instanceof TooLongHttpHeaderException) {
             return Optional.of(new MalformedRequest(431, "headers_too_large",
                     "The request headers are larger than this gateway accepts (server.max_header_bytes).", true));
+        }
+        if (cause instanceof UnsupportedVersion) {
+            return Optional.of(new MalformedRequest(505, "http_version_not_supported",
+                    "This gateway speaks HTTP/1.1 (and 1.0) only; HTTP/2 over cleartext (h2c) is off.", true));
         }
         if (cause instanceof TooLongHttpLineException) {
             return Optional.of(new MalformedRequest(414, "request_line_too_long",

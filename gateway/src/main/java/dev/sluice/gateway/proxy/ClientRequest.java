@@ -54,6 +54,9 @@ final class ClientRequest {
     private Exchange exchange;
     private Buffer body;
     private long refusedBytes;
+    private boolean internalErrorLogged;
+
+    private static final System.Logger LOG = System.getLogger("dev.sluice.gateway");
 
     ClientRequest(GatewayCore core, HttpServerRequest req, UpstreamClient client) {
         this.core = core;
@@ -93,21 +96,13 @@ final class ClientRequest {
             // trusted: answer and close. The path, when the decoder got that far, still tells whose error shape
             // to use.
             family = dialect();
-            if (malformed.get().close()) {
-                resp.putHeader("connection", "close");
-            }
-            fail(malformed.get().status(), malformed.get().code(), malformed.get().reason(), Optional.empty());
+            refuse(malformed.get());
             return;
         }
         if (matched.isEmpty()) {
             family = dialect();
             fail(404, "unknown_route", "Sluice serves no " + req.method() + " " + req.path() + ".", Optional.empty());
             return;
-        }
-        if (req.headers().contains("transfer-encoding")) {
-            // Netty's decoder drops a Content-Length sent beside a chunked coding, so whether both were sent
-            // cannot be told here; RFC 9112 section 6.3 requires the connection closed after such a request.
-            resp.putHeader("connection", "close");
         }
         route = matched.get();
         Operation op = route.operation();
@@ -168,11 +163,18 @@ final class ClientRequest {
         });
         req.endHandler(v -> {
             core.vertx.cancelTimer(timer);
-            if (state == State.READING) {
+            if (state == State.READING && req.headers().contains(MalformedRequest.BAD_CHUNK_MARK)) {
+                body = null;
+                refuse(MalformedRequest.BAD_CHUNK);
+            } else if (state == State.READING) {
                 state = State.ADMITTING;
                 byte[] raw = body.getBytes();
                 body = null;
-                then.accept(raw);
+                try {
+                    then.accept(raw);
+                } catch (RuntimeException e) {
+                    internalError(e);
+                }
             }
         });
         if (declared > max) {
@@ -203,6 +205,48 @@ final class ClientRequest {
             fail(408, "request_timeout", "The request body did not arrive within " + core.config.server().bodyTimeout()
                     .toMillis() + " ms of its head (server.body_timeout).", Optional.empty());
         }
+    }
+
+    /**
+     * The catch-all: an exception no rule expected, thrown while serving this request (its head,
+     * body, quote, admission or the provider's answer). Logged once, with the trace id, the
+     * operation and where it was thrown, never its message (which may quote the request); an open
+     * attempt ends as if the client had gone (charged what was produced); the client gets one 500
+     * in its route's shape and the connection is closed, or, when an answer has already started,
+     * the connection is closed and the request ends as a client gone.
+     */
+    void internalError(Throwable e) {
+        if (!internalErrorLogged) {
+            internalErrorLogged = true;
+            StackTraceElement at = e.getStackTrace().length > 0 ? e.getStackTrace()[0] : null;
+            LOG.log(System.Logger.Level.ERROR, "request " + traceId + " (" + (route == null ? "unrouted"
+                    : route.operation().eventName()) + ") failed inside Sluice: " + e.getClass().getName()
+                    + (at == null ? "" : " at " + at));
+        }
+        if (state == State.DONE) {
+            return;
+        }
+        if (lifecycle == null) {
+            lifecycle = core.runtime.arrive(traceId, work -> context.runOnContext(v -> work.run()));
+        }
+        if (resp.headWritten()) {
+            req.connection().close(); // the close handler ends the attempt and the request
+            return;
+        }
+        if (state == State.UPSTREAM && exchange != null) {
+            exchange.clientGone();
+        }
+        resp.headers().set("connection", "close");
+        fail(500, "internal_error", "Sluice failed while serving this request; the failure is logged under trace id "
+                + traceId + ".", Optional.empty());
+    }
+
+    /** Answers {@code why} in the request's family's shape, closing the connection where it says so. */
+    private void refuse(MalformedRequest why) {
+        if (why.close()) {
+            resp.putHeader("connection", "close");
+        }
+        fail(why.status(), why.code(), why.reason(), Optional.empty());
     }
 
     private void onClientGone() {

@@ -63,7 +63,13 @@ final class Exchange {
             case Deadlines.Valid ok -> {
                 trafficClass = ok.trafficClass();
                 long deadline = ok.deadlineNanosFrom(core.clock.nanos());
-                RequestBody.quote(request, json, profile, trafficClass, e -> onEstimate(e, deadline));
+                RequestBody.quote(request, json, profile, trafficClass, e -> {
+                    try {
+                        onEstimate(e, deadline);
+                    } catch (RuntimeException failure) {
+                        request.internalError(failure);
+                    }
+                });
             }
         }
     }
@@ -127,6 +133,14 @@ final class Exchange {
     }
 
     private void onAdmission(Admission a) {
+        try {
+            admission(a);
+        } catch (RuntimeException e) {
+            request.internalError(e);
+        }
+    }
+
+    private void admission(Admission a) {
         switch (a) {
             case Admission.Admitted ad -> admitted(ad.attempt());
             case Admission.Refused r -> rejectLocally(r.rejection(), request.lifecycle.lastDeployment());

@@ -63,12 +63,20 @@ public final class GatewayCore {
 
     /** Serves one request; {@code client} is the calling event loop's upstream client. */
     public void handle(HttpServerRequest request, UpstreamClient client) {
-        new ClientRequest(this, request, client).start(java.util.Optional.empty());
+        serve(new ClientRequest(this, request, client), java.util.Optional.empty());
     }
 
     /** Answers one request with {@code why} (in its provider's shape) instead of serving it. */
     public void refuse(HttpServerRequest request, UpstreamClient client, dev.sluice.gateway.http.MalformedRequest why) {
-        new ClientRequest(this, request, client).start(java.util.Optional.of(why));
+        serve(new ClientRequest(this, request, client), java.util.Optional.of(why));
+    }
+
+    private static void serve(ClientRequest r, java.util.Optional<dev.sluice.gateway.http.MalformedRequest> refused) {
+        try {
+            r.start(refused);
+        } catch (RuntimeException e) {
+            r.internalError(e);
+        }
     }
 
     /** Whether /readyz says ready; cleared while the gateway drains for shutdown. */

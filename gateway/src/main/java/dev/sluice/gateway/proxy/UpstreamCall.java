@@ -178,6 +178,14 @@ final class UpstreamCall {
 
         @Override
         public void onHead(int status, HttpHeaders headers) {
+            try {
+                headArrived(status, headers);
+            } catch (RuntimeException e) {
+                r.internalError(e);
+            }
+        }
+
+        private void headArrived(int status, HttpHeaders headers) {
             if (done()) {
                 call.cancel();
                 return;
@@ -196,6 +204,14 @@ final class UpstreamCall {
 
         @Override
         public void onContent(Buffer chunk) {
+            try {
+                contentArrived(chunk);
+            } catch (RuntimeException e) {
+                r.internalError(e);
+            }
+        }
+
+        private void contentArrived(Buffer chunk) {
             if (done()) {
                 return;
             }
@@ -218,6 +234,14 @@ final class UpstreamCall {
 
         @Override
         public void onEnd() {
+            try {
+                endArrived();
+            } catch (RuntimeException e) {
+                r.internalError(e);
+            }
+        }
+
+        private void endArrived() {
             if (done()) {
                 return; // the client left: the attempt was ended then
             }

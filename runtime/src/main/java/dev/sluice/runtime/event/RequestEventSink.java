@@ -24,15 +24,17 @@ public interface RequestEventSink {
         return NONE;
     }
 
-    /** Every event to each of {@code sinks}, in order; one that throws does not stop the others. */
+    /**
+     * Every event to each of {@code sinks}, in order; one that throws does not stop the others, nor
+     * the request that emitted the event.
+     */
     static RequestEventSink all(List<RequestEventSink> sinks) {
         List<RequestEventSink> copy = List.copyOf(sinks);
         if (copy.isEmpty()) {
             return none();
         }
-        if (copy.size() == 1) {
-            return copy.get(0);
-        }
+        // One sink is guarded too: the lifecycle emits as it counts an answer, and a consumer's throw there
+        // would leave the request uncounted (the ledger unbalanced).
         return new RequestEventSink() {
             @Override
             public void onAttempt(AttemptEvent event) {
