@@ -468,7 +468,9 @@ final class ManagementRoutes {
         return AdminExchange.JSON.createObjectNode().put("group", r.group()).put("requests", r.requests())
                 .put("answered", r.answered()).put("refused_locally", r.refusedLocally())
                 .put("provider_rejected", r.providerRejected()).put("input_tokens", r.inputTokens())
-                .put("output_tokens", r.outputTokens()).put("cache_read_tokens", r.cacheReadTokens());
+                .put("output_tokens", r.outputTokens()).put("cache_read_tokens", r.cacheReadTokens())
+                .put("cost_usd", java.math.BigDecimal.valueOf(r.costMicros(), 6).stripTrailingZeros())
+                .put("estimated_cost_usd", java.math.BigDecimal.valueOf(r.estimatedCostMicros(), 6).stripTrailingZeros());
     }
 
     private void audit(AdminExchange x) {
