@@ -138,7 +138,7 @@ final class UsageCommand {
     private static void add(TextTable t, String name, UsageRow r) {
         t.row(name, r.requests(), r.answered(), r.refusedLocally(), r.providerRejected(), r.clientGone(), r.failed(),
                 r.inputTokens(), r.outputTokens(), r.cacheReadTokens(), r.estimatedInputTokens(),
-                r.estimatedOutputTokens(), dollars(r.costMicros()), Math.round(r.meanLatencyMillis()));
+                r.estimatedOutputTokens(), new TextTable.Formatted(dollars(r.costMicros())), Math.round(r.meanLatencyMillis()));
     }
 
     /** Micro-dollars as dollars to the cent, or to the micro-dollar below a cent. */
