@@ -187,10 +187,18 @@ final class AdminCommand {
             if (eq <= 0) {
                 throw new Args.BadArguments("limit: '" + p + "' (expected: NAME=AMOUNT, as rpm=60)");
             }
+            String name = p.substring(0, eq);
+            String amount = p.substring(eq + 1);
             try {
-                n.put(p.substring(0, eq), Long.parseLong(p.substring(eq + 1)));
+                if (name.equals("daily_cost")) {
+                    // A budget in dollars: daily_cost=25.50.
+                    n.put(name, new java.math.BigDecimal(amount));
+                } else {
+                    n.put(name, Long.parseLong(amount));
+                }
             } catch (NumberFormatException e) {
-                throw new Args.BadArguments("limit: '" + p + "' (expected: a whole number after '=')");
+                throw new Args.BadArguments("limit: '" + p + "' (expected: " + (name.equals("daily_cost")
+                        ? "dollars, as daily_cost=25.50" : "a whole number after '='") + ")");
             }
         }
         return n;

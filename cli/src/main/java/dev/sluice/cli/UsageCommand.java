@@ -51,7 +51,7 @@ final class UsageCommand {
         out.println("usage by " + by.wireName() + ", " + period(u.covered()));
         out.println();
         TextTable t = new TextTable(by.wireName(), "requests", "answered", "refused", "provider 429", "client gone",
-                "5xx", "input", "output", "cache read", "est. input", "est. output", "mean ms");
+                "5xx", "input", "output", "cache read", "est. input", "est. output", "cost $", "mean ms");
         for (UsageRow r : u.rows()) {
             add(t, name(r.group()), r);
         }
@@ -138,7 +138,13 @@ final class UsageCommand {
     private static void add(TextTable t, String name, UsageRow r) {
         t.row(name, r.requests(), r.answered(), r.refusedLocally(), r.providerRejected(), r.clientGone(), r.failed(),
                 r.inputTokens(), r.outputTokens(), r.cacheReadTokens(), r.estimatedInputTokens(),
-                r.estimatedOutputTokens(), Math.round(r.meanLatencyMillis()));
+                r.estimatedOutputTokens(), new TextTable.Formatted(dollars(r.costMicros())), Math.round(r.meanLatencyMillis()));
+    }
+
+    /** Micro-dollars as dollars to the cent, or to the micro-dollar below a cent. */
+    static String dollars(long micros) {
+        return micros == 0 || micros >= 10_000 ? String.format(java.util.Locale.ROOT, "%.2f", micros / 1e6)
+                : java.math.BigDecimal.valueOf(micros, 6).stripTrailingZeros().toPlainString();
     }
 
     private static String period(Window w) {

@@ -64,11 +64,11 @@ class UsageCommandTest {
         assertThat(out()).isEqualTo("""
                 usage by tenant, 2026-03-01 12:00 to 2026-03-02 13:00 UTC
 
-                tenant  requests  answered  refused  provider 429  client gone  5xx  input  output  cache read  est. input  est. output  mean ms
-                acme           4         3        0             0            1    0   1240     447         650        1350          950      550
-                globex         3         1        1             1            0    0     90      60           0         800          350      300
-                (none)         1         0        0             0            0    0      0       0           0           0            0        1
-                total          8         4        1             1            1    0   1330     507         650        2150         1300      388
+                tenant  requests  answered  refused  provider 429  client gone  5xx  input  output  cache read  est. input  est. output  cost $  mean ms
+                acme           4         3        0             0            1    0   1240     447         650        1350          950    0.00      550
+                globex         3         1        1             1            0    0     90      60           0         800          350    0.00      300
+                (none)         1         0        0             0            0    0      0       0           0           0            0    0.00        1
+                total          8         4        1             1            1    0   1330     507         650        2150         1300    0.00      388
                 """);
     }
 

@@ -9,9 +9,9 @@ final class Amounts {
 
     /**
      * One request with these tokens, holding {@code requestSlots} concurrency slots and
-     * {@code streamSlots} stream slots while it runs.
+     * {@code streamSlots} stream slots while it runs, costing {@code costMicros} micro-dollars.
      */
-    static long[] of(long inputTokens, long outputTokens, int requestSlots, int streamSlots) {
+    static long[] of(long inputTokens, long outputTokens, int requestSlots, int streamSlots, long costMicros) {
         long[] a = new long[Dimension.COUNT];
         a[Dimension.REQUESTS.ordinal()] = 1;
         a[Dimension.INPUT_TOKENS.ordinal()] = inputTokens;
@@ -21,6 +21,7 @@ final class Amounts {
         a[Dimension.CONCURRENT_STREAMS.ordinal()] = streamSlots;
         a[Dimension.DAILY_REQUESTS.ordinal()] = 1;
         a[Dimension.DAILY_TOKENS.ordinal()] = inputTokens + outputTokens;
+        a[Dimension.DAILY_COST.ordinal()] = costMicros;
         return a;
     }
 }

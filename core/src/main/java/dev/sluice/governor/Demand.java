@@ -11,8 +11,11 @@ package dev.sluice.governor;
  *     plus the output at the route's learned speed); 0 when nothing is known yet. Admission adds it
  *     to the predicted wait: a request that would still be generating when its deadline passes is
  *     refused at once instead.
+ * @param costMicros the estimate's cost at the deployment's prices, in micro-dollars: reserved on
+ *     every {@code daily_cost} cap of the path with the tokens, all or nothing, so concurrent
+ *     requests cannot together spend past a cap by more than their usage exceeds their estimates
  */
-public record Demand(long inputTokens, long outputTokens, boolean streaming, long serviceNanos) {
+public record Demand(long inputTokens, long outputTokens, boolean streaming, long serviceNanos, long costMicros) {
 
     public Demand {
         if (inputTokens < 0 || outputTokens < 0) {
@@ -21,15 +24,23 @@ public record Demand(long inputTokens, long outputTokens, boolean streaming, lon
         if (serviceNanos < 0) {
             throw new IllegalArgumentException("serviceNanos: " + serviceNanos + " (expected: >= 0)");
         }
+        if (costMicros < 0) {
+            throw new IllegalArgumentException("costMicros: " + costMicros + " (expected: >= 0)");
+        }
+    }
+
+    /** A demand without a price. */
+    public Demand(long inputTokens, long outputTokens, boolean streaming, long serviceNanos) {
+        this(inputTokens, outputTokens, streaming, serviceNanos, 0);
     }
 
     /** A demand whose call duration is not known. */
     public Demand(long inputTokens, long outputTokens, boolean streaming) {
-        this(inputTokens, outputTokens, streaming, 0);
+        this(inputTokens, outputTokens, streaming, 0, 0);
     }
 
     /** The amount vector the store takes. */
     long[] amounts() {
-        return Amounts.of(inputTokens, outputTokens, 1, streaming ? 1 : 0);
+        return Amounts.of(inputTokens, outputTokens, 1, streaming ? 1 : 0, costMicros);
     }
 }

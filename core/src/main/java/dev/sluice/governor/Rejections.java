@@ -21,11 +21,37 @@ final class Rejections {
     }
 
     static Rejection dailyCapSpent(ReserveOutcome.Short s) {
+        if (s.dimension() == Dimension.DAILY_COST) {
+            return budgetSpent(s);
+        }
         return new Rejection(GatewayDecision.BUDGET_EXHAUSTED, code(s, "exhausted"), Optional.of(s.dimension()),
                 Optional.of(s.scope()), millis(s.waitNanos()), false,
                 String.format(Locale.ROOT, "%s has spent its %s for today (%d left, %d needed); it resets in %s.",
                         s.scope(), describe(s.dimension()), s.available(), s.needed(), human(s.waitNanos())),
                 Explanation.of(Optional.of(s.scope()), Optional.of(s.dimension()), false));
+    }
+
+    /**
+     * A money cap spent: {@code <level>_budget_exhausted}, in dollars, with the reset as the retry
+     * hint; never retryable before it.
+     */
+    private static Rejection budgetSpent(ReserveOutcome.Short s) {
+        return new Rejection(GatewayDecision.BUDGET_EXHAUSTED, s.scope().level().prefix() + "_budget_exhausted",
+                Optional.of(s.dimension()), Optional.of(s.scope()), millis(s.waitNanos()), false,
+                String.format(Locale.ROOT, "%s has spent its daily budget of %s (%s left, this request may cost up "
+                        + "to %s); it resets in %s.", s.scope(), usd(s.capacity()), usd(Math.max(0, s.available())),
+                        usd(s.needed()), human(s.waitNanos())),
+                Explanation.of(Optional.of(s.scope()), Optional.of(s.dimension()), false));
+    }
+
+    /** Micro-dollars as dollars, to the micro-dollar without trailing zeros beyond the cents. */
+    static String usd(long micros) {
+        String exact = java.math.BigDecimal.valueOf(micros, 6).stripTrailingZeros().toPlainString();
+        int dot = exact.indexOf('.');
+        if (dot < 0) {
+            return "$" + exact + ".00";
+        }
+        return "$" + (exact.length() - dot - 1 < 2 ? exact + "0" : exact);
     }
 
     static Rejection waitTooLong(ReserveOutcome.Short s, TrafficClass c, Explanation why) {
@@ -153,6 +179,7 @@ final class Rejections {
             case CONCURRENT_STREAMS -> "concurrent streams";
             case DAILY_REQUESTS -> "daily requests";
             case DAILY_TOKENS -> "daily tokens";
+            case DAILY_COST -> "daily budget (micro-dollars)";
         };
     }
 

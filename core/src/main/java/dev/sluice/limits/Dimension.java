@@ -5,6 +5,10 @@ package dev.sluice.limits;
  *
  * <p>Rates are per minute and refill continuously; gauges count what is in flight and are given
  * back when a request ends; daily caps count up and reset at midnight in the configured zone.
+ *
+ * <p>{@link #DAILY_COST} is a daily cap on money, counted in micro-dollars ({@link #MICROS_PER_USD}
+ * to the dollar) so that it is a whole number like every other amount; configuration and the admin
+ * API write it in dollars.
  */
 public enum Dimension {
     REQUESTS("rpm", Kind.RATE),
@@ -14,7 +18,11 @@ public enum Dimension {
     CONCURRENT_REQUESTS("concurrency", Kind.GAUGE),
     CONCURRENT_STREAMS("streams", Kind.GAUGE),
     DAILY_REQUESTS("daily_requests", Kind.DAILY),
-    DAILY_TOKENS("daily_tokens", Kind.DAILY);
+    DAILY_TOKENS("daily_tokens", Kind.DAILY),
+    DAILY_COST("daily_cost", Kind.DAILY);
+
+    /** Micro-dollars to the dollar: the unit of {@link #DAILY_COST}. */
+    public static final long MICROS_PER_USD = 1_000_000L;
 
     /** How a dimension's capacity comes back. */
     public enum Kind {

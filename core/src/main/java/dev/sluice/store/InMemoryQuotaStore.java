@@ -22,7 +22,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
     private static final Dimension[] DIMS = Dimension.values();
     /** A power of two: more than the threads that usually reserve at once. */
     private static final int LEASE_STRIPES = 16;
-    private static final int MAX_PATH = 8;
+    /** Six levels (org, tenant, team, key, profile, deployment) and one to spare: what a lease's long records. */
+    private static final int MAX_PATH = MemoryLease.MAX_BUCKETS;
 
     private final NanoClock clock;
     private final ZoneId dailyResetZone;
@@ -96,7 +97,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
                 }
                 if (shortHere == null && binding == null) {
                     b.take(wanted, amounts);
-                    takenDims |= (long) wanted << (8 * i);
+                    takenDims |= (long) wanted << (MemoryLease.BITS * i);
                     taken = i + 1;
                 } else {
                     binding = MemoryBucket.longer(shortHere, binding);
@@ -110,7 +111,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
                 MemoryBucket b = held[i];
                 b.lock();
                 try {
-                    b.untake((int) (takenDims >>> (8 * i)) & 0xff, amounts);
+                    b.untake(MemoryLease.takenAt(takenDims, i), amounts);
                 } finally {
                     b.unlock();
                 }
@@ -241,7 +242,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
      */
     private MemoryBucket[] buckets(BucketPlan[] path) {
         if (path.length > MAX_PATH) {
-            // A lease records what it took per bucket in 8 bits each of one long.
+            // A lease records what it took per bucket in one bit per dimension of one long.
             throw new IllegalArgumentException("path: " + path.length + " buckets (expected: at most " + MAX_PATH + ")");
         }
         MemoryBucket[] held = new MemoryBucket[path.length];

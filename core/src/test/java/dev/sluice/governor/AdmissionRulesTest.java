@@ -6,6 +6,7 @@ import static dev.sluice.governor.GovernorFixture.limits;
 import static dev.sluice.governor.GovernorFixture.minute;
 import static dev.sluice.governor.GovernorFixture.tenant;
 import static dev.sluice.limits.Dimension.CONCURRENT_REQUESTS;
+import static dev.sluice.limits.Dimension.DAILY_COST;
 import static dev.sluice.limits.Dimension.DAILY_TOKENS;
 import static dev.sluice.limits.Dimension.INPUT_TOKENS;
 import static dev.sluice.limits.Dimension.REQUESTS;
@@ -244,6 +245,38 @@ class AdmissionRulesTest {
         assertThat(r.retryAfterMillis()).isEqualTo(Duration.ofHours(1).toMillis());
         f.clock.advance(Duration.ofHours(1));
         assertThat(f.admit("acme", 200, 0)).isInstanceOf(Decision.Admitted.class);
+    }
+
+    @Test
+    void aSpentMoneyBudgetIsBudgetExhaustedInDollarsUntilMidnight() {
+        // $1.00 a day; each request is reserved at $0.40 and costs $0.30.
+        GovernorFixture f = new GovernorFixture(config().scope(tenant("acme"), limits(DAILY_COST, 1_000_000)).build());
+        f.clock.advance(Duration.ofHours(22));
+        for (int i = 0; i < 3; i++) {
+            ((Decision.Admitted) f.admitCosting("acme", 100, 100, 400_000)).reservation()
+                    .settle(new Usage(100, 100, 300_000));
+        }
+
+        Rejection r = ((Decision.Rejected) f.admitCosting("acme", 100, 100, 400_000)).rejection();
+
+        assertThat(r.decision()).isEqualTo(GatewayDecision.BUDGET_EXHAUSTED);
+        assertThat(r.code()).isEqualTo("tenant_budget_exhausted");
+        assertThat(r.retryable()).isFalse();
+        assertThat(r.retryAfterMillis()).isEqualTo(Duration.ofHours(2).toMillis());
+        assertThat(r.message()).isEqualTo("tenant:acme has spent its daily budget of $1.00 ($0.10 left, this request "
+                + "may cost up to $0.40); it resets in 7200.0 s.");
+        assertThat(f.state(tenant("acme"), DAILY_COST).available()).isEqualTo(100_000);
+        assertThat(f.admitCosting("acme", 100, 100, 100_000)).isInstanceOf(Decision.Admitted.class);
+        f.clock.advance(Duration.ofHours(2));
+        assertThat(f.admitCosting("acme", 100, 100, 400_000)).isInstanceOf(Decision.Admitted.class);
+    }
+
+    @Test
+    void aFreeRequestIsNeverHeldByAMoneyBudget() {
+        GovernorFixture f = new GovernorFixture(config().scope(tenant("acme"), limits(DAILY_COST, 1)).build());
+        ((Decision.Admitted) f.admitCosting("acme", 100, 100, 1)).reservation().settle(new Usage(100, 100, 1));
+
+        assertThat(f.admit("acme", 100, 100)).isInstanceOf(Decision.Admitted.class);
     }
 
     @Test

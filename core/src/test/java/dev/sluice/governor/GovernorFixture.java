@@ -53,6 +53,12 @@ final class GovernorFixture {
         return request(tenant, in, out, TrafficClass.BATCH);
     }
 
+    /** A request of {@code in} and {@code out} tokens priced at {@code costMicros} micro-dollars. */
+    Decision admitCosting(String tenant, long in, long out, long costMicros) {
+        return governor.admit(new AdmissionRequest("r" + ids.incrementAndGet(), path(tenant),
+                new Demand(in, out, false, 0, costMicros), TrafficClass.BATCH, AdmissionRequest.NO_DEADLINE));
+    }
+
     Decision admit(String tenant, long in, long out) {
         return governor.admit(request(tenant, in, out));
     }

@@ -100,14 +100,15 @@ class InMemoryQuotaStoreTest {
     }
 
     @Test
-    void aPathOfMoreThanEightBucketsIsRefused() {
-        BucketPlan[] nine = new BucketPlan[9];
-        for (int i = 0; i < nine.length; i++) {
-            nine[i] = plan(ScopeLevel.TENANT, "t" + i, Limit.of(Dimension.REQUESTS, 60));
+    void aPathOfMoreThanSevenBucketsIsRefused() {
+        // A lease keeps what it took per bucket in one bit per dimension (nine) of one long.
+        BucketPlan[] eight = new BucketPlan[8];
+        for (int i = 0; i < eight.length; i++) {
+            eight[i] = plan(ScopeLevel.TENANT, "t" + i, Limit.of(Dimension.REQUESTS, 60));
         }
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.reserve(nine, need(1, 0, 0), TTL))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 8");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.reserve(eight, need(1, 0, 0), TTL))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 7");
     }
 
     /**

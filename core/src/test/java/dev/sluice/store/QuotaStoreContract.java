@@ -653,6 +653,61 @@ public abstract class QuotaStoreContract {
         assertThat(sh.waitNanos()).isEqualTo(Duration.ofHours(24).toNanos());
     }
 
+    @Test
+    void concurrentCallersNeverSpendPastAMoneyCap() throws Exception {
+        // $1.00 a day on the tenant, $0.50 on each of its two keys; every request is reserved at its
+        // estimate (7,000 micro-dollars) and settles at most that, so no interleaving may spend past a cap.
+        QuotaStore s = store();
+        BucketPlan t = tenant(Limit.of(Dimension.DAILY_COST, 1_000_000));
+        BucketPlan[] keys = {plan(ScopeLevel.API_KEY, "k0", Limit.of(Dimension.DAILY_COST, 500_000)),
+            plan(ScopeLevel.API_KEY, "k1", Limit.of(Dimension.DAILY_COST, 500_000))};
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<long[]>> results = new ArrayList<>();
+            for (int w = 0; w < 4; w++) {
+                int seed = w;
+                results.add(pool.submit(() -> {
+                    SplittableRandom rnd = new SplittableRandom(seed);
+                    BucketPlan[] path = {t, keys[seed % 2]};
+                    long granted = 0;
+                    long spent = 0;
+                    for (int i = 0; i < 150; i++) {
+                        ReserveOutcome o = s.reserve(path, need(Dimension.DAILY_COST, 7_000), TTL);
+                        if (o instanceof ReserveOutcome.Granted g) {
+                            granted++;
+                            long cost = 5_000 + rnd.nextInt(2_001);
+                            spent += cost;
+                            s.settle(g.lease(), need(Dimension.DAILY_COST, cost));
+                        } else {
+                            assertThat(((ReserveOutcome.Short) o).dailyCap()).isTrue();
+                        }
+                    }
+                    return new long[] {granted, spent};
+                }));
+            }
+            long spent = 0;
+            for (Future<long[]> f : results) {
+                spent += f.get()[1];
+            }
+            BucketState.DimensionState tenantCost = dim(s, t, Dimension.DAILY_COST);
+            assertThat(spent).isLessThanOrEqualTo(1_000_000);
+            assertThat(tenantCost.capacity() - tenantCost.available()).isEqualTo((double) spent);
+            assertThat(tenantCost.conserved()).isTrue();
+            long keysSpent = 0;
+            for (BucketPlan k : keys) {
+                BucketState.DimensionState keyCost = dim(s, k, Dimension.DAILY_COST);
+                assertThat(keyCost.available()).isGreaterThanOrEqualTo(0.0);
+                keysSpent += (long) (keyCost.capacity() - keyCost.available());
+                // Spent to within one estimate: no path has room for another request.
+                assertThat(shortOf(s.reserve(new BucketPlan[] {t, k}, need(Dimension.DAILY_COST, 7_000), TTL))
+                        .dailyCap()).isTrue();
+            }
+            assertThat(keysSpent).isEqualTo(spent);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     // ---- invariants -----------------------------------------------------------------------
 
     @Test

@@ -56,7 +56,7 @@ abstract class LedgerContract {
             long clientGone, long queued, long in, long out, long cache, long estIn, long estOut, long borrowed,
             long latencyMs) {
         return new UsageRow(group, requests, answered, refusedLocally, providerRejected, clientGone, 0, queued, in, out,
-                cache, estIn, estOut, borrowed, latencyMs);
+                cache, estIn, estOut, borrowed, latencyMs, 0, 0);
     }
 
     @Test
@@ -274,6 +274,8 @@ abstract class LedgerContract {
         expected.put("latency_ns", 500_000_000L);
         expected.put("ttft_ns", 480_000_000L);
         expected.put("writer", "w1");
+        expected.put("estimated_cost_micros", 0L);
+        expected.put("cost_micros", 0L);
         assertThat(e5).containsExactlyEntriesOf(expected);
 
         Map<String, Object> e4 = single("SELECT gateway_decision, decider_limiter, decider_scope, code, "

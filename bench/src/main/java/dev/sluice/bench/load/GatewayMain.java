@@ -1,6 +1,7 @@
 package dev.sluice.bench.load;
 
 import dev.sluice.gateway.Gateway;
+import dev.sluice.ledger.Ledger;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import java.nio.file.Path;
@@ -10,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The child process the harness starts for Sluice: {@code GatewayMain --config FILE}. Serves the
  * configuration the way {@code sluice serve} does (default event loops, in-memory store) until
- * the process is told to stop, without depending on the command line module being built.
+ * the process is told to stop, without depending on the command line module being built. The
+ * usage ledger is opened from the file's {@code ledger:} section as {@code sluice serve} opens it.
  */
 public final class GatewayMain {
 
@@ -23,7 +25,7 @@ public final class GatewayMain {
             System.exit(2);
         }
         SluiceConfig config = ConfigLoader.load(Path.of(args[1]));
-        Gateway g = Gateway.builder(config).start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        Gateway g = Gateway.builder(config).ledger(Ledger.open(config.ledger())).start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
         System.out.println("Sluice listening on " + g.baseUrl());
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {

@@ -10,7 +10,8 @@ import java.util.Optional;
 /**
  * What a harness run measures and how.
  *
- * @param targets        which of direct, nginx, bare (a reverse proxy on Sluice's HTTP stack), sluice to measure
+ * @param targets        which of direct, nginx, bare (a reverse proxy on Sluice's HTTP stack), sluice (ledger and
+ *                       metrics off), observed (Sluice with its SQLite ledger and Prometheus metrics on) to measure
  * @param connections    connection counts, one set of runs each
  * @param streaming      answer forms: false for whole JSON answers, true for SSE streams
  * @param rates          0 for closed loop (as fast as possible), else open-loop requests per second
@@ -34,13 +35,15 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         SluiceServer.Launch sluice,
         Optional<Path> nginx, int nginxWorkers, int clientThreads, int upstreamThreads, Optional<Path> out) {
 
-    static final List<String> TARGETS = List.of("direct", "nginx", "bare", "sluice");
+    static final List<String> TARGETS = List.of("direct", "nginx", "bare", "sluice", "observed");
 
     static final String USAGE = """
             usage: LoadHarness [options]
               --targets direct,nginx,bare,sluice
                                               what to measure (nginx is skipped when not installed; bare is a
-                                              reverse proxy on Sluice's HTTP stack in a child JVM: its floor)
+                                              reverse proxy on Sluice's HTTP stack in a child JVM: its floor;
+                                              sluice runs with ledger and metrics off, observed is a second
+                                              Sluice with its SQLite ledger and /metrics on)
               --connections 64,256            keep-alive connections, one set of runs each
               --modes plain,stream            whole JSON answers and/or SSE streams
               --rate max                      'max' (closed loop) and/or open-loop rates in req/s, e.g. max,5000

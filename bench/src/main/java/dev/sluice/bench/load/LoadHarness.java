@@ -72,6 +72,7 @@ public final class LoadHarness {
         Optional<NginxProxy> nginx = Optional.empty();
         Optional<BareProxy.Child> bare = Optional.empty();
         Optional<SluiceServer> sluice = Optional.empty();
+        Optional<SluiceServer> observed = Optional.empty();
         List<LoadResult> results = new ArrayList<>();
         try {
             FakeUpstream upstream = await(FakeUpstream.start(upstreamVertx, options.upstreamThreads()));
@@ -109,13 +110,20 @@ public final class LoadHarness {
                 SluiceServer s = SluiceServer.start(options.sluice(), upstream.port());
                 sluice = Optional.of(s);
                 env.add("Sluice: " + s.description() + ", default event loops, in-memory store, one openai-compatible "
-                        + "deployment, limits never reached");
+                        + "deployment, limits never reached, ledger and metrics off");
+            }
+            if (options.targets().contains("observed")) {
+                SluiceServer s = SluiceServer.start(options.sluice(), upstream.port(), true);
+                observed = Optional.of(s);
+                env.add("Observed: the same Sluice with its usage ledger (SQLite, default flush and batch) and the admin "
+                        + "listener's Prometheus metrics on; nothing scrapes them during the runs");
             }
             if (!options.prewarm().isZero()) {
-                List<String> warmed = prewarm(options, clientVertx, upstream, bare, sluice, log);
+                List<String> warmed = prewarm(options, clientVertx, upstream, bare, sluice, observed, log);
                 String on = warmed.stream().map(w -> switch (w) {
                     case "bare" -> "the bare proxy";
                     case "sluice" -> "Sluice";
+                    case "observed" -> "the observed Sluice";
                     default -> "direct calls";
                 }).collect(Collectors.joining(" and "));
                 env.add("Pre-warm: " + options.prewarm().toSeconds() + " s of unrecorded load per answer form on "
@@ -141,6 +149,9 @@ public final class LoadHarness {
                         if (sluice.isPresent()) {
                             specs.add(base.at("sluice", "127.0.0.1", sluice.get().port(), SluiceServer.KEY));
                         }
+                        if (observed.isPresent()) {
+                            specs.add(base.at("observed", "127.0.0.1", observed.get().port(), SluiceServer.KEY));
+                        }
                         // Rounds take turns too, so that a minute of a busy machine falls on every target alike.
                         Map<String, List<LoadResult>> rounds = new LinkedHashMap<>();
                         for (int round = 0; round < options.rounds(); round++) {
@@ -149,6 +160,7 @@ public final class LoadHarness {
                                     case "nginx" -> nginx.map(NginxProxy::cpu);
                                     case "bare" -> bare.flatMap(BareProxy.Child::cpu);
                                     case "sluice" -> sluice.flatMap(SluiceServer::cpu);
+                                    case "observed" -> observed.flatMap(SluiceServer::cpu);
                                     default -> Optional.empty();
                                 };
                                 rounds.computeIfAbsent(spec.target(), t -> new ArrayList<>())
@@ -171,6 +183,9 @@ public final class LoadHarness {
             if (sluice.isPresent()) {
                 sluice.get().close();
             }
+            if (observed.isPresent()) {
+                observed.get().close();
+            }
             if (bare.isPresent()) {
                 bare.get().close();
             }
@@ -191,13 +206,15 @@ public final class LoadHarness {
      * warmed; with neither, direct calls warm this JVM. Returns the targets warmed.
      */
     private static List<String> prewarm(HarnessOptions options, Vertx vertx, FakeUpstream upstream,
-            Optional<BareProxy.Child> bare, Optional<SluiceServer> sluice, PrintStream log) throws Exception {
+            Optional<BareProxy.Child> bare, Optional<SluiceServer> sluice, Optional<SluiceServer> observed,
+            PrintStream log) throws Exception {
         int conns = options.connections().stream().mapToInt(Integer::intValue).max().orElse(64);
         List<LoadSpec> targets = new ArrayList<>();
         LoadSpec any = new LoadSpec("direct", "127.0.0.1", upstream.port(), "", false, conns, 0, Duration.ZERO,
                 options.prewarm(), Long.MAX_VALUE, options.promptChars(), options.distinctPrompts());
         bare.ifPresent(b -> targets.add(any.at("bare", "127.0.0.1", b.port(), "")));
         sluice.ifPresent(s -> targets.add(any.at("sluice", "127.0.0.1", s.port(), SluiceServer.KEY)));
+        observed.ifPresent(s -> targets.add(any.at("observed", "127.0.0.1", s.port(), SluiceServer.KEY)));
         if (targets.isEmpty()) {
             targets.add(any);
         }

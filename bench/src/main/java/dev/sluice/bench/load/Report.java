@@ -48,6 +48,11 @@ final class Report {
             b.append('\n');
             stack.forEach(line -> b.append(line).append('\n'));
         }
+        List<String> observing = observing(results);
+        if (!observing.isEmpty()) {
+            b.append('\n');
+            observing.forEach(line -> b.append(line).append('\n'));
+        }
         List<String> errors = new ArrayList<>();
         for (LoadResult r : results) {
             r.firstError().ifPresent(e -> errors.add("* " + r.spec().target() + ", " + form(r.spec()) + ", "
@@ -131,6 +136,49 @@ final class Report {
         lines.add("| form | conns | load | bare proxy req/s as % of nginx | Sluice req/s as % of bare proxy "
                 + "| bare proxy CPU µs/req | Sluice CPU µs/req |");
         lines.add("| --- | ---: | --- | ---: | ---: | ---: | ---: |");
+        lines.addAll(rows);
+        return lines;
+    }
+
+    /** Closed-loop throughput may drop by at most this share when the ledger and metrics are on. */
+    static final double OBSERVING_THROUGHPUT_GOAL = 0.10;
+    /** At an open-loop rate, the ledger and metrics may add at most this to the p50, in microseconds. */
+    static final long OBSERVING_P50_GOAL_MICROS = 50;
+
+    /**
+     * One row per run shape both Sluices were measured in: what the ledger and metrics together
+     * cost, as the observed Sluice's rate against the plain one's, its p50 less the plain one's,
+     * and both CPU times per request. Empty without observed rows.
+     */
+    static List<String> observing(List<LoadResult> results) {
+        List<String> rows = new ArrayList<>();
+        for (LoadResult o : results) {
+            if (!o.spec().target().equals("observed")) {
+                continue;
+            }
+            Optional<LoadResult> s = same(results, o.spec(), "sluice");
+            if (s.isEmpty()) {
+                continue;
+            }
+            LoadResult plain = s.get();
+            double ratio = plain.throughput() > 0 ? o.throughput() / plain.throughput() : 0;
+            long added = o.p50Micros() - plain.p50Micros();
+            String goal = o.spec().openLoop()
+                    ? (added <= OBSERVING_P50_GOAL_MICROS ? " (met)" : " (missed)")
+                    : (ratio >= 1 - OBSERVING_THROUGHPUT_GOAL ? " (met)" : " (missed)");
+            rows.add("| " + form(o.spec()) + " | " + o.spec().connections() + " | " + load(o.spec()) + " | "
+                    + fmt("%,.0f", plain.throughput()) + " | " + fmt("%,.0f", o.throughput()) + " | "
+                    + fmt("%.0f%%", ratio * 100) + (o.spec().openLoop() ? "" : goal) + " | " + ms(plain.p50Micros()) + " | "
+                    + ms(o.p50Micros()) + " | " + ms(added) + (o.spec().openLoop() ? goal : "") + " | "
+                    + micros(plain.proxyCpuMicros()) + " | " + micros(o.proxyCpuMicros()) + " |");
+        }
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        List<String> lines = new ArrayList<>();
+        lines.add("| form | conns | load | off req/s | on req/s | on/off (goal closed loop >= 90%) | off p50 ms | on p50 ms "
+                + "| added p50 ms (goal open loop <= 0.05) | off CPU µs/req | on CPU µs/req |");
+        lines.add("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
         lines.addAll(rows);
         return lines;
     }

@@ -76,13 +76,16 @@ final class ManagementRoutes {
         r.add(HttpMethod.POST, "/admin/orgs", Access.ADMIN, m::createOrg);
         r.add(HttpMethod.GET, "/admin/orgs/{org}", Access.READ, m::getOrg);
         r.add(HttpMethod.PATCH, "/admin/orgs/{org}", Access.ADMIN, m::patchOrg);
+        r.add(HttpMethod.DELETE, "/admin/orgs/{org}", Access.ADMIN, m::deleteOrg);
         r.add(HttpMethod.GET, "/admin/tenants", Access.READ, m::listTenants);
         r.add(HttpMethod.POST, "/admin/tenants", Access.CHANGE, m::createTenant);
         r.add(HttpMethod.GET, "/admin/tenants/{tenant}", Access.READ, m::getTenant);
         r.add(HttpMethod.PATCH, "/admin/tenants/{tenant}", Access.CHANGE, m::patchTenant);
+        r.add(HttpMethod.DELETE, "/admin/tenants/{tenant}", Access.CHANGE, m::deleteTenant);
         r.add(HttpMethod.GET, "/admin/tenants/{tenant}/teams", Access.READ, m::listTeams);
         r.add(HttpMethod.POST, "/admin/tenants/{tenant}/teams", Access.CHANGE, m::createTeam);
         r.add(HttpMethod.PATCH, "/admin/tenants/{tenant}/teams/{team}", Access.CHANGE, m::patchTeam);
+        r.add(HttpMethod.DELETE, "/admin/tenants/{tenant}/teams/{team}", Access.CHANGE, m::deleteTeam);
         r.add(HttpMethod.GET, "/admin/keys", Access.READ, m::listKeys);
         r.add(HttpMethod.POST, "/admin/keys", Access.CHANGE, m::createKey);
         r.add(HttpMethod.GET, "/admin/keys/{key}", Access.READ, m::getKey);
@@ -264,6 +267,34 @@ final class ManagementRoutes {
             }
             return ControlJson.key(control.updateKey(actor(x), x.param("key"), optLimits(b, "limits"), profiles));
         }));
+    }
+
+    private void deleteOrg(AdminExchange x) {
+        cascade(x).ifPresent(cascade -> change(x, 200, () -> ControlJson.org(control.deleteOrg(actor(x), x.param("org"),
+                cascade)).put("deleted", true)));
+    }
+
+    private void deleteTenant(AdminExchange x) {
+        cascade(x).ifPresent(cascade -> change(x, 200, () -> {
+            String id = x.param("tenant");
+            String org = dev.sluice.runtime.control.TreeEdits.tenant(control.config(), id).map(t -> t.org().id()).orElse("");
+            return ControlJson.tenant(org, control.deleteTenant(actor(x), id, cascade)).put("deleted", true);
+        }));
+    }
+
+    private void deleteTeam(AdminExchange x) {
+        cascade(x).ifPresent(cascade -> change(x, 200, () -> ControlJson.team(x.param("tenant"),
+                control.deleteTeam(actor(x), x.param("tenant"), x.param("team"), cascade)).put("deleted", true)));
+    }
+
+    /** {@code ?cascade=true|false} (default false); a 400 naming the parameter otherwise. */
+    private static Optional<Boolean> cascade(AdminExchange x) {
+        String v = x.query("cascade").orElse("false");
+        if (v.equals("true") || v.equals("false")) {
+            return Optional.of(v.equals("true"));
+        }
+        x.error(400, "invalid_value", "cascade: \"" + v + "\" (expected: true or false)", Optional.of("cascade"));
+        return Optional.empty();
     }
 
     private void deleteKey(AdminExchange x) {
@@ -531,7 +562,9 @@ final class ManagementRoutes {
         return AdminExchange.JSON.createObjectNode().put("group", r.group()).put("requests", r.requests())
                 .put("answered", r.answered()).put("refused_locally", r.refusedLocally())
                 .put("provider_rejected", r.providerRejected()).put("input_tokens", r.inputTokens())
-                .put("output_tokens", r.outputTokens()).put("cache_read_tokens", r.cacheReadTokens());
+                .put("output_tokens", r.outputTokens()).put("cache_read_tokens", r.cacheReadTokens())
+                .put("cost_usd", java.math.BigDecimal.valueOf(r.costMicros(), 6).stripTrailingZeros())
+                .put("estimated_cost_usd", java.math.BigDecimal.valueOf(r.estimatedCostMicros(), 6).stripTrailingZeros());
     }
 
     private void audit(AdminExchange x) {

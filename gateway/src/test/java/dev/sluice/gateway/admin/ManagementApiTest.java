@@ -293,4 +293,29 @@ class ManagementApiTest {
         assertThat(page.path("next_offset").asInt()).isEqualTo(1);
         assertThat(admin("GET", "/admin/keys?limit=0", READ, null).statusCode()).isEqualTo(400);
     }
+
+    @Test
+    void aTenantWithTeamsIsDeletedOnlyWithCascadeAndItsKeysStopAtOnce() throws Exception {
+        assertThat(admin("POST", "/admin/tenants", ADMIN, "{\"id\":\"gone\",\"org\":\"o\"}").statusCode()).isEqualTo(201);
+        assertThat(admin("POST", "/admin/tenants/gone/teams", ADMIN, "{\"name\":\"w\"}").statusCode()).isEqualTo(201);
+        String secret = json(admin("POST", "/admin/keys", ADMIN, "{\"id\":\"gone-k\",\"tenant\":\"gone\",\"team\":\"w\"}"))
+                .path("secret").asText();
+        admin("POST", "/admin/pauses", ADMIN, "{\"scope\":\"tenant:gone\",\"reason\":\"setup\"}");
+        assertThat(chat(secret).statusCode()).isEqualTo(429);
+
+        HttpResponse<String> refused = admin("DELETE", "/admin/tenants/gone", ADMIN, null);
+        assertThat(refused.statusCode()).isEqualTo(409);
+        assertThat(error(refused).path("code").asText()).isEqualTo("tenant_has_teams");
+        assertThat(error(refused).path("field").asText()).isEqualTo("cascade");
+        assertThat(admin("DELETE", "/admin/tenants/gone?cascade=maybe", ADMIN, null).statusCode()).isEqualTo(400);
+        assertThat(admin("DELETE", "/admin/tenants/gone", READ, null).statusCode()).isEqualTo(403);
+        assertThat(admin("DELETE", "/admin/tenants/gone?cascade=true", PARTNER, null).statusCode()).isEqualTo(403);
+
+        HttpResponse<String> deleted = admin("DELETE", "/admin/tenants/gone?cascade=true", ADMIN, null);
+        assertThat(deleted.statusCode()).isEqualTo(200);
+        assertThat(json(deleted).path("deleted").asBoolean()).isTrue();
+        assertThat(chat(secret).statusCode()).isEqualTo(401);
+        assertThat(admin("GET", "/admin/tenants/gone", READ, null).statusCode()).isEqualTo(404);
+        assertThat(admin("GET", "/admin/audit?limit=1", READ, null).body()).contains("tenant.delete");
+    }
 }

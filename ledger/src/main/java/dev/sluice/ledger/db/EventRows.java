@@ -14,15 +14,18 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
-/** One row per request and one per attempt: every fact of the events, in the columns of migration 1. */
+/** One row per request and one per attempt: every fact of the events, in the columns of migrations 1 and 4. */
 final class EventRows {
+
+    /** The request row as migration 1 made it, without the cost columns of migration 4: for tests of the upgrade. */
+    static final String INSERT_REQUEST_V1;
 
     static final String INSERT_REQUEST = "INSERT INTO requests (trace_id, span_id, received_at, operation, org, "
             + "tenant, team, api_key, profile, traffic_class, deployment, provider, provider_model, provider_scope, "
             + "streaming, estimated_input, estimated_output, estimated_cache_read, input_tokens, output_tokens, "
             + "cache_read_tokens, usage_reported, decision, gateway_decision, decider_limiter, decider_scope, "
             + "decider_window, code, queue_wait_ns, mode, brownout, borrowed, attempts, fallback, status, "
-            + "retry_after_ms, latency_ns, ttft_ns, writer) VALUES (" + marks(39) + ") "
+            + "retry_after_ms, latency_ns, ttft_ns, writer, estimated_cost_micros, cost_micros) VALUES (" + marks(41) + ") "
             + "ON CONFLICT (trace_id, span_id) DO NOTHING";
 
     static final String INSERT_ATTEMPT = "INSERT INTO attempts (trace_id, span_id, attempt, started_at, deployment, "
@@ -30,6 +33,11 @@ final class EventRows {
             + "estimated_input, estimated_output, estimated_cache_read, input_tokens, output_tokens, "
             + "cache_read_tokens, usage_reported, cache_reads_counted, settlement, latency_ns, ttft_ns, "
             + "retry_delay_ms) VALUES (" + marks(25) + ") ON CONFLICT (trace_id, span_id, attempt) DO NOTHING";
+
+    static {
+        INSERT_REQUEST_V1 = INSERT_REQUEST.replace(", estimated_cost_micros, cost_micros) VALUES (" + marks(41),
+                ") VALUES (" + marks(39));
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -40,6 +48,19 @@ final class EventRows {
     }
 
     static void bindRequest(PreparedStatement s, RequestEvent e, String writer, Map<Map<String, String>, String> json)
+            throws SQLException {
+        int i = bindFacts(s, e, writer, json);
+        s.setLong(i++, e.estimate().costMicros());
+        s.setLong(i, e.usage().costMicros());
+    }
+
+    /** Binds {@link #INSERT_REQUEST_V1}: the row as the schema was before migration 4. */
+    static void bindRequestV1(PreparedStatement s, RequestEvent e, String writer) throws SQLException {
+        bindFacts(s, e, writer, new java.util.HashMap<>());
+    }
+
+    /** Binds every column of migration 1; returns the next parameter's index. */
+    private static int bindFacts(PreparedStatement s, RequestEvent e, String writer, Map<Map<String, String>, String> json)
             throws SQLException {
         Optional<Caller> caller = e.caller();
         Optional<Decider> decider = e.decider();
@@ -82,7 +103,8 @@ final class EventRows {
         number(s, i++, e.retryAfterMillis());
         s.setLong(i++, e.latencyNanos());
         number(s, i++, e.timeToFirstTokenNanos());
-        s.setString(i, writer);
+        s.setString(i++, writer);
+        return i;
     }
 
     static void bindAttempt(PreparedStatement s, RequestEvent r, AttemptEvent a, Map<Map<String, String>, String> json)

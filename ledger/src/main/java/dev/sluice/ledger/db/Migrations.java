@@ -210,7 +210,14 @@ public final class Migrations {
                       target TEXT NOT NULL,
                       before_json TEXT NOT NULL,
                       after_json TEXT NOT NULL,
-                      state_json TEXT NOT NULL)""")));
+                      state_json TEXT NOT NULL)""")),
+            // Money: what each request was reserved as costing and what it cost, at the price table, in
+            // micro-dollars (0 where its model has no price), and their sums in the usage rollup.
+            new Migration(4, "request cost", List.of(
+                    "ALTER TABLE requests ADD COLUMN estimated_cost_micros BIGINT NOT NULL DEFAULT 0",
+                    "ALTER TABLE requests ADD COLUMN cost_micros BIGINT NOT NULL DEFAULT 0",
+                    "ALTER TABLE usage_rollup ADD COLUMN estimated_cost_micros BIGINT NOT NULL DEFAULT 0",
+                    "ALTER TABLE usage_rollup ADD COLUMN cost_micros BIGINT NOT NULL DEFAULT 0")));
 
     private Migrations() {}
 

@@ -62,7 +62,7 @@ final class Rollups {
                     "streaming", "attempts", "fallbacks", "estimated_input", "estimated_output",
                     "estimated_cache_read", "input_tokens", "output_tokens", "cache_read_tokens", "usage_unreported",
                     "queue_wait_ns", "latency_ns", "ttft_ns", "ttft_count", "borrowed", "borrowed_input",
-                    "borrowed_output"),
+                    "borrowed_output", "estimated_cost_micros", "cost_micros"),
             List.of(), List.of());
 
     static final Table ATTEMPTS = new Table(1, "attempt_rollup",
@@ -127,7 +127,8 @@ final class Rollups {
                     e.estimate().cacheRead(), e.usage().input(), e.usage().output(), e.usage().cacheRead(),
                     flag(e.attempts() > 0 && !e.usageReported()), e.queueWaitNanos(), e.latencyNanos(),
                     e.timeToFirstTokenNanos().orElse(0), flag(e.timeToFirstTokenNanos().isPresent()),
-                    flag(e.borrowed()), e.borrowed() ? e.usage().input() : 0, e.borrowed() ? e.usage().output() : 0};
+                    flag(e.borrowed()), e.borrowed() ? e.usage().input() : 0, e.borrowed() ? e.usage().output() : 0,
+                    e.estimate().costMicros(), e.usage().costMicros()};
             add(USAGE, key, m, NO_REALS);
             if (refusedLocally && e.retryAfterMillis().isPresent()) {
                 long ms = e.retryAfterMillis().getAsLong();

@@ -82,17 +82,18 @@ public final class LedgerQueries {
                 + " GROUP BY " + by.column() + " ORDER BY SUM(requests) DESC, " + by.column();
         List<UsageRow> rows = new ArrayList<>();
         run(sql, span, r -> rows.add(usageRow(r.getString(1), r, 2)));
-        long[] t = new long[14];
+        long[] t = new long[16];
         for (UsageRow u : rows) {
             long[] v = {u.requests(), u.answered(), u.refusedLocally(), u.providerRejected(), u.clientGone(),
                     u.failed(), u.queued(), u.inputTokens(), u.outputTokens(), u.cacheReadTokens(),
-                    u.estimatedInputTokens(), u.estimatedOutputTokens(), u.borrowed(), u.latencyMillisSum()};
+                    u.estimatedInputTokens(), u.estimatedOutputTokens(), u.borrowed(), u.latencyMillisSum(),
+                    u.estimatedCostMicros(), u.costMicros()};
             for (int i = 0; i < v.length; i++) {
                 t[i] += v[i];
             }
         }
         UsageRow total = new UsageRow("", t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11],
-                t[12], t[13]);
+                t[12], t[13], t[14], t[15]);
         return new Usage(span.covered(), by, rows, total);
     }
 
@@ -106,13 +107,13 @@ public final class LedgerQueries {
     private static final String USAGE_SUMS = "SUM(requests), SUM(answered), SUM(refused_locally), "
             + "SUM(provider_rejected), SUM(client_gone), SUM(failed), SUM(queued), SUM(input_tokens), "
             + "SUM(output_tokens), SUM(cache_read_tokens), SUM(estimated_input), SUM(estimated_output), "
-            + "SUM(borrowed), SUM(latency_ns)";
+            + "SUM(borrowed), SUM(latency_ns), SUM(estimated_cost_micros), SUM(cost_micros)";
 
     private static UsageRow usageRow(String group, ResultSet r, int c) throws SQLException {
         return new UsageRow(group, r.getLong(c), r.getLong(c + 1), r.getLong(c + 2), r.getLong(c + 3),
                 r.getLong(c + 4), r.getLong(c + 5), r.getLong(c + 6), r.getLong(c + 7), r.getLong(c + 8),
                 r.getLong(c + 9), r.getLong(c + 10), r.getLong(c + 11), r.getLong(c + 12),
-                r.getLong(c + 13) / 1_000_000);
+                r.getLong(c + 13) / 1_000_000, r.getLong(c + 14), r.getLong(c + 15));
     }
 
     private List<Review.EstimationError> estimation(RollupSpan span) {

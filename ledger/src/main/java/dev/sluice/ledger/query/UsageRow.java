@@ -20,10 +20,18 @@ package dev.sluice.ledger.query;
  * @param estimatedOutputTokens what was reserved for output
  * @param borrowed admitted on capacity beyond the tenant's guaranteed share
  * @param latencyMillisSum summed latency; divided by {@code requests}, the mean
+ * @param estimatedCostMicros what was reserved as cost at the price table, in micro-dollars
+ * @param costMicros what the requests cost at the price table, in micro-dollars (0 without prices)
  */
 public record UsageRow(String group, long requests, long answered, long refusedLocally, long providerRejected,
         long clientGone, long failed, long queued, long inputTokens, long outputTokens, long cacheReadTokens,
-        long estimatedInputTokens, long estimatedOutputTokens, long borrowed, long latencyMillisSum) {
+        long estimatedInputTokens, long estimatedOutputTokens, long borrowed, long latencyMillisSum,
+        long estimatedCostMicros, long costMicros) {
+
+    /** What the requests cost, in dollars. */
+    public double costUsd() {
+        return costMicros / 1e6;
+    }
 
     /** Mean latency in milliseconds; 0 without requests. */
     public double meanLatencyMillis() {

@@ -42,14 +42,14 @@ abstract class MigrationsContract {
     }
 
     static final List<String> ALL = List.of("1 per-request and per-attempt rows", "2 hourly and daily rollups",
-            "3 admin changes: audit and state");
+            "3 admin changes: audit and state", "4 request cost");
 
     @Test
     void fromNothingEveryStepIsApplied() throws SQLException {
         Database db = db();
         try (Connection c = db.connect()) {
             assertThat(Migrations.version(c, db.dialect())).isZero();
-            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(3);
+            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(4);
             assertThat(versions(c)).isEqualTo(ALL);
             assertThat(Migrations.version(c, db.dialect())).isEqualTo(Migrations.latest());
         }
@@ -75,8 +75,8 @@ abstract class MigrationsContract {
         try (Connection c = db.connect()) {
             assertThat(Migrations.migrate(c, db.dialect(), db.schema(), 1)).isEqualTo(1);
             assertThat(versions(c)).containsExactly(ALL.get(0));
-            try (var s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
-                EventRows.bindRequest(s, Traffic.e1(), "old");
+            try (var s = c.prepareStatement(EventRows.INSERT_REQUEST_V1)) {
+                EventRows.bindRequestV1(s, Traffic.e1(), "old");
                 s.executeUpdate();
             }
         }

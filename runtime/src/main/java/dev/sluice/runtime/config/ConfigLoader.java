@@ -53,7 +53,9 @@ public final class ConfigLoader {
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
-            "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing", "rollouts");
+            "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing", "rollouts",
+            "prices");
+    private static final Set<String> PRICE = Set.of("input", "output", "cache_read");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
             "max_connections_per_address", "access_log", "max_answer_bytes");
@@ -168,13 +170,49 @@ public final class ConfigLoader {
                 : Optional.empty();
         MetricsSettings metrics = metrics(top.get("metrics"));
         TracingSettings tracing = tracing(top.get("tracing"));
+        Prices prices = prices(top.get("prices"));
         Set<String> tenants = new java.util.HashSet<>();
         orgs.values().forEach(o -> tenants.addAll(o.tenants().keySet()));
         List<RolloutConfig> rollouts = RolloutSection.read(top.get("rollouts"), deployments, profiles, tenants);
         SluiceConfig config = new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes,
-                deployments, profiles, orgs, admin, metrics, tracing, rollouts);
+                deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices);
         dev.sluice.runtime.rollout.RolloutCompatibility.check(config);
         return config;
+    }
+
+    /** {@code prices: {<deployment or model>: {input, output, cache_read}}}, dollars per million tokens. */
+    static Prices prices(YamlNode n) {
+        Map<String, Price> out = new LinkedHashMap<>();
+        n.entries().forEach((name, v) -> out.put(name, price(v)));
+        return new Prices(out);
+    }
+
+    /**
+     * One price: {@code input} and {@code output} required, {@code cache_read} the input price
+     * unless given; each 0 to {@link Price#MAX_PER_MILLION} dollars per million tokens.
+     */
+    public static Price price(YamlNode v) {
+        v.allowOnly(PRICE);
+        double in = perMillion(v.get("input"), true, 0);
+        double out = perMillion(v.get("output"), true, 0);
+        double cache = perMillion(v.get("cache_read"), false, in);
+        return new Price(in, out, cache);
+    }
+
+    private static double perMillion(YamlNode n, boolean required, double fallback) {
+        if (!n.present()) {
+            if (required) {
+                throw new ConfigException(n.path(), "dollars per million tokens, a number from 0 to "
+                        + (long) Price.MAX_PER_MILLION, "nothing");
+            }
+            return fallback;
+        }
+        double d = n.requiredDouble();
+        if (!(d >= 0 && d <= Price.MAX_PER_MILLION)) {
+            throw new ConfigException(n.path(), "dollars per million tokens, a number from 0 to "
+                    + (long) Price.MAX_PER_MILLION, Double.toString(d));
+        }
+        return d;
     }
 
     private static TracingSettings tracing(YamlNode n) {
@@ -656,6 +694,9 @@ public final class ConfigLoader {
                 OptionalLong burst = burstNode.present() ? OptionalLong.of(burstNode.longValue(0)) : OptionalLong.empty();
                 Optional<ShortWindow> window = window(v.get("window"));
                 limit = build(n.path(), () -> new Limit(d, amount, burst, window));
+            } else if (d == Dimension.DAILY_COST) {
+                long amount = dollarsAsMicros(v);
+                limit = build(n.path(), () -> Limit.of(d, amount));
             } else {
                 long amount = v.longValue(0);
                 limit = build(n.path(), () -> Limit.of(d, amount));
@@ -663,6 +704,18 @@ public final class ConfigLoader {
             b.add(limit);
         });
         return b.build();
+    }
+
+    /**
+     * A money cap in dollars ({@code daily_cost: 25} or {@code 0.50}), as micro-dollars: more than
+     * 0 and at most a million dollars a day, to the micro-dollar.
+     */
+    static long dollarsAsMicros(YamlNode v) {
+        double usd = v.requiredDouble();
+        if (!(usd > 0 && usd <= 1_000_000)) {
+            throw new ConfigException(v.path(), "dollars, more than 0 and at most 1000000", Double.toString(usd));
+        }
+        return Math.max(1, Math.round(usd * Dimension.MICROS_PER_USD));
     }
 
     /**

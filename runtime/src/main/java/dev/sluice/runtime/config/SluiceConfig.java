@@ -36,19 +36,21 @@ import java.util.Optional;
  * @param metrics which optional labels the Prometheus metrics carry
  * @param tracing where OpenTelemetry spans go (nowhere by default)
  * @param rollouts the migrations of profiles from one deployment to another ({@code rollouts:}); empty for none
+ * @param prices what tokens cost, per deployment or model, for the {@code daily_cost} caps
  */
 public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
         ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
         Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
-        Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing, List<RolloutConfig> rollouts) {
+        Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing, List<RolloutConfig> rollouts,
+        Prices prices) {
 
-    /** A configuration without rollouts. */
+    /** A configuration without rollouts or prices. */
     public SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
             ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
             Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
             Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing) {
         this(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval, classes, deployments,
-                profiles, orgs, admin, metrics, tracing, List.of());
+                profiles, orgs, admin, metrics, tracing, List.of(), Prices.NONE);
     }
 
     public SluiceConfig {
@@ -59,6 +61,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         Objects.requireNonNull(dailyResetZone, "dailyResetZone");
         Objects.requireNonNull(leaseTtl, "leaseTtl");
         Objects.requireNonNull(leaseSweepInterval, "leaseSweepInterval");
+        Objects.requireNonNull(prices, "prices");
         classes = Collections.unmodifiableMap(new java.util.EnumMap<>(classes));
         deployments = Collections.unmodifiableMap(new LinkedHashMap<>(deployments));
         profiles = Collections.unmodifiableMap(new LinkedHashMap<>(profiles));
@@ -157,48 +160,54 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
     /** A copy with other server settings (a test or the demo picking its port). */
     public SluiceConfig withServer(ServerSettings next) {
         return new SluiceConfig(sourceName, next, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices);
     }
 
     /** A copy with other ledger settings (a test or the demo choosing where to record). */
     public SluiceConfig withLedger(LedgerSettings next) {
         return new SluiceConfig(sourceName, server, store, next, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices);
     }
 
     /** A copy with other admin listener settings (a test or the demo picking its port). */
     public SluiceConfig withAdmin(AdminSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing, rollouts);
+                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing, rollouts, prices);
     }
 
     /** A copy sending spans as {@code next} says. */
     public SluiceConfig withTracing(TracingSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, next, rollouts);
+                classes, deployments, profiles, orgs, admin, metrics, next, rollouts, prices);
     }
 
     /** A copy with other metrics labels. */
     public SluiceConfig withMetrics(MetricsSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, next, tracing, rollouts);
+                classes, deployments, profiles, orgs, admin, next, tracing, rollouts, prices);
     }
 
     /** A copy with another key tree (a change through the admin API, a reloaded file). */
     public SluiceConfig withOrgs(Map<String, OrgConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, next, admin, metrics, tracing, rollouts);
+                classes, deployments, profiles, next, admin, metrics, tracing, rollouts, prices);
     }
 
     /** A copy with other model profiles (a reloaded file's limits). */
     public SluiceConfig withProfiles(Map<String, ProfileConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, next, orgs, admin, metrics, tracing, rollouts);
+                classes, deployments, next, orgs, admin, metrics, tracing, rollouts, prices);
+    }
+
+    /** A copy with another price table (a change through the admin API). */
+    public SluiceConfig withPrices(Prices next) {
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, next);
     }
 
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, next, profiles, orgs, admin, metrics, tracing, rollouts);
+                classes, next, profiles, orgs, admin, metrics, tracing, rollouts, prices);
     }
 }

@@ -29,7 +29,10 @@ public final class ControlJson {
     public static ObjectNode limits(Limits limits) {
         ObjectNode n = JSON.createObjectNode();
         for (Limit l : limits.all()) {
-            if (l.burst().isPresent()) {
+            if (l.dimension() == dev.sluice.limits.Dimension.DAILY_COST) {
+                // Dollars, as written in the file.
+                n.put(l.dimension().limiterName(), java.math.BigDecimal.valueOf(l.amount(), 6).stripTrailingZeros());
+            } else if (l.burst().isPresent()) {
                 n.putObject(l.dimension().limiterName()).put("amount", l.amount()).put("burst", l.burst().getAsLong());
             } else {
                 n.put(l.dimension().limiterName(), l.amount());

@@ -302,6 +302,70 @@ public final class ControlPlane {
         return before;
     }
 
+    // ---- deleting scopes ----
+
+    /** Deletes an organisation (admin only): 409 while it has tenants unless {@code cascade}. */
+    public synchronized OrgConfig deleteOrg(Actor a, String id, boolean cascade) {
+        requireAdmin(a, "delete an organisation");
+        OrgConfig before = Optional.ofNullable(config().orgs().get(id)).orElseThrow(() -> TreeEdits.notFound("org", id));
+        SluiceConfig next = TreeEdits.deleteOrg(config(), id, cascade);
+        record(a, "org.delete", "org:" + id, ControlJson.org(before), null, deletion(id, cascade), next,
+                () -> forgetRemoved(config(), next));
+        return before;
+    }
+
+    /** Deletes a tenant: 409 while it has teams unless {@code cascade}; a partner only below its subject. */
+    public synchronized TenantConfig deleteTenant(Actor a, String id, boolean cascade) {
+        TreeEdits.TenantAt at = TreeEdits.tenant(config(), id).orElseThrow(() -> TreeEdits.notFound("tenant", id));
+        requireChange(a, Scope.of(ScopeLevel.TENANT, id), Optional.of(at.org().id()));
+        SluiceConfig next = TreeEdits.deleteTenant(config(), id, cascade);
+        record(a, "tenant.delete", "tenant:" + id, ControlJson.tenant(at.org().id(), at.tenant()), null,
+                deletion(id, cascade), next, () -> forgetRemoved(config(), next));
+        return at.tenant();
+    }
+
+    /** Deletes a team: 409 while it has keys unless {@code cascade}. */
+    public synchronized TeamConfig deleteTeam(Actor a, String tenant, String name, boolean cascade) {
+        TreeEdits.TenantAt at = TreeEdits.tenant(config(), tenant).orElseThrow(() -> TreeEdits.notFound("tenant", tenant));
+        TeamConfig team = Optional.ofNullable(at.tenant().teams().get(name))
+                .orElseThrow(() -> TreeEdits.notFound("team", tenant + "/" + name));
+        requireChange(a, Scope.of(ScopeLevel.TEAM, tenant + "/" + name), Optional.of(at.org().id()), tenant);
+        SluiceConfig next = TreeEdits.deleteTeam(config(), tenant, name, cascade);
+        record(a, "team.delete", "team:" + tenant + "/" + name, ControlJson.team(tenant, team), null,
+                deletion(name, cascade).put("tenant", tenant), next, () -> forgetRemoved(config(), next));
+        return team;
+    }
+
+    private static ObjectNode deletion(String id, boolean cascade) {
+        return ControlJson.JSON.createObjectNode().put("id", id).put("cascade", cascade);
+    }
+
+    /** Pauses and rotated secrets of keys, teams, tenants and organisations that {@code after} no longer holds. */
+    private void forgetRemoved(SluiceConfig before, SluiceConfig after) {
+        for (KeyConfig k : before.keys()) {
+            if (TreeEdits.key(after, k.id()).isEmpty()) {
+                runtime.retiredSecrets().remove(k.id());
+                runtime.pauses().remove(Scope.of(ScopeLevel.API_KEY, k.id()));
+            }
+        }
+        for (OrgConfig o : before.orgs().values()) {
+            if (!after.orgs().containsKey(o.id())) {
+                runtime.pauses().remove(Scope.of(ScopeLevel.ORGANISATION, o.id()));
+            }
+            for (TenantConfig t : o.tenants().values()) {
+                Optional<TreeEdits.TenantAt> still = TreeEdits.tenant(after, t.id());
+                if (still.isEmpty()) {
+                    runtime.pauses().remove(Scope.of(ScopeLevel.TENANT, t.id()));
+                }
+                for (String team : t.teams().keySet()) {
+                    if (still.map(s -> !s.tenant().teams().containsKey(team)).orElse(true)) {
+                        runtime.pauses().remove(Scope.of(ScopeLevel.TEAM, t.id() + "/" + team));
+                    }
+                }
+            }
+        }
+    }
+
     // ---- pauses ----
 
     /**
@@ -489,6 +553,21 @@ public final class ControlPlane {
             }
             case "key.create", "key.update", "key.rotate" -> {
                 return replayKey(c, s);
+            }
+            case "org.delete" -> {
+                String id = s.path("id").asText();
+                // What the API deleted stays deleted, with whatever the file has put below it since.
+                return c.orgs().containsKey(id) ? TreeEdits.deleteOrg(c, id, true) : c;
+            }
+            case "tenant.delete" -> {
+                String id = s.path("id").asText();
+                return TreeEdits.tenant(c, id).isPresent() ? TreeEdits.deleteTenant(c, id, true) : c;
+            }
+            case "team.delete" -> {
+                String tenant = s.path("tenant").asText();
+                String name = s.path("id").asText();
+                return TreeEdits.tenant(c, tenant).map(t -> t.tenant().teams().containsKey(name)).orElse(false)
+                        ? TreeEdits.deleteTeam(c, tenant, name, true) : c;
             }
             case "key.delete" -> {
                 String id = s.path("id").asText();

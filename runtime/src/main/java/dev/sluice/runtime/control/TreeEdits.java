@@ -179,6 +179,59 @@ public final class TreeEdits {
                 at.team().limits(), keys));
     }
 
+    /**
+     * Removes team {@code name} of {@code tenant}; refused with 409 {@code team_has_keys} while it
+     * has keys, unless {@code cascade}, which removes them with it.
+     */
+    public static SluiceConfig deleteTeam(SluiceConfig c, String tenant, String name, boolean cascade) {
+        TenantAt at = tenant(c, tenant).orElseThrow(() -> notFound("tenant", tenant));
+        TeamConfig team = at.tenant().teams().get(name);
+        if (team == null) {
+            throw notFound("team", tenant + "/" + name);
+        }
+        if (!cascade && !team.keys().isEmpty()) {
+            throw hasChildren("team_has_keys", "team:" + tenant + "/" + name, team.keys().size() + " key(s) "
+                    + team.keys().keySet());
+        }
+        Map<String, TeamConfig> teams = new LinkedHashMap<>(at.tenant().teams());
+        teams.remove(name);
+        return replaceTenant(c, at.org(), withTeams(at.tenant(), teams));
+    }
+
+    /**
+     * Removes tenant {@code id}; refused with 409 {@code tenant_has_teams} while it has teams,
+     * unless {@code cascade}, which removes its teams and keys with it.
+     */
+    public static SluiceConfig deleteTenant(SluiceConfig c, String id, boolean cascade) {
+        TenantAt at = tenant(c, id).orElseThrow(() -> notFound("tenant", id));
+        if (!cascade && !at.tenant().teams().isEmpty()) {
+            throw hasChildren("tenant_has_teams", "tenant:" + id, at.tenant().teams().size() + " team(s) "
+                    + at.tenant().teams().keySet());
+        }
+        Map<String, TenantConfig> tenants = new LinkedHashMap<>(at.org().tenants());
+        tenants.remove(id);
+        return replaceOrg(c, new OrgConfig(at.org().id(), at.org().limits(), tenants));
+    }
+
+    /**
+     * Removes organisation {@code id}; refused with 409 {@code org_has_tenants} while it has
+     * tenants, unless {@code cascade}, which removes everything below it.
+     */
+    public static SluiceConfig deleteOrg(SluiceConfig c, String id, boolean cascade) {
+        OrgConfig o = org(c, id);
+        if (!cascade && !o.tenants().isEmpty()) {
+            throw hasChildren("org_has_tenants", "org:" + id, o.tenants().size() + " tenant(s) " + o.tenants().keySet());
+        }
+        Map<String, OrgConfig> orgs = new LinkedHashMap<>(c.orgs());
+        orgs.remove(id);
+        return c.withOrgs(orgs);
+    }
+
+    private static EditRefused hasChildren(String code, String scope, String children) {
+        return new EditRefused(EditRefused.Why.CONFLICT, code, "cascade", scope + " still has " + children
+                + "; delete them first, or ask for ?cascade=true to delete them with it.");
+    }
+
     /** The refusal for an unknown {@code what}. */
     public static EditRefused notFound(String what, String id) {
         return new EditRefused(EditRefused.Why.NOT_FOUND, what + "_not_found", "", "There is no " + what + " " + id + ".");

@@ -2,6 +2,7 @@ package dev.sluice.runtime.request;
 
 import dev.sluice.estimate.TokenEstimate;
 import dev.sluice.governor.Usage;
+import dev.sluice.runtime.config.Price;
 import dev.sluice.runtime.config.ProfileConfig;
 import java.util.Optional;
 
@@ -20,6 +21,9 @@ import java.util.Optional;
  *   <li>never sent, or left by its client before it was sent: released whole, unless an earlier
  *       attempt on the same reservation reached the provider, when no tokens are charged.</li>
  * </ul>
+ *
+ * <p>Every charge is also priced ({@link Price}, the attempt's deployment and model): input, output
+ * and cache reads each at their own price, which settles the {@code daily_cost} caps.
  */
 sealed interface Charge {
 
@@ -31,29 +35,37 @@ sealed interface Charge {
 
     Usage NOTHING = new Usage(0, 0);
 
-    static Charge of(AttemptOutcome outcome, TokenEstimate estimate, ProfileConfig profile, boolean reservationUsed) {
+    static Charge of(AttemptOutcome outcome, TokenEstimate estimate, ProfileConfig profile, Price price,
+            boolean reservationUsed) {
         return switch (outcome) {
-            case AttemptOutcome.Answered a -> new Settle(usage(a.usage(), estimate, profile));
+            case AttemptOutcome.Answered a -> new Settle(usage(a.usage(), estimate, profile, price));
             case AttemptOutcome.Throttled t -> new Settle(NOTHING);
             case AttemptOutcome.Refused r -> new Settle(NOTHING);
             case AttemptOutcome.Failed f -> f.produced().isPresent()
-                    ? new Settle(usage(f.produced().get(), estimate, profile))
-                    : new Settle(f.signal().httpStatus() >= 400 ? NOTHING : new Usage(estimate.inputTokens(), 0));
+                    ? new Settle(usage(f.produced().get(), estimate, profile, price))
+                    : new Settle(f.signal().httpStatus() >= 400 ? NOTHING : promptOnly(estimate, price));
             case AttemptOutcome.ClientGone g -> g.sent()
-                    ? new Settle(g.produced().map(u -> usage(u, estimate, profile))
-                            .orElse(new Usage(estimate.inputTokens(), 0)))
+                    ? new Settle(g.produced().map(u -> usage(u, estimate, profile, price))
+                            .orElse(promptOnly(estimate, price)))
                     : reservationUsed ? new Settle(NOTHING) : new Release();
             case AttemptOutcome.NeverSent n -> reservationUsed ? new Settle(NOTHING) : new Release();
         };
     }
 
     /** The usage a provider's report (or Sluice's count) is charged as. */
-    static Usage usage(ObservedUsage u, TokenEstimate estimate, ProfileConfig profile) {
+    static Usage usage(ObservedUsage u, TokenEstimate estimate, ProfileConfig profile, Price price) {
         long in = u.inputTokens() + (profile.cacheReadCountsAgainstInputLimit() ? u.cacheReadTokens() : 0);
+        long cost = price.costMicros(u.inputTokens(), u.outputTokens(), u.cacheReadTokens());
         if (!u.reportedByProvider() && in == 0) {
             in = estimate.inputTokens(); // the prompt was sent, so the provider counted it
+            cost = price.costMicros(estimate.inputTokens(), u.outputTokens(), 0);
         }
-        return new Usage(in, u.outputTokens());
+        return new Usage(in, u.outputTokens(), cost);
+    }
+
+    /** The estimated prompt, which the provider read, and nothing else. */
+    private static Usage promptOnly(TokenEstimate estimate, Price price) {
+        return new Usage(estimate.inputTokens(), 0, price.costMicros(estimate.inputTokens(), 0, 0));
     }
 
     /** The usage to learn from, when the provider reported it. */

@@ -8,6 +8,8 @@ import dev.sluice.governor.Rejection;
 import dev.sluice.governor.RequestPath;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.Price;
+import dev.sluice.runtime.config.Prices;
 import dev.sluice.runtime.control.Pause;
 import dev.sluice.runtime.control.Pauses;
 import dev.sluice.runtime.event.AttemptEvent;
@@ -82,6 +84,9 @@ public final class RequestLifecycle {
     private long usageIn;
     private long usageOut;
     private long usageCacheRead;
+    /** What the settled attempts cost, and what the first admission reserved, in micro-dollars. */
+    private long usageCostMicros;
+    private long estimatedCostMicros;
     private boolean usageReported = true;
     private boolean gone;
     private boolean ended;
@@ -179,8 +184,13 @@ public final class RequestLifecycle {
                 return new Routed(to, null, Pauses.rejection(paused.get(), runtime.clock().epochMillis()));
             }
             // The call's own expected duration, so that a request that cannot finish by its deadline is not queued.
+            // The estimate priced on this deployment: reserved on the path's money caps with the tokens.
+            long cost = price(d).costMicros(plan.estimate().inputTokens(), out, 0);
             Demand demand = new Demand(plan.estimate().inputTokens(), out, plan.streaming(),
-                    runtime.serviceTimes().predictNanos(serviceRoute(d), out));
+                    runtime.serviceTimes().predictNanos(serviceRoute(d), out), cost);
+            if (estimatedCostMicros == 0) {
+                estimatedCostMicros = cost;
+            }
             AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(),
                     plan.deadlineNanos());
             return new Routed(to, runtime.governor().admit(request), null);
@@ -364,7 +374,7 @@ public final class RequestLifecycle {
                 if (outcome instanceof AttemptOutcome.Throttled) {
                     runtime.counters().recordProviderRejection();
                 }
-                Charge charge = Charge.of(outcome, plan.estimate(), plan.profile(), a.reservationUsed());
+                Charge charge = Charge.of(outcome, plan.estimate(), plan.profile(), price(a.deployment()), a.reservationUsed());
                 end(a, charge);
                 emit(a, outcome, charge instanceof Charge.Release ? Settlement.RELEASED : Settlement.SETTLED,
                         usageOf(outcome, charge), latency, OptionalLong.empty());
@@ -388,7 +398,7 @@ public final class RequestLifecycle {
             long ttft = plan.streaming() && a.firstContentAtNanos() >= 0 ? a.firstContentAtNanos() - a.sentAtNanos() : -1;
             runtime.serviceTimes().learn(serviceRoute(a.deployment()), latency, ttft, answered.usage().outputTokens());
         }
-        Charge charge = Charge.of(outcome, plan.estimate(), plan.profile(), a.reservationUsed());
+        Charge charge = Charge.of(outcome, plan.estimate(), plan.profile(), price(a.deployment()), a.reservationUsed());
         Optional<ObservedUsage> learnable = Charge.learnable(outcome);
         learnable.ifPresent(u -> runtime.estimator().learn(plan.profile().estimatorProfile(), plan.estimateKey(),
                 plan.estimate(), u.toActualTokens()));
@@ -461,11 +471,21 @@ public final class RequestLifecycle {
         return OptionalLong.empty();
     }
 
+    /** The price of this request's model on {@code d}: what its tokens cost there. */
+    private Price price(DeploymentConfig d) {
+        Prices prices = runtime.config().prices();
+        if (prices.byName().isEmpty()) {
+            return Price.FREE;
+        }
+        return prices.of(d.id(), plan.profile().on(d.id()).model());
+    }
+
     /** Settles or releases {@code a}'s reservation, as a store call. */
     private void end(Attempt a, Charge charge) {
         var reservation = a.reservation();
         switch (charge) {
             case Charge.Settle s -> {
+                usageCostMicros += s.usage().costMicros();
                 runtime.storeCalls().run(() -> reservation.settle(s.usage()));
                 runtime.counters().recordReservationSettled();
             }
@@ -557,8 +577,8 @@ public final class RequestLifecycle {
                 d == null ? Map.of() : d.scope(), streaming,
                 plan == null ? TokenCounts.NONE
                         : new TokenCounts(plan.estimate().inputTokens(), plan.estimate().outputTokens(),
-                                plan.estimate().expectedCacheReadTokens()),
-                new TokenCounts(usageIn, usageOut, usageCacheRead), usageReported && attempts > 0, decision,
+                                plan.estimate().expectedCacheReadTokens(), estimatedCostMicros),
+                new TokenCounts(usageIn, usageOut, usageCacheRead, usageCostMicros), usageReported && attempts > 0, decision,
                 // borrowed: false until the governor's admission says whether the tenant was beyond its share.
                 gatewayDecision, decider, errorCode, queueWaitNanos, Optional.ofNullable(mode), brownout, false,
                 attempts,

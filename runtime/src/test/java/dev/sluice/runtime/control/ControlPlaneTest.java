@@ -121,4 +121,53 @@ class ControlPlaneTest {
         assertThat(TreeEdits.tenant(restarted.config(), "beta").orElseThrow().tenant().weight()).isEqualTo(2.0);
         assertThat(restarted.pauses().of(Scope.of(ScopeLevel.TENANT, "beta"), clock.epochMillis())).isPresent();
     }
+
+    @Test
+    void aScopeWithChildrenIsDeletedOnlyWhenAskedToCascade() {
+        control.pause(OPS, Scope.of(ScopeLevel.API_KEY, "k"), "incident", Optional.empty());
+        assertThatThrownBy(() -> control.deleteTenant(OPS, "acme", false)).isInstanceOfSatisfying(EditRefused.class, e -> {
+            assertThat(e.why()).isEqualTo(EditRefused.Why.CONFLICT);
+            assertThat(e.code()).isEqualTo("tenant_has_teams");
+            assertThat(e.getMessage()).isEqualTo("tenant:acme still has 1 team(s) [x]; delete them first, or ask for "
+                    + "?cascade=true to delete them with it.");
+        });
+        assertThatThrownBy(() -> control.deleteTeam(OPS, "acme", "x", false)).isInstanceOfSatisfying(EditRefused.class,
+                e -> assertThat(e.code()).isEqualTo("team_has_keys"));
+        assertThatThrownBy(() -> control.deleteOrg(OPS, "o", false)).isInstanceOfSatisfying(EditRefused.class,
+                e -> assertThat(e.code()).isEqualTo("org_has_tenants"));
+        assertThat(TreeEdits.key(runtime.config(), "k")).isPresent();
+
+        control.deleteTenant(OPS, "acme", true);
+
+        assertThat(TreeEdits.tenant(runtime.config(), "acme")).isEmpty();
+        assertThat(TreeEdits.key(runtime.config(), "k")).isEmpty();
+        assertThat(runtime.pauses().list(clock.epochMillis())).isEmpty();
+        AuditRecord last = control.journal().audit(1, Long.MAX_VALUE).get(0);
+        assertThat(last.action()).isEqualTo("tenant.delete");
+        assertThat(last.target()).isEqualTo("tenant:acme");
+        control.deleteOrg(OPS, "o", false);
+        assertThat(runtime.config().orgs()).containsOnlyKeys("resale");
+    }
+
+    @Test
+    void aPartnerDeletesWhatIsBelowItsSubjectAndNothingElse() {
+        Actor reseller = new Actor("reseller", AdminScope.partner("resale"), 1.0);
+        control.createTenant(reseller, "resale", "r1", 1, Limits.none(), Limits.none());
+        assertThatThrownBy(() -> control.deleteTenant(reseller, "acme", true)).isInstanceOfSatisfying(EditRefused.class,
+                e -> assertThat(e.code()).isEqualTo("outside_partner_subtree"));
+        assertThatThrownBy(() -> control.deleteOrg(reseller, "resale", true)).isInstanceOfSatisfying(EditRefused.class,
+                e -> assertThat(e.code()).isEqualTo("admin_only"));
+        control.deleteTenant(reseller, "r1", false);
+        assertThat(TreeEdits.tenant(runtime.config(), "r1")).isEmpty();
+    }
+
+    @Test
+    void aDeletionIsReplayedOverTheFileAtTheNextStart() {
+        control.deleteTeam(OPS, "acme", "x", true);
+        SluiceRuntime restarted = SluiceRuntime.builder(CONFIG, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .adaptive(false).build();
+        new ControlPlane(restarted, control.journal()).replay();
+        assertThat(TreeEdits.tenant(restarted.config(), "acme").orElseThrow().tenant().teams()).isEmpty();
+        assertThat(TreeEdits.key(restarted.config(), "k")).isEmpty();
+    }
 }
