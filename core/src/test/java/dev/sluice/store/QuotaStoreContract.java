@@ -619,6 +619,87 @@ public abstract class QuotaStoreContract {
         granted(bound.reserve(tokens(60), TTL));
     }
 
+    // ---- the reserve lent on a short window's bucket ---------------------------------------
+
+    /** A tenth of bucket 0's minute beyond its window lent. */
+    private static final Headroom LENT_TENTH = Headroom.lent(0.1, 1);
+
+    @Test
+    void aLentReserveLetsARequestGoIntoTheDebtALargerOneLeft() {
+        QuotaStore s = store();
+        // 1,000 at once of 60,000 a minute: a tenth of the 59,000 beyond the window is 5,900.
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        granted(reserve(s, p, input(5_000)));
+        assertThat(dim(s, p, Dimension.INPUT_TOKENS).available()).isEqualTo(-4_000.0);
+        // Without the reserve a 3,000-token prompt waits for a full bucket, 5 s away ...
+        assertThat(shortOf(reserve(s, p, input(3_000))).waitNanos()).isEqualTo(5 * SECOND);
+        // ... with it, a level of -4,000 is within 5,900 of the full bucket it needs.
+        granted(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        assertThat(dim(s, p, Dimension.INPUT_TOKENS).available()).isEqualTo(-7_000.0);
+    }
+
+    @Test
+    void aLentReserveIsBoundedAndRepaidByTheRefill() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        granted(reserve(s, p, input(5_000)));
+        granted(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        // At -7,000 a second 3,000 needs the level back to 1,000 - 5,900 = -4,900: 2,100 tokens, 2.1 s.
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        assertThat(sh.waitNanos()).isEqualTo(2_100_000_000L);
+        assertThat(sh.heldBack()).isZero();
+        // A small one needs its own 100 less the credit: -5,800, 1.2 s away.
+        assertThat(shortOf(s.reserve(new BucketPlan[] {p}, input(100), TTL, LENT_TENTH)).waitNanos())
+                .isEqualTo(1_200_000_000L);
+        clock.advance(Duration.ofMillis(2_100));
+        granted(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        // The lower classes, lent nothing, wait for the full bucket behind all of it: 8,900 tokens.
+        assertThat(dim(s, p, Dimension.INPUT_TOKENS).available()).isEqualTo(-7_900.0);
+        assertThat(shortOf(reserve(s, p, input(3_000))).waitNanos()).isEqualTo(8_900_000_000L);
+    }
+
+    @Test
+    void aBucketOfAMinutesWorthLendsNothing() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.windowed(Dimension.INPUT_TOKENS, 60_000, ShortWindow.of(Duration.ofMinutes(1))));
+        granted(reserve(s, p, input(60_000)));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {p}, input(100), TTL, LENT_TENTH));
+        assertThat(sh.waitNanos()).isEqualTo(100_000_000L);
+    }
+
+    @Test
+    void aLentReserveScalesWithTheRateFactorAndNeverRunsThroughAPause() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        granted(reserve(s, p, input(1_000)));
+        s.control(p, Dimension.INPUT_TOKENS, 0.5, 0);
+        // Halved: 500 at once, 2,950 lent, 500 a second. From 0, a 3,000 request needs 500 - 2,950.
+        granted(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {p}, input(500), TTL, LENT_TENTH));
+        // At -3,000, 550 short at 500 a second.
+        assertThat(sh.waitNanos()).isEqualTo(1_100_000_000L);
+        s.control(p, Dimension.INPUT_TOKENS, 0.5, 2 * SECOND);
+        clock.advance(Duration.ofSeconds(1));
+        ReserveOutcome.Short paused = shortOf(s.reserve(new BucketPlan[] {p}, input(1), TTL, LENT_TENTH));
+        // The second of pause left, then 1 - 2,950 from -3,000: 51 tokens at 500 a second.
+        assertThat(paused.waitNanos()).isEqualTo(SECOND + 102_000_000L);
+    }
+
+    @Test
+    void aReserveIsLentOnlyOnTheBucketsItNames() {
+        QuotaStore s = store();
+        BucketPlan t = plan(ScopeLevel.TENANT, "acme", Limit.windowed(Dimension.INPUT_TOKENS, 60_000,
+                ShortWindow.of(Duration.ofSeconds(1))));
+        BucketPlan dep = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        BucketPlan[] path = {t, dep};
+        granted(s.reserve(path, input(5_000), TTL, Headroom.NONE));
+        // Lent on the deployment (bucket 1) only: the tenant's own window still wants a full bucket.
+        ReserveOutcome.Short sh = shortOf(s.reserve(path, input(3_000), TTL, Headroom.lent(0.1, 0b10)));
+        assertThat(sh.pathIndex()).isZero();
+        assertThat(sh.waitNanos()).isEqualTo(5 * SECOND);
+        assertThat(dim(s, dep, Dimension.INPUT_TOKENS).available()).isEqualTo(-4_000.0);
+    }
+
     // ---- daily caps -----------------------------------------------------------------------
 
     @Test
