@@ -229,12 +229,22 @@ public abstract class QuotaStoreContract {
     }
 
     @Test
-    void outputAndTotalTokensHoldTheirMinuteAtADeploymentByDefault() {
+    void outputTokensHoldTheirMinuteAtADeploymentByDefault() {
         QuotaStore s = store();
-        BucketPlan p = deployment(Limit.of(Dimension.OUTPUT_TOKENS, 60_000), Limit.of(Dimension.TOTAL_TOKENS, 60_000));
-        granted(reserve(s, p, need(Dimension.OUTPUT_TOKENS, 60_000, Dimension.TOTAL_TOKENS, 60_000)));
+        BucketPlan p = deployment(Limit.of(Dimension.OUTPUT_TOKENS, 60_000));
+        granted(reserve(s, p, need(Dimension.OUTPUT_TOKENS, 60_000)));
         assertThat(dim(s, p, Dimension.OUTPUT_TOKENS).capacity()).isEqualTo(60_000);
-        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).capacity()).isEqualTo(60_000);
+    }
+
+    @Test
+    void totalTokensHoldOneSecondAtADeploymentByDefault() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
+        granted(reserve(s, p, tokens(1_500)));
+        // One second's 1,000, and the 1,500 that went at a full bucket left 500 of debt.
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).capacity()).isEqualTo(1_000);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(-500.0);
+        assertThat(shortOf(reserve(s, p, tokens(100))).waitNanos()).isEqualTo(600_000_000L);
     }
 
     @Test
@@ -279,7 +289,7 @@ public abstract class QuotaStoreContract {
     void aPathIsReservedAllOrNothing() {
         QuotaStore s = store();
         BucketPlan t = tenant(Limit.of(Dimension.TOTAL_TOKENS, 1_000));
-        BucketPlan dep = plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", Limit.of(Dimension.TOTAL_TOKENS, 300));
+        BucketPlan dep = plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", Limit.of(Dimension.TOTAL_TOKENS, 300, 300));
         BucketPlan[] path = {t, dep};
         granted(s.reserve(path, tokens(250), TTL));
         ReserveOutcome.Short sh = shortOf(s.reserve(path, tokens(100), TTL));
@@ -520,7 +530,7 @@ public abstract class QuotaStoreContract {
     @Test
     void aReservationWithHeadroomLeavesItUntaken() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(540), TTL, TENTH));
         ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(1), TTL, TENTH));
         // 60 left, all of it the headroom: 1 token more at 10 a second.
@@ -535,7 +545,7 @@ public abstract class QuotaStoreContract {
     @Test
     void aReservationWithoutHeadroomTakesWhatOthersLeave() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(540), TTL, TENTH));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(60), TTL, Headroom.NONE));
         assertThat(dim(s, dep, Dimension.TOTAL_TOKENS).available()).isEqualTo(0.0);
@@ -545,7 +555,7 @@ public abstract class QuotaStoreContract {
     void headroomIsKeptOnlyOnTheBucketsItNames() {
         QuotaStore s = store();
         BucketPlan t = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 6_000));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 6_000, 6_000));
         BucketPlan[] path = {t, dep};
         // Bucket 1 (the deployment) keeps 600; the tenant's own bucket may be emptied.
         granted(s.reserve(path, tokens(600), TTL, new Headroom(0.1, 0b10)));
@@ -556,7 +566,7 @@ public abstract class QuotaStoreContract {
     @Test
     void aRequestLargerThanTheBucketLessItsHeadroomGoesWhenTheBucketIsFull() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(600), TTL, Headroom.NONE));
         ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(580), TTL, TENTH));
         // Not 640 (580 and the 60 held back), which the bucket can never hold: a full bucket, 60 s away.
@@ -570,7 +580,7 @@ public abstract class QuotaStoreContract {
     @Test
     void headroomIsAFractionOfTheAdaptedCapacity() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(600), TTL, Headroom.NONE));
         s.control(dep, Dimension.TOTAL_TOKENS, 0.5, 0);
         clock.advance(Duration.ofMinutes(1));
@@ -602,7 +612,7 @@ public abstract class QuotaStoreContract {
     @Test
     void aShortfallWithoutHeadroomHoldsNothingBack() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(600), TTL, Headroom.NONE));
         ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(10), TTL, Headroom.NONE));
         assertThat(sh.heldBack()).isZero();
@@ -612,7 +622,7 @@ public abstract class QuotaStoreContract {
     @Test
     void aBoundPathKeepsHeadroomToo() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         BoundPath bound = s.bind(new BucketPlan[] {dep});
         granted(bound.reserve(tokens(540), TTL, TENTH));
         assertThat(shortOf(bound.reserve(tokens(1), TTL, TENTH)).heldBack()).isEqualTo(60);
