@@ -196,19 +196,43 @@ final class Lane {
     }
 
     /**
-     * What a {@code c} request leaves on the path's shared buckets ({@code shared}, by path index)
-     * now: the reserves of the classes before it that asked for this deployment lately. A reserve
-     * no one has asked for in {@link #RESERVE_IDLE_NANOS} is reclaimed by the classes below it.
+     * What the class reserves mean for a {@code c} request on the path's shared buckets
+     * ({@code shared}, by path index) now. It leaves the reserves of the classes before it that
+     * asked for this deployment lately; a reserve no one has asked for in
+     * {@link #RESERVE_IDLE_NANOS} is reclaimed by the classes below it. A request that leaves
+     * nothing is lent the reserves held for it (its own and those of the classes after it that
+     * are held for it too) while a class below them asked lately: on a short window's bucket a
+     * lower class's large request leaves debt that no held-back capacity can cover, and the
+     * request goes ahead of its refill instead ({@link Headroom}).
      */
     Headroom headroom(TrafficClass c, int shared, long now, GovernorConfig config) {
+        if (shared == 0) {
+            return Headroom.NONE;
+        }
         double fraction = 0;
         for (int h = 0; h < c.ordinal(); h++) {
             double r = config.classes().get(CLASSES[h]).reserve();
-            if (r > 0 && now - lastAsked.get(h) < RESERVE_IDLE_NANOS) {
+            if (r > 0 && askedLately(h, now)) {
                 fraction += r;
             }
         }
-        return fraction == 0 || shared == 0 ? Headroom.NONE : new Headroom(fraction, shared);
+        if (fraction > 0) {
+            return new Headroom(fraction, shared);
+        }
+        double credit = 0;
+        boolean belowAsked = false;
+        for (int h = CLASSES.length - 1; h >= c.ordinal(); h--) {
+            double r = config.classes().get(CLASSES[h]).reserve();
+            if (r > 0 && belowAsked) {
+                credit += r;
+            }
+            belowAsked |= askedLately(h, now);
+        }
+        return credit == 0 ? Headroom.NONE : Headroom.lent(credit, shared);
+    }
+
+    private boolean askedLately(int c, long now) {
+        return now - lastAsked.get(c) < RESERVE_IDLE_NANOS;
     }
 
     /** Whether anything of {@code c} or a class served before it waits: then {@code c} may not barge in. */

@@ -61,16 +61,18 @@ public record Limit(Dimension dimension, long amount, OptionalLong burst, Option
 
     /**
      * The short window that shapes this rate at {@code level}: the configured one; else, for
-     * requests and input tokens at a provider deployment without a configured burst,
+     * requests, input tokens and total tokens at a provider deployment without a configured burst,
      * {@link ShortWindow#DEFAULT}, because the provider enforces its minute over a short window
      * and a minute's worth at once would pass Sluice and be refused upstream; else none (a tenant
      * or key may spend its minute at once).
      *
-     * <p>Output and total tokens get no window by default: their reservation includes the output
-     * a request may generate and is held for the whole call, so a bucket one second deep would let
-     * only one long stream run at a time, while the provider counts output as it is generated,
-     * spread over the call. Write a {@code window} for them where the provider charges output on
-     * arrival over a short window.
+     * <p>Output tokens get no window by default: their reservation is held for the whole call,
+     * so a bucket one second deep would let only one long stream run at a time, while the provider
+     * counts output as it is generated, spread over the call. Total tokens do: the providers that
+     * set a total limit (OpenAI, Azure) charge the prompt and {@code max_tokens} on arrival, as
+     * Sluice reserves them there, and a minute's worth at once was refused by their short windows
+     * (the weighted-tenants sweep: a 52.6% median provider 429 rate). Write a {@code window} for
+     * output where the provider charges it on arrival over a short window.
      */
     public Optional<ShortWindow> windowAt(ScopeLevel level) {
         if (dimension.kind() != Dimension.Kind.RATE) {
@@ -79,7 +81,12 @@ public record Limit(Dimension dimension, long amount, OptionalLong burst, Option
         if (window.isPresent()) {
             return window;
         }
-        boolean windowedByDefault = dimension == Dimension.REQUESTS || dimension == Dimension.INPUT_TOKENS;
+        // Output alone keeps its minute: it is counted as it is generated, and a bucket a second
+        // deep would hold a long stream's whole reservation until it ends. Total tokens are counted
+        // on arrival (prompt and max_tokens, by OpenAI and Azure, which set such a limit) and
+        // providers enforce them over short windows like requests and input.
+        boolean windowedByDefault = dimension == Dimension.REQUESTS || dimension == Dimension.INPUT_TOKENS
+                || dimension == Dimension.TOTAL_TOKENS;
         return level == ScopeLevel.PROVIDER_DEPLOYMENT && burst.isEmpty() && windowedByDefault
                 ? Optional.of(ShortWindow.DEFAULT) : Optional.empty();
     }

@@ -22,7 +22,7 @@ public record ShortWindow(Duration length, double burst) {
     public static final Duration MAX_LENGTH = Duration.ofMinutes(1);
 
     /**
-     * The window assumed for a provider deployment's requests and input tokens when none is
+     * The window assumed for a provider deployment's requests, input and total tokens when none is
      * configured ({@link Limit#windowAt}): one second at
      * the per-minute rate. Every window a provider documents is at least that long (OpenAI
      * quantises per second, Azure checks 1- or 10-second windows, Anthropic refills a bucket

@@ -90,8 +90,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
             b.lock();
             try {
                 int wanted = b.refill(path[i], now, this) & asked;
-                ReserveOutcome.Short shortHere = b.check(i, wanted, amounts, now, this);
-                if (headroom.appliesTo(i)) {
+                ReserveOutcome.Short shortHere = b.check(i, wanted, amounts, headroom.creditOn(i), now, this);
+                if (headroom.holdsBackOn(i)) {
                     shortHere = MemoryBucket.longer(b.checkHeadroom(i, wanted, amounts, headroom.fraction(), now),
                             shortHere);
                 }

@@ -172,10 +172,13 @@ final class MemoryBucket extends BriefLock {
 
     /**
      * Whether {@code amounts} fit on every dimension in {@code dims} now: null if they do, else the
-     * shortfall that binds longest. Call after {@link #refill}, with the lock held. One loop per
-     * kind of dimension, so the common case is a handful of comparisons.
+     * shortfall that binds longest. {@code credit} is the part of each rate's minute beyond its
+     * window the request may run ahead of the refill ({@link Headroom#credit}, 0 for none). Call
+     * after {@link #refill}, with the lock held. One loop per kind of dimension, so the common case
+     * is a handful of comparisons.
      */
-    ReserveOutcome.Short check(int pathIndex, int dims, long[] amounts, long now, InMemoryQuotaStore store) {
+    ReserveOutcome.Short check(int pathIndex, int dims, long[] amounts, double credit, long now,
+            InMemoryQuotaStore store) {
         ReserveOutcome.Short binding = null;
         for (int m = dims & RATE_DIMS; m != 0; m &= m - 1) {
             int d = Integer.numberOfTrailingZeros(m);
@@ -185,6 +188,10 @@ final class MemoryBucket extends BriefLock {
             double factor = Double.longBitsToDouble(s[b + FACTOR]);
             // A request larger than the adapted capacity goes when the bucket is full and leaves debt.
             double required = Math.min(need, cap * factor);
+            if (credit > 0) {
+                // Lent from the minute beyond the window: only a short window's bucket has any.
+                required -= credit * Math.max(0, plan.ceiling(DIMS[d]) - cap) * factor;
+            }
             double level = Double.longBitsToDouble(s[b + LEVEL]);
             long pause = s[b + PAUSED_UNTIL] - now;
             if (need <= cap && pause <= 0 && level >= required - 1e-9) {

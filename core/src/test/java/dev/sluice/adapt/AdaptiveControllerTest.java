@@ -286,8 +286,9 @@ class AdaptiveControllerTest {
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
         c.onSignal(Signals.success(Signals.remaining(LimitKind.TOKENS, 1_000)), 100 * MS);
         assertThat(state(g, Dimension.TOTAL_TOKENS).available()).isEqualTo(1_000.0);
+        // From a full bucket of one second's 15,000 (900,000 a minute over the default window).
         assertThat(eventsOf(CapacitySynced.class)).containsExactly(
-                new CapacitySynced(DEP, Dimension.TOTAL_TOKENS, 900_000, 1_000, 0));
+                new CapacitySynced(DEP, Dimension.TOTAL_TOKENS, 15_000, 1_000, 0));
     }
 
     @Test

@@ -112,6 +112,43 @@ class ClassReserveTest {
         assertThat(q.expectedWaitNanos()).isEqualTo(Duration.ofSeconds(7).toNanos());
     }
 
+    /** 120,000 input tokens a minute over the default one-second window: 2,000 at once, 118,000 beyond. */
+    private static GovernorFixture shortWindowOf120000() {
+        return new GovernorFixture(config().scope(deployment(), limits(INPUT_TOKENS, 120_000)).build());
+    }
+
+    @Test
+    void onAShortWindowInteractiveWorkIsLentTheReserveOfTheMinuteAndBatchWorkRepaysIt() {
+        GovernorFixture f = shortWindowOf120000();
+        // A batch prompt larger than the window goes at a full bucket and leaves it at -1,500.
+        assertThat(admit(f, 3_500, TrafficClass.BATCH)).isInstanceOf(Decision.Admitted.class);
+        // A chat larger than the window would wait 1.75 s for a full bucket; a tenth of the 118,000
+        // beyond the window (11,800) is lent to it while batch work shares the deployment.
+        assertThat(admit(f, 3_000, TrafficClass.INTERACTIVE)).isInstanceOf(Decision.Admitted.class);
+        assertThat(f.state(deployment(), INPUT_TOKENS).available()).isEqualTo(-4_500.0);
+        // Batch work waits for the full bucket, and the interactive reserve above it: 300 of 2,000,
+        // 4,800 tokens at 2,000 a second.
+        Decision.Queued q = (Decision.Queued) admit(f, 100, TrafficClass.BATCH);
+        assertThat(q.expectedWaitNanos()).isEqualTo(Duration.ofMillis(2_400).toNanos());
+    }
+
+    @Test
+    void withoutLowerClassWorkNothingIsLent() {
+        GovernorFixture f = shortWindowOf120000();
+        assertThat(admit(f, 3_000, TrafficClass.INTERACTIVE)).isInstanceOf(Decision.Admitted.class);
+        // The bucket is at -1,000: the next chat needs a full bucket, 1.5 s away, longer than it may wait.
+        assertThat(admit(f, 3_000, TrafficClass.INTERACTIVE)).isInstanceOf(Decision.Rejected.class);
+        assertThat(f.state(deployment(), INPUT_TOKENS).available()).isEqualTo(-1_000.0);
+    }
+
+    @Test
+    void criticalWorkIsLentTheInteractiveReserveToo() {
+        GovernorFixture f = shortWindowOf120000();
+        assertThat(admit(f, 3_500, TrafficClass.BATCH)).isInstanceOf(Decision.Admitted.class);
+        assertThat(admit(f, 3_000, TrafficClass.CRITICAL)).isInstanceOf(Decision.Admitted.class);
+        assertThat(f.state(deployment(), INPUT_TOKENS).available()).isEqualTo(-4_500.0);
+    }
+
     @Test
     void aTenantsOwnBucketKeepsNoReserve() {
         GovernorFixture f = new GovernorFixture(config()

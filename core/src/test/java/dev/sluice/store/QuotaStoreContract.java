@@ -229,12 +229,22 @@ public abstract class QuotaStoreContract {
     }
 
     @Test
-    void outputAndTotalTokensHoldTheirMinuteAtADeploymentByDefault() {
+    void outputTokensHoldTheirMinuteAtADeploymentByDefault() {
         QuotaStore s = store();
-        BucketPlan p = deployment(Limit.of(Dimension.OUTPUT_TOKENS, 60_000), Limit.of(Dimension.TOTAL_TOKENS, 60_000));
-        granted(reserve(s, p, need(Dimension.OUTPUT_TOKENS, 60_000, Dimension.TOTAL_TOKENS, 60_000)));
+        BucketPlan p = deployment(Limit.of(Dimension.OUTPUT_TOKENS, 60_000));
+        granted(reserve(s, p, need(Dimension.OUTPUT_TOKENS, 60_000)));
         assertThat(dim(s, p, Dimension.OUTPUT_TOKENS).capacity()).isEqualTo(60_000);
-        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).capacity()).isEqualTo(60_000);
+    }
+
+    @Test
+    void totalTokensHoldOneSecondAtADeploymentByDefault() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.TOTAL_TOKENS, 60_000));
+        granted(reserve(s, p, tokens(1_500)));
+        // One second's 1,000, and the 1,500 that went at a full bucket left 500 of debt.
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).capacity()).isEqualTo(1_000);
+        assertThat(dim(s, p, Dimension.TOTAL_TOKENS).available()).isEqualTo(-500.0);
+        assertThat(shortOf(reserve(s, p, tokens(100))).waitNanos()).isEqualTo(600_000_000L);
     }
 
     @Test
@@ -279,7 +289,7 @@ public abstract class QuotaStoreContract {
     void aPathIsReservedAllOrNothing() {
         QuotaStore s = store();
         BucketPlan t = tenant(Limit.of(Dimension.TOTAL_TOKENS, 1_000));
-        BucketPlan dep = plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", Limit.of(Dimension.TOTAL_TOKENS, 300));
+        BucketPlan dep = plan(ScopeLevel.PROVIDER_DEPLOYMENT, "gpt", Limit.of(Dimension.TOTAL_TOKENS, 300, 300));
         BucketPlan[] path = {t, dep};
         granted(s.reserve(path, tokens(250), TTL));
         ReserveOutcome.Short sh = shortOf(s.reserve(path, tokens(100), TTL));
@@ -520,7 +530,7 @@ public abstract class QuotaStoreContract {
     @Test
     void aReservationWithHeadroomLeavesItUntaken() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(540), TTL, TENTH));
         ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(1), TTL, TENTH));
         // 60 left, all of it the headroom: 1 token more at 10 a second.
@@ -535,7 +545,7 @@ public abstract class QuotaStoreContract {
     @Test
     void aReservationWithoutHeadroomTakesWhatOthersLeave() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(540), TTL, TENTH));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(60), TTL, Headroom.NONE));
         assertThat(dim(s, dep, Dimension.TOTAL_TOKENS).available()).isEqualTo(0.0);
@@ -545,7 +555,7 @@ public abstract class QuotaStoreContract {
     void headroomIsKeptOnlyOnTheBucketsItNames() {
         QuotaStore s = store();
         BucketPlan t = tenant(Limit.of(Dimension.TOTAL_TOKENS, 600));
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 6_000));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 6_000, 6_000));
         BucketPlan[] path = {t, dep};
         // Bucket 1 (the deployment) keeps 600; the tenant's own bucket may be emptied.
         granted(s.reserve(path, tokens(600), TTL, new Headroom(0.1, 0b10)));
@@ -556,7 +566,7 @@ public abstract class QuotaStoreContract {
     @Test
     void aRequestLargerThanTheBucketLessItsHeadroomGoesWhenTheBucketIsFull() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(600), TTL, Headroom.NONE));
         ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(580), TTL, TENTH));
         // Not 640 (580 and the 60 held back), which the bucket can never hold: a full bucket, 60 s away.
@@ -570,7 +580,7 @@ public abstract class QuotaStoreContract {
     @Test
     void headroomIsAFractionOfTheAdaptedCapacity() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(600), TTL, Headroom.NONE));
         s.control(dep, Dimension.TOTAL_TOKENS, 0.5, 0);
         clock.advance(Duration.ofMinutes(1));
@@ -602,7 +612,7 @@ public abstract class QuotaStoreContract {
     @Test
     void aShortfallWithoutHeadroomHoldsNothingBack() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         granted(s.reserve(new BucketPlan[] {dep}, tokens(600), TTL, Headroom.NONE));
         ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {dep}, tokens(10), TTL, Headroom.NONE));
         assertThat(sh.heldBack()).isZero();
@@ -612,11 +622,92 @@ public abstract class QuotaStoreContract {
     @Test
     void aBoundPathKeepsHeadroomToo() {
         QuotaStore s = store();
-        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600));
+        BucketPlan dep = deployment(Limit.of(Dimension.TOTAL_TOKENS, 600, 600));
         BoundPath bound = s.bind(new BucketPlan[] {dep});
         granted(bound.reserve(tokens(540), TTL, TENTH));
         assertThat(shortOf(bound.reserve(tokens(1), TTL, TENTH)).heldBack()).isEqualTo(60);
         granted(bound.reserve(tokens(60), TTL));
+    }
+
+    // ---- the reserve lent on a short window's bucket ---------------------------------------
+
+    /** A tenth of bucket 0's minute beyond its window lent. */
+    private static final Headroom LENT_TENTH = Headroom.lent(0.1, 1);
+
+    @Test
+    void aLentReserveLetsARequestGoIntoTheDebtALargerOneLeft() {
+        QuotaStore s = store();
+        // 1,000 at once of 60,000 a minute: a tenth of the 59,000 beyond the window is 5,900.
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        granted(reserve(s, p, input(5_000)));
+        assertThat(dim(s, p, Dimension.INPUT_TOKENS).available()).isEqualTo(-4_000.0);
+        // Without the reserve a 3,000-token prompt waits for a full bucket, 5 s away ...
+        assertThat(shortOf(reserve(s, p, input(3_000))).waitNanos()).isEqualTo(5 * SECOND);
+        // ... with it, a level of -4,000 is within 5,900 of the full bucket it needs.
+        granted(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        assertThat(dim(s, p, Dimension.INPUT_TOKENS).available()).isEqualTo(-7_000.0);
+    }
+
+    @Test
+    void aLentReserveIsBoundedAndRepaidByTheRefill() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        granted(reserve(s, p, input(5_000)));
+        granted(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        // At -7,000 a second 3,000 needs the level back to 1,000 - 5,900 = -4,900: 2,100 tokens, 2.1 s.
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        assertThat(sh.waitNanos()).isEqualTo(2_100_000_000L);
+        assertThat(sh.heldBack()).isZero();
+        // A small one needs its own 100 less the credit: -5,800, 1.2 s away.
+        assertThat(shortOf(s.reserve(new BucketPlan[] {p}, input(100), TTL, LENT_TENTH)).waitNanos())
+                .isEqualTo(1_200_000_000L);
+        clock.advance(Duration.ofMillis(2_100));
+        granted(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        // The lower classes, lent nothing, wait for the full bucket behind all of it: 8,900 tokens.
+        assertThat(dim(s, p, Dimension.INPUT_TOKENS).available()).isEqualTo(-7_900.0);
+        assertThat(shortOf(reserve(s, p, input(3_000))).waitNanos()).isEqualTo(8_900_000_000L);
+    }
+
+    @Test
+    void aBucketOfAMinutesWorthLendsNothing() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.windowed(Dimension.INPUT_TOKENS, 60_000, ShortWindow.of(Duration.ofMinutes(1))));
+        granted(reserve(s, p, input(60_000)));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {p}, input(100), TTL, LENT_TENTH));
+        assertThat(sh.waitNanos()).isEqualTo(100_000_000L);
+    }
+
+    @Test
+    void aLentReserveScalesWithTheRateFactorAndNeverRunsThroughAPause() {
+        QuotaStore s = store();
+        BucketPlan p = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        granted(reserve(s, p, input(1_000)));
+        s.control(p, Dimension.INPUT_TOKENS, 0.5, 0);
+        // Halved: 500 at once, 2,950 lent, 500 a second. From 0, a 3,000 request needs 500 - 2,950.
+        granted(s.reserve(new BucketPlan[] {p}, input(3_000), TTL, LENT_TENTH));
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {p}, input(500), TTL, LENT_TENTH));
+        // At -3,000, 550 short at 500 a second.
+        assertThat(sh.waitNanos()).isEqualTo(1_100_000_000L);
+        s.control(p, Dimension.INPUT_TOKENS, 0.5, 2 * SECOND);
+        clock.advance(Duration.ofSeconds(1));
+        ReserveOutcome.Short paused = shortOf(s.reserve(new BucketPlan[] {p}, input(1), TTL, LENT_TENTH));
+        // The second of pause left, then 1 - 2,950 from -3,000: 51 tokens at 500 a second.
+        assertThat(paused.waitNanos()).isEqualTo(SECOND + 102_000_000L);
+    }
+
+    @Test
+    void aReserveIsLentOnlyOnTheBucketsItNames() {
+        QuotaStore s = store();
+        BucketPlan t = plan(ScopeLevel.TENANT, "acme", Limit.windowed(Dimension.INPUT_TOKENS, 60_000,
+                ShortWindow.of(Duration.ofSeconds(1))));
+        BucketPlan dep = deployment(Limit.of(Dimension.INPUT_TOKENS, 60_000));
+        BucketPlan[] path = {t, dep};
+        granted(s.reserve(path, input(5_000), TTL, Headroom.NONE));
+        // Lent on the deployment (bucket 1) only: the tenant's own window still wants a full bucket.
+        ReserveOutcome.Short sh = shortOf(s.reserve(path, input(3_000), TTL, Headroom.lent(0.1, 0b10)));
+        assertThat(sh.pathIndex()).isZero();
+        assertThat(sh.waitNanos()).isEqualTo(5 * SECOND);
+        assertThat(dim(s, dep, Dimension.INPUT_TOKENS).available()).isEqualTo(-4_000.0);
     }
 
     // ---- daily caps -----------------------------------------------------------------------

@@ -50,7 +50,7 @@ final class Batcher {
         final long ttlNanos;
         final int reclaim;
         final byte[] actual;
-        /** What a reservation leaves untouched for higher classes; {@link Headroom#NONE} for a settlement. */
+        /** What a reservation leaves untouched for higher classes or may borrow; {@link Headroom#NONE} for a settlement. */
         final Headroom headroom;
         final CompletableFuture<Object> answer = new CompletableFuture<>();
 
@@ -239,10 +239,10 @@ final class Batcher {
         }
         for (Op op : ops) {
             int[] at = groups.get(op.group);
-            args.add(ByteBuffer.allocate(26).order(ByteOrder.LITTLE_ENDIAN).put(op.kind).putShort((short) at[0])
+            args.add(ByteBuffer.allocate(34).order(ByteOrder.LITTLE_ENDIAN).put(op.kind).putShort((short) at[0])
                     .put((byte) (op.group.keys().length - 1)).putShort((short) at[1]).putDouble(op.ttlNanos)
                     .putShort((short) op.reclaim).putDouble(op.headroom.fraction())
-                    .putShort((short) op.headroom.buckets()).array());
+                    .putShort((short) op.headroom.buckets()).putDouble(op.headroom.credit()).array());
             args.add(op.clock);
             args.add(op.member);
             args.add(op.actual);

@@ -32,9 +32,10 @@ end
 -- Returns {1} when granted, else {0, path index, dimension, wait, never fits, daily cap,
 -- available, needed, capacity} for the binding shortfall.
 -- On the buckets whose path index is set in held_mask, leaves the headroom held_fraction held back
--- for higher classes (MemoryBucket.checkHeadroom; see check_headroom in state.lua).
+-- for higher classes (MemoryBucket.checkHeadroom; see check_headroom in state.lua), or runs credit
+-- of a short window's minute ahead of the refill (Headroom.credit; see check in state.lua).
 local function reserve(ctx, set, bucket_keys, first, pls, now, day, to_midnight, member, ttl, held_fraction,
-    held_mask)
+    held_mask, credit)
   local a = amounts(member)
   local held = {}
   local binding, first_short = nil, nil
@@ -44,11 +45,14 @@ local function reserve(ctx, set, bucket_keys, first, pls, now, day, to_midnight,
     refill(v, pl, now, day)
     held[j] = v
     local d = pl.d
-    local keep = held_fraction > 0 and held_mask % (2 ^ (pl.index + 1)) >= 2 ^ pl.index
+    local named = held_mask % (2 ^ (pl.index + 1)) >= 2 ^ pl.index
+    local keep = held_fraction > 0 and named
+    local lent = 0
+    if named then lent = credit end
     for k = 1, pl.n do
       local need = a[d[k] + 1]
       if need > 0 then
-        local short = check(v, pl, k, need, now, to_midnight)
+        local short = check(v, pl, k, need, now, to_midnight, lent)
         if keep then
           local h = check_headroom(v, pl, k, need, now, held_fraction)
           if h and binds(h, short) then short = h end
@@ -145,10 +149,10 @@ end
 -- is what it would have been alone. Buckets are read once (MGET) and written once (MSET).
 -- KEYS: per group of a path its lease set, then its buckets in path order (operations on the
 -- same group share them). ARGV: calendar; the number of plan arguments g, then g plans (one per
--- group); then four per operation: '<BHBHdHdH' kind ('r' reserve, 's' settle), index of its lease
+-- group); then four per operation: '<BHBHdHdHd' kind ('r' reserve, 's' settle), index of its lease
 -- set in KEYS, bucket count, index of its plans in ARGV, time to live (ns; reserve), expired
--- leases of the set to end first (reserve), headroom fraction and the mask of path indices it
--- applies to (reserve); clock; the lease (member); actual usage (packed;
+-- leases of the set to end first (reserve), headroom fraction, the mask of path indices it
+-- applies to and the credit lent there (reserve); clock; the lease (member); actual usage (packed;
 -- settle) or '' (release, reserve). Returns the answers in order.
 local function batch(keys, args)
   local cal = args[1]
@@ -185,7 +189,8 @@ local function batch(keys, args)
   local day, to_midnight, day_ms
   for i = 1, ops do
     local base = from + 4 * (i - 1)
-    local kind, first, _, plan_at, ttl, _, held_fraction, held_mask = struct.unpack('<BHBHdHdH', args[base])
+    local kind, first, _, plan_at, ttl, _, held_fraction, held_mask, credit =
+      struct.unpack('<BHBHdHdHd', args[base])
     local set = keys[first]
     local now, ms = clock(args[base + 1], t)
     if ms ~= day_ms then
@@ -200,7 +205,7 @@ local function batch(keys, args)
         budget[set] = 0
       end
       out[i] = reserve(ctx, set, keys, first + 1, pls, now, day, to_midnight, args[base + 2], ttl, held_fraction,
-        held_mask)
+        held_mask, credit)
     else
       out[i] = settle(ctx, set, keys, first + 1, pls, now, day, args[base + 2], args[base + 3])
     end

@@ -325,7 +325,8 @@ local function shortfall(v, o, pl, k, wait, never, daily, need)
 end
 
 -- Whether need fits on the plan's k-th dimension now; if not, the shortfall (MemoryBucket.check).
-local function check(v, pl, k, need, now, to_midnight)
+-- credit: the part of a rate's minute beyond its window the request may run ahead of the refill.
+local function check(v, pl, k, need, now, to_midnight, credit)
   local cap = pl.cap[k]
   local kind = pl.kind[k]
   local o = W * k - 5
@@ -339,6 +340,10 @@ local function check(v, pl, k, need, now, to_midnight)
     -- A request larger than the adapted capacity goes when the bucket is full and leaves debt.
     local required = need
     if cap * f < required then required = cap * f end
+    if credit > 0 then
+      -- Lent from the minute beyond the window: only a short window's bucket has any.
+      required = required - credit * math.max(0, pl.ceil[k] - cap) * f
+    end
     local level = v[o + L]
     if pause == 0 and level >= required - 1e-9 then return nil end
     local deficit = math.max(0, required - level)
