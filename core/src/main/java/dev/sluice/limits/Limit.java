@@ -80,7 +80,7 @@ public record Limit(Dimension dimension, long amount, OptionalLong burst, Option
             return window;
         }
         boolean windowedByDefault = dimension == Dimension.REQUESTS || dimension == Dimension.INPUT_TOKENS;
-        return level == ScopeLevel.PROVIDER_DEPLOYMENT && burst.isEmpty() && windowedByDefault
+        return level.enforcedByProvider() && burst.isEmpty() && windowedByDefault
                 ? Optional.of(ShortWindow.DEFAULT) : Optional.empty();
     }
 
