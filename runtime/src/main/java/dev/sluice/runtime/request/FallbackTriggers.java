@@ -29,6 +29,8 @@ final class FallbackTriggers {
     static final String LOCAL_WAIT = "local_wait";
     static final String PROVIDER_429 = "provider_429";
     static final String PROVIDER_5XX = "provider_5xx";
+    /** The transport could not put the request in the chosen deployment's format: nothing was sent. */
+    static final String UNTRANSLATABLE = "untranslatable";
     /** The rule a refusal names when the limit that refused it is on every deployment's path. */
     static final String SHARED_LIMIT = "shared_limit";
 

@@ -469,6 +469,18 @@ public final class RequestLifecycle {
     }
 
     /**
+     * The attempt just admitted cannot be sent on its deployment after all (the transport cannot
+     * put this request in that provider's format): it ends with nothing sent and nothing charged,
+     * and the answer is whether another allowed deployment may take it. True: ask {@link #admit}
+     * again (the move's reason is {@code untranslatable}); false: the transport answers with its
+     * own error.
+     */
+    public boolean unsendable(Attempt a) {
+        a.finish(new AttemptOutcome.ClientGone(false, Optional.empty()));
+        return !gone && moveElsewhere(FallbackTriggers.UNTRANSLATABLE);
+    }
+
+    /**
      * Whether a fallback was allowed for this request, as its refusal says: true once an attempt
      * ran or was asked for elsewhere, or while a deployment was still allowed; false with
      * {@link #fallbackForbiddenBy} when the last look found none.
