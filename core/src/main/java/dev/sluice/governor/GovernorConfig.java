@@ -2,6 +2,7 @@ package dev.sluice.governor;
 
 import dev.sluice.config.ConfigException;
 import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.ArrayList;
@@ -18,9 +19,12 @@ import java.util.Objects;
  * @param classes queue policy per class; all classes must be present
  * @param leaseTtl how long a reservation may stay unsettled before it expires
  * @param leaseSweepInterval how often expired leases are looked for
+ * @param providerScopes per deployment id, the shared provider scopes it belongs to
+ *     ({@link ScopeLevel#PROVIDER_SCOPE}), outermost first: their buckets are on the path of every
+ *     request that runs on it; a deployment that is absent belongs to none
  */
 public record GovernorConfig(Map<Scope, ScopeSettings> scopes, Map<TrafficClass, ClassPolicy> classes,
-        Duration leaseTtl, Duration leaseSweepInterval) {
+        Duration leaseTtl, Duration leaseSweepInterval, Map<String, List<Scope>> providerScopes) {
 
     /**
      * Ten minutes: longer than any single LLM call we expect to proxy (SDK timeouts are 10 minutes),
@@ -37,6 +41,16 @@ public record GovernorConfig(Map<Scope, ScopeSettings> scopes, Map<TrafficClass,
         Objects.requireNonNull(leaseTtl, "leaseTtl");
         Objects.requireNonNull(leaseSweepInterval, "leaseSweepInterval");
         scopes = Map.copyOf(scopes);
+        Objects.requireNonNull(providerScopes, "providerScopes");
+        Map<String, List<Scope>> shared = new HashMap<>();
+        providerScopes.forEach((deployment, list) -> {
+            for (Scope s : list) {
+                ConfigException.require(s.level() == ScopeLevel.PROVIDER_SCOPE, "deployments." + deployment
+                        + ".provider_scopes", "provider scopes", s.key());
+            }
+            shared.put(deployment, List.copyOf(list));
+        });
+        providerScopes = Map.copyOf(shared);
         EnumMap<TrafficClass, ClassPolicy> c = new EnumMap<>(TrafficClass.class);
         c.putAll(classes);
         for (TrafficClass t : TrafficClass.values()) {
@@ -87,6 +101,12 @@ public record GovernorConfig(Map<Scope, ScopeSettings> scopes, Map<TrafficClass,
         return String.join(", ", names.subList(0, names.size() - 1)) + " and " + names.getLast();
     }
 
+    /** The shared provider scopes {@code deployment} belongs to, outermost first; empty when none. */
+    public List<Scope> providerScopesOf(String deployment) {
+        List<Scope> s = providerScopes.get(deployment);
+        return s != null ? s : List.of();
+    }
+
     /** Settings for {@code scope}, or defaults (no limits, weight 1). */
     public ScopeSettings settings(Scope scope) {
         ScopeSettings s = scopes.get(scope);
@@ -96,6 +116,7 @@ public record GovernorConfig(Map<Scope, ScopeSettings> scopes, Map<TrafficClass,
     /** Builds a {@link GovernorConfig} with default class policies and lease times. */
     public static final class Builder {
         private final Map<Scope, ScopeSettings> scopes = new HashMap<>();
+        private final Map<String, List<Scope>> providerScopes = new HashMap<>();
         private final Map<TrafficClass, ClassPolicy> classes = new EnumMap<>(ClassPolicy.defaults());
         private Duration leaseTtl = DEFAULT_LEASE_TTL;
         private Duration leaseSweep = DEFAULT_LEASE_SWEEP;
@@ -107,6 +128,12 @@ public record GovernorConfig(Map<Scope, ScopeSettings> scopes, Map<TrafficClass,
 
         public Builder scope(Scope scope, dev.sluice.limits.Limits limits) {
             return scope(scope, ScopeSettings.of(limits));
+        }
+
+        /** {@code deployment} belongs to the shared provider scope {@code scope} (after those given before). */
+        public Builder providerScope(String deployment, Scope scope) {
+            providerScopes.computeIfAbsent(deployment, d -> new ArrayList<>()).add(scope);
+            return this;
         }
 
         public Builder classPolicy(TrafficClass c, ClassPolicy policy) {
@@ -125,7 +152,7 @@ public record GovernorConfig(Map<Scope, ScopeSettings> scopes, Map<TrafficClass,
         }
 
         public GovernorConfig build() {
-            return new GovernorConfig(scopes, classes, leaseTtl, leaseSweep);
+            return new GovernorConfig(scopes, classes, leaseTtl, leaseSweep, providerScopes);
         }
     }
 }

@@ -135,11 +135,12 @@ public final class QuotaGovernor {
     /**
      * Whether {@code deployment} could take {@code demand} of class {@code c} now without waiting:
      * its guard lets the class through, nothing of the class or one served before it waits in its
-     * lane, and its own bucket is not paused and holds the amounts on every limited dimension. A
-     * read of the deployment's bucket only (the caller's own scopes are on every deployment's path,
-     * so they cannot tell deployments apart); nothing is taken, so the answer may be stale by the
-     * time the caller reserves, when the reservation itself decides. The routing policy asks it to
-     * choose among a profile's deployments without trial and error.
+     * lane, and its own bucket and those of the shared provider scopes it belongs to are not paused
+     * and hold the amounts on every limited dimension. A read of those buckets only (the caller's
+     * own scopes are on every deployment's path, so they cannot tell deployments apart); nothing is
+     * taken, so the answer may be stale by the time the caller reserves, when the reservation
+     * itself decides. The routing policy asks it to choose among a profile's deployments without
+     * trial and error.
      */
     public boolean hasHeadroom(String deployment, TrafficClass c, Demand demand) {
         long now = clock.nanos();
@@ -147,13 +148,25 @@ public final class QuotaGovernor {
         if (lane.guard.screen(c, now).isPresent() || lane.queuedAtOrAbove(c) || lane.othersQueuedAtOrAbove(c)) {
             return false;
         }
-        Optional<BucketPlan> plan = plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment));
-        if (plan.isEmpty()) {
-            return true;
-        }
         long[] amounts = demand.amounts();
-        for (BucketState.DimensionState d : store.state(plan.get()).dimensions()) {
+        for (Scope shared : config.providerScopesOf(deployment)) {
+            Optional<BucketPlan> plan = plan(shared);
+            if (plan.isPresent() && !holds(plan.get(), amounts)) {
+                return false;
+            }
+        }
+        Optional<BucketPlan> plan = plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment));
+        return plan.isEmpty() || holds(plan.get(), amounts);
+    }
+
+    /** Whether {@code plan}'s bucket is unpaused and would take {@code amounts} now, as the store judges it. */
+    private boolean holds(BucketPlan plan, long[] amounts) {
+        for (BucketState.DimensionState d : store.state(plan).dimensions()) {
             long need = amounts[d.dimension().ordinal()];
+            if (need > plan.ceiling(d.dimension())) {
+                // Never fits: admission would refuse it as too large, so there is no room for it here.
+                return false;
+            }
             // As the store judges it: a rate request larger than the bucket (a short window's
             // allowance, an adapted capacity) goes when the bucket is full.
             double required = d.dimension().kind() == Dimension.Kind.RATE
@@ -390,6 +403,20 @@ public final class QuotaGovernor {
         announce();
     }
 
+    /**
+     * Adaptive control of a shared provider scope's bucket ({@link ScopeLevel#PROVIDER_SCOPE}), as
+     * {@link #control} does for a deployment's: a provider refusal naming the shared quota slows or
+     * pauses every deployment of the scope, not only the one that heard it.
+     */
+    public void controlShared(Scope scope, Dimension dimension, double rateFactor, long pauseNanos) {
+        if (scope.level() != ScopeLevel.PROVIDER_SCOPE) {
+            throw new IllegalArgumentException("scope: " + scope + " (expected: a provider scope)");
+        }
+        plan(scope).filter(p -> p.limits(dimension)).ifPresent(p -> store.control(p, dimension, rateFactor, pauseNanos));
+        pumpQueued(clock.nanos());
+        announce();
+    }
+
     /** The provider says less is left than we believe: lower the deployment's bucket to {@code remaining}. */
     public void syncDown(String deployment, Dimension dimension, long remaining) {
         plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment))
@@ -460,8 +487,14 @@ public final class QuotaGovernor {
     private Route route(RequestPath p) {
         Route r = routes.get(p);
         if (r == null) {
-            List<BucketPlan> list = new ArrayList<>(6);
+            List<BucketPlan> list = new ArrayList<>(7);
             for (Scope s : p.scopes()) {
+                if (s.level() == ScopeLevel.PROVIDER_DEPLOYMENT) {
+                    // The shared provider quotas above the deployment come just before its own bucket.
+                    for (Scope shared : config.providerScopesOf(s.id())) {
+                        plan(shared).ifPresent(list::add);
+                    }
+                }
                 plan(s).ifPresent(list::add);
             }
             Lane lane = lane(p.deployment());

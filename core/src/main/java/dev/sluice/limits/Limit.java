@@ -61,7 +61,8 @@ public record Limit(Dimension dimension, long amount, OptionalLong burst, Option
 
     /**
      * The short window that shapes this rate at {@code level}: the configured one; else, for
-     * requests, input tokens and total tokens at a provider deployment without a configured burst,
+     * requests, input tokens and total tokens where the provider enforces the limit (a deployment or
+     * a shared provider scope) without a configured burst,
      * {@link ShortWindow#DEFAULT}, because the provider enforces its minute over a short window
      * and a minute's worth at once would pass Sluice and be refused upstream; else none (a tenant
      * or key may spend its minute at once).
@@ -87,7 +88,7 @@ public record Limit(Dimension dimension, long amount, OptionalLong burst, Option
         // providers enforce them over short windows like requests and input.
         boolean windowedByDefault = dimension == Dimension.REQUESTS || dimension == Dimension.INPUT_TOKENS
                 || dimension == Dimension.TOTAL_TOKENS;
-        return level == ScopeLevel.PROVIDER_DEPLOYMENT && burst.isEmpty() && windowedByDefault
+        return level.enforcedByProvider() && burst.isEmpty() && windowedByDefault
                 ? Optional.of(ShortWindow.DEFAULT) : Optional.empty();
     }
 

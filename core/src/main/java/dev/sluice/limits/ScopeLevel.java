@@ -11,6 +11,13 @@ public enum ScopeLevel {
     TEAM("team", false),
     API_KEY("key", false),
     MODEL_PROFILE("profile", true),
+    /**
+     * A provider quota shared above one deployment (an Azure subscription and region, an OpenAI
+     * organisation or project, an Anthropic workspace, a Gemini project and tier): every request
+     * on any of its deployments passes its bucket. Above the deployment, so a request short on
+     * both is named short on the scope, which another deployment of the scope cannot relieve.
+     */
+    PROVIDER_SCOPE("provider_scope", true),
     PROVIDER_DEPLOYMENT("deployment", true);
 
     private final String prefix;
@@ -32,6 +39,15 @@ public enum ScopeLevel {
      */
     public boolean sharedAcrossTenants() {
         return sharedAcrossTenants || this == ORGANISATION;
+    }
+
+    /**
+     * Whether a bucket at this level stands for a provider's own quota (a deployment's, or one
+     * shared by several deployments): the provider enforces it over a short window, so its rates
+     * get one by default.
+     */
+    public boolean enforcedByProvider() {
+        return this == PROVIDER_SCOPE || this == PROVIDER_DEPLOYMENT;
     }
 
     /** Whether a bucket at this level belongs to one tenant (tenant, team, key). */

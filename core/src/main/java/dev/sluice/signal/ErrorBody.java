@@ -25,11 +25,13 @@ final class ErrorBody {
      * @param waitMillis Gemini {@code RetryInfo.retryDelay}, else a wait in the message text
      * @param observations Gemini quota violations with their limits
      * @param violatedPolicies IETF problem+json {@code violated-policies}
+     * @param quotaOwner the provider's identifier of the quota the message says refused it
      */
     record Facts(Optional<LimitKind> limitHit, Optional<String> reason, OptionalLong waitMillis,
-            List<LimitObservation> observations, List<String> violatedPolicies) {
+            List<LimitObservation> observations, List<String> violatedPolicies, Optional<String> quotaOwner) {
 
-        static final Facts NONE = new Facts(Optional.empty(), Optional.empty(), OptionalLong.empty(), List.of(), List.of());
+        static final Facts NONE = new Facts(Optional.empty(), Optional.empty(), OptionalLong.empty(), List.of(), List.of(),
+                Optional.empty());
     }
 
     private final Malformed malformed;
@@ -104,7 +106,7 @@ final class ErrorBody {
         limitHit = limitHit.or(() -> openAiType(type, message)).or(() -> MessageText.limitKind(message));
         OptionalLong wait = retryDelay.isPresent() ? retryDelay : MessageText.waitHint(message);
         return new Facts(limitHit, reason(message, type, problemType), wait,
-                List.copyOf(observations), List.copyOf(violatedPolicies));
+                List.copyOf(observations), List.copyOf(violatedPolicies), MessageText.quotaOwner(message));
     }
 
     private Optional<String> reason(String message, String type, String problemType) {
@@ -125,7 +127,8 @@ final class ErrorBody {
 
     /** A body whose code settles both the limit and the reason. */
     private static Facts definite(LimitKind limitHit, String reason, String message) {
-        return new Facts(Optional.of(limitHit), Optional.of(reason), MessageText.waitHint(message), List.of(), List.of());
+        return new Facts(Optional.of(limitHit), Optional.of(reason), MessageText.waitHint(message), List.of(), List.of(),
+                MessageText.quotaOwner(message));
     }
 
     /** OpenAI's {@code type} is the limit ("tokens", "requests") unless the message says per day. */

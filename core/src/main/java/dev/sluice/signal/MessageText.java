@@ -142,6 +142,42 @@ final class MessageText {
         return at >= 0 && (after == text.length() || !Values.isDigit(text.charAt(after)));
     }
 
+    /**
+     * The quota a refusal says it came from, when the message names it by the provider's own
+     * identifier: OpenAI's "… in organization org-abc on tokens per min" or "… in project proj_x
+     * on …", Anthropic's "… rate limit for your organization (4f1c…) of …". Such a quota is shared
+     * above one deployment; the identifier (never the whole message) is what a configured provider
+     * scope's {@code names} are matched against.
+     */
+    static Optional<String> quotaOwner(String message) {
+        String text = prefix(message);
+        String lower = text.toLowerCase(Locale.ROOT);
+        for (String marker : new String[] {" in organization ", " in project "}) {
+            int at = lower.indexOf(marker);
+            if (at >= 0) {
+                return identifier(text, at + marker.length(), ' ');
+            }
+        }
+        int at = lower.indexOf("your organization (");
+        return at >= 0 ? identifier(text, at + "your organization (".length(), ')') : Optional.empty();
+    }
+
+    /** The identifier starting at {@code from} and ending at {@code end} (or a space): letters, digits, '-', '_', '.'. */
+    private static Optional<String> identifier(String text, int from, char end) {
+        int i = from;
+        while (i < text.length() && i - from <= 64) {
+            char c = text.charAt(i);
+            if (c == end || c == ' ') {
+                break;
+            }
+            if (!(Character.isLetterOrDigit(c) || c == '-' || c == '_' || c == '.')) {
+                return Optional.empty();
+            }
+            i++;
+        }
+        return i > from && i - from <= 64 ? Optional.of(text.substring(from, i)) : Optional.empty();
+    }
+
     /** Azure and Vertex 429s for shared capacity rather than the caller's quota. */
     static boolean providerCapacity(String message) {
         return containsAny(prefix(message).toLowerCase(Locale.ROOT), CAPACITY_PHRASES.toArray(String[]::new));

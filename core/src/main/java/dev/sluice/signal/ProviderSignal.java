@@ -19,6 +19,9 @@ import java.util.OptionalLong;
  * @param observations every limit the response described, in the order read
  * @param reason a short machine-readable cause, one of the {@code REASON_*} constants
  * @param malformedFields how many header or body values were ignored because they did not parse
+ * @param quotaOwner for a 429, the provider's identifier of the quota its message says refused it
+ *     (an organisation or project id): a quota shared above one deployment, which a configured
+ *     provider scope may claim by that name; empty when the message names none
  */
 public record ProviderSignal(
         SignalStatus status,
@@ -28,7 +31,8 @@ public record ProviderSignal(
         boolean retryable,
         List<LimitObservation> observations,
         String reason,
-        int malformedFields) {
+        int malformedFields,
+        Optional<String> quotaOwner) {
 
     /** The longest delay any signal carries: 24 hours. Longer hints are clamped to it. */
     public static final long MAX_DELAY_MILLIS = 24L * 60 * 60 * 1000;
@@ -66,9 +70,24 @@ public record ProviderSignal(
     /** A status that no provider API should return (1xx, 3xx, out of range). */
     public static final String REASON_UNEXPECTED_STATUS = "unexpected_status";
 
+    /** A signal that names no quota owner. */
+    public ProviderSignal(SignalStatus status, int httpStatus, Optional<LimitKind> limitHit,
+            OptionalLong retryAfterMillis, boolean retryable, List<LimitObservation> observations, String reason,
+            int malformedFields) {
+        this(status, httpStatus, limitHit, retryAfterMillis, retryable, observations, reason, malformedFields,
+                Optional.empty());
+    }
+
+    /** This signal, said to come from the quota the provider calls {@code owner}. */
+    public ProviderSignal withQuotaOwner(String owner) {
+        return new ProviderSignal(status, httpStatus, limitHit, retryAfterMillis, retryable, observations, reason,
+                malformedFields, Optional.of(owner));
+    }
+
     /** Validates every field and freezes the observation list. */
     public ProviderSignal {
         Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(quotaOwner, "quotaOwner");
         Objects.requireNonNull(limitHit, "limitHit");
         Objects.requireNonNull(retryAfterMillis, "retryAfterMillis");
         Objects.requireNonNull(reason, "reason");

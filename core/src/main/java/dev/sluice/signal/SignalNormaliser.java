@@ -129,7 +129,9 @@ public final class SignalNormaliser {
         if (shouldRetry.isPresent()) {
             retryable = shouldRetry.get();
         }
-        return new ProviderSignal(status, httpStatus, limitHit, wait, retryable, observations, reason, malformed.count());
+        Optional<String> owner = rateLimited ? facts.quotaOwner() : Optional.empty();
+        return new ProviderSignal(status, httpStatus, limitHit, wait, retryable, observations, reason, malformed.count(),
+                owner);
     }
 
     /** A call that got no answer in time: retryable, and nothing else is known. */

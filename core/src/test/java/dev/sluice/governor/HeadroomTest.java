@@ -48,6 +48,15 @@ class HeadroomTest {
     }
 
     @Test
+    void aRequestLargerThanTheWholeMinuteHasNoHeadroomEvenWhenTheBucketIsFull() {
+        // Above the ceiling (the minute's 60,000) it never fits: admission would refuse it as too large.
+        GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(INPUT_TOKENS, 60_000)).build());
+
+        assertThat(f.governor.hasHeadroom("dep", TrafficClass.BATCH, new Demand(60_001, 0, false))).isFalse();
+        assertThat(f.governor.hasHeadroom("dep", TrafficClass.BATCH, new Demand(60_000, 0, false))).isTrue();
+    }
+
+    @Test
     void aDeploymentCoolingDownHasNoneWhateverItsLevel() {
         GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(REQUESTS, 600)).build());
 

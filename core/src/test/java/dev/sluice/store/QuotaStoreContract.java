@@ -449,6 +449,62 @@ public abstract class QuotaStoreContract {
         assertThat(s.openLeases()).isEqualTo(1);
     }
 
+    // ---- shared provider scopes -----------------------------------------------------------
+
+    private static BucketPlan subscription() {
+        // 60,000 input tokens a minute: held to one second's worth, 1,000, as a deployment's are.
+        return plan(ScopeLevel.PROVIDER_SCOPE, "azure:sub-1/eastus", Limit.of(Dimension.INPUT_TOKENS, 60_000));
+    }
+
+    private static BucketPlan azure(String id) {
+        return plan(ScopeLevel.PROVIDER_DEPLOYMENT, id, Limit.of(Dimension.INPUT_TOKENS, 60_000));
+    }
+
+    @Test
+    void twoDeploymentsOfOneProviderScopeDrawOnItsOneBucket() {
+        QuotaStore s = store();
+        BucketPlan scope = subscription();
+        BucketPlan east1 = azure("east-1");
+        BucketPlan east2 = azure("east-2");
+        granted(s.reserve(new BucketPlan[] {scope, east1}, need(Dimension.INPUT_TOKENS, 600), TTL));
+
+        ReserveOutcome.Short sh = shortOf(s.reserve(new BucketPlan[] {scope, east2}, need(Dimension.INPUT_TOKENS, 600),
+                TTL));
+        // The other deployment's own bucket is full; the subscription has 400 of its 1,000 left,
+        // and the 200 missing come back at 1,000 a second.
+        assertThat(sh.scope()).isEqualTo(Scope.of(ScopeLevel.PROVIDER_SCOPE, "azure:sub-1/eastus"));
+        assertThat(sh.available()).isEqualTo(400);
+        assertThat(sh.waitNanos()).isEqualTo(SECOND / 5);
+        assertThat(dim(s, scope, Dimension.INPUT_TOKENS).capacity()).isEqualTo(1_000);
+        assertThat(dim(s, east2, Dimension.INPUT_TOKENS).available()).isEqualTo(1_000.0);
+        granted(s.reserve(new BucketPlan[] {scope, east2}, need(Dimension.INPUT_TOKENS, 400), TTL));
+    }
+
+    @Test
+    void aPauseOfTheSharedScopeHoldsEveryDeploymentOfItAndNoOther() {
+        QuotaStore s = store();
+        BucketPlan scope = subscription();
+        s.control(scope, Dimension.INPUT_TOKENS, 1.0, 3 * SECOND);
+
+        assertThat(shortOf(s.reserve(new BucketPlan[] {scope, azure("east-1")}, need(Dimension.INPUT_TOKENS, 10), TTL))
+                .waitNanos()).isEqualTo(3 * SECOND);
+        assertThat(shortOf(s.reserve(new BucketPlan[] {scope, azure("east-2")}, need(Dimension.INPUT_TOKENS, 10), TTL))
+                .scope()).isEqualTo(scope.scope());
+        granted(s.reserve(new BucketPlan[] {azure("west-1")}, need(Dimension.INPUT_TOKENS, 10), TTL));
+    }
+
+    @Test
+    void settlingAnAttemptOnOneDeploymentGivesTheSharedScopeBackForAll() {
+        QuotaStore s = store();
+        BucketPlan scope = subscription();
+        LeaseHandle l = granted(s.reserve(new BucketPlan[] {scope, azure("east-1")}, need(Dimension.INPUT_TOKENS, 900),
+                TTL));
+        s.settle(l, need(Dimension.INPUT_TOKENS, 300));
+        assertThat(dim(s, scope, Dimension.INPUT_TOKENS).available()).isEqualTo(700.0);
+        granted(s.reserve(new BucketPlan[] {scope, azure("east-2")}, need(Dimension.INPUT_TOKENS, 700), TTL));
+        assertThat(dim(s, scope, Dimension.INPUT_TOKENS).conserved()).isTrue();
+    }
+
     // ---- adaptive control -----------------------------------------------------------------
 
     @Test

@@ -153,6 +153,8 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
                   # Two deployments: the rate-limited mock first, the healthy OpenAI mock when it cannot serve.
                   fallback: { model: gpt-4o-mini, deployments: [limited, oa] }
                   fallback-flaky: { model: gpt-4o-mini, deployments: [flaky, oa] }
+                  # A fallback on another provider between them, for requests Sluice cannot translate there.
+                  fallback-translated: { model: gpt-4o-mini, deployments: [limited, { deployment: an, model: claude-sonnet-4 }, oa] }
                 %s
                 orgs:
                   acme-corp:

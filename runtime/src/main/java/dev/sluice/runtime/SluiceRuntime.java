@@ -8,6 +8,9 @@ import dev.sluice.estimate.TokenEstimator;
 import dev.sluice.governor.QuotaGovernor;
 import dev.sluice.governor.TrafficClass;
 import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.config.ProviderScopeConfig;
+import dev.sluice.adapt.SharedQuotaPolicy;
+import dev.sluice.limits.Dimension;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.request.RequestCounters;
@@ -266,6 +269,42 @@ public final class SluiceRuntime {
         DeploymentConfig d = config.deployments().get(deployment);
         if (d != null && d.adaptive().enabled()) {
             storeCalls.run(() -> adaptive.onSignal(deployment, signal, latencyNanos, c));
+            scopeNamedBy(deployment, signal).ifPresent(shared -> storeCalls.run(() -> pauseShared(d, shared, signal)));
+        }
+    }
+
+    /**
+     * The shared provider scope of {@code deployment} that {@code signal} names: a 429 whose
+     * message names the quota by one of the scope's {@code names}. Every deployment of that scope
+     * would meet the same refusal.
+     */
+    public Optional<ProviderScopeConfig> scopeNamedBy(String deployment, ProviderSignal signal) {
+        if (signal.quotaOwner().isEmpty()) {
+            return Optional.empty();
+        }
+        SluiceConfig c = config;
+        DeploymentConfig d = c.deployments().get(deployment);
+        if (d == null) {
+            return Optional.empty();
+        }
+        String owner = signal.quotaOwner().get();
+        for (ProviderScopeConfig s : c.providerScopesOf(d)) {
+            if (s.names().contains(owner)) {
+                return Optional.of(s);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** The shared bucket pauses as {@link SharedQuotaPolicy} says, for every deployment of the scope. */
+    private void pauseShared(DeploymentConfig d, ProviderScopeConfig shared, ProviderSignal signal) {
+        long pause = SharedQuotaPolicy.pauseNanos(signal, d.adaptive().rateWindow().toNanos(),
+                d.adaptiveConfig().cooldown());
+        if (pause <= 0) {
+            return;
+        }
+        for (Dimension dim : SharedQuotaPolicy.dimensions(signal, x -> shared.limits().get(x).isPresent())) {
+            governor.controlShared(shared.scope(), dim, 1.0, pause);
         }
     }
 

@@ -25,6 +25,7 @@ import dev.sluice.sim.strategy.StrategyContext;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -90,6 +91,19 @@ public final class Simulation implements StrategyContext {
         for (DeploymentConfig d : scenario.config().deployments().values()) {
             providers.put(d.id(), new SimProvider(d.id(), d.kind().wireName(), scenario.providers().get(d.id()),
                     d.limits(), behaviour(scenario, d, seed, model), loop, random, until));
+        }
+        // A shared provider scope is one quota at the provider too, at its configured limits, behaving
+        // as its first deployment's provider does; every call to any of its deployments passes it.
+        Map<String, dev.sluice.sim.provider.SharedQuota> quotas = new LinkedHashMap<>();
+        for (DeploymentConfig d : scenario.config().deployments().values()) {
+            List<dev.sluice.sim.provider.SharedQuota> above = new java.util.ArrayList<>();
+            for (var sc : scenario.config().providerScopesOf(d)) {
+                above.add(quotas.computeIfAbsent(sc.id(), id -> new dev.sluice.sim.provider.SharedQuota(id,
+                        sc.names().isEmpty() ? id : sc.names().getFirst(), d.kind().wireName(),
+                        scenario.providers().get(d.id()).providerLimits(sc.limits(), 1.0),
+                        behaviour(scenario, d, seed, model))));
+            }
+            providers.get(d.id()).underQuotas(above);
         }
         this.strategy = Strategy.create(strategyName, this);
         if (checkInvariants) {

@@ -98,6 +98,7 @@ final class ManagementRoutes {
         r.add(HttpMethod.GET, "/admin/usage", Access.READ, m::usage);
         r.add(HttpMethod.GET, "/admin/quota/{scope}", Access.READ, m::quota);
         r.add(HttpMethod.GET, "/admin/deployments/{deployment}", Access.READ, m::deployment);
+        r.add(HttpMethod.GET, "/admin/profiles", Access.READ, m::listProfiles);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
         io.vertx.core.buffer.Buffer openApi = openApi();
@@ -434,6 +435,41 @@ final class ManagementRoutes {
                     .put("paused_ms", d.pausedForNanos() / 1_000_000)));
             return withPause(out, scope);
         });
+    }
+
+    /**
+     * The model profiles as configured: each with its routing, fallback policy and deployments in
+     * order (their provider model, weight, kind, region and the shared provider scopes they are
+     * under). Operators only: profiles and deployments are above every partner's subtree.
+     */
+    private void listProfiles(AdminExchange x) {
+        var c = control.config();
+        List<JsonNode> items = new ArrayList<>();
+        for (var p : c.profiles().values()) {
+            try {
+                control.requireRead(actor(x), Scope.of(ScopeLevel.MODEL_PROFILE, p.id()));
+            } catch (RuntimeException e) {
+                refuse(x, e);
+                return;
+            }
+            ObjectNode n = AdminExchange.JSON.createObjectNode().put("id", p.id()).put("model", p.model())
+                    .put("routing", p.routing().name().toLowerCase(java.util.Locale.ROOT));
+            ObjectNode fb = n.putObject("fallback").put("max_cost_ratio", p.fallback().maxCostRatio())
+                    .put("same_region", p.fallback().sameRegion());
+            ArrayNode classes = fb.putArray("classes");
+            p.fallback().classes().stream().sorted().forEach(k -> classes.add(k.wireName()));
+            ArrayNode targets = n.putArray("deployments");
+            for (var t : p.targets()) {
+                var d = c.deployments().get(t.deployment());
+                ObjectNode dn = targets.addObject().put("deployment", t.deployment()).put("model", t.model())
+                        .put("weight", t.weight()).put("kind", d.kind().wireName());
+                d.capabilities().region().ifPresent(r -> dn.put("region", r));
+                ArrayNode scopes = dn.putArray("provider_scopes");
+                d.providerScopes().forEach(scopes::add);
+            }
+            items.add(n);
+        }
+        page(x, items);
     }
 
     /**

@@ -113,8 +113,18 @@ final class Exchange {
 
     /** Builds the wire plan for {@code d}; false (and the client answered) when the request cannot go there. */
     private boolean planFor(DeploymentConfig d) {
+        Optional<Runnable> refusal = tryPlanFor(d);
+        refusal.ifPresent(Runnable::run);
+        return refusal.isEmpty();
+    }
+
+    /**
+     * Builds the wire plan for {@code d}; when the request cannot go there (a route or feature that
+     * provider's format cannot carry), the 400 that says why, not yet sent.
+     */
+    private Optional<Runnable> tryPlanFor(DeploymentConfig d) {
         if (d == plannedFor) {
-            return true;
+            return Optional.empty();
         }
         try {
             ProfileConfig there = profile.on(d.id());
@@ -123,13 +133,12 @@ final class Exchange {
             if (there != profile) {
                 dev.sluice.gateway.http.HeaderNames.model(request.resp.headers(), there);
             }
-            return true;
+            return Optional.empty();
         } catch (UpstreamPlan.Unsupported e) {
-            request.fail(400, "unsupported_route", e.getMessage(), Optional.of("model"));
+            return Optional.of(() -> request.fail(400, "unsupported_route", e.getMessage(), Optional.of("model")));
         } catch (TranslationException e) {
-            request.fail(400, "invalid_request", e.getMessage(), Optional.ofNullable(e.param()));
+            return Optional.of(() -> request.fail(400, "invalid_request", e.getMessage(), Optional.ofNullable(e.param())));
         }
-        return false;
     }
 
     private void onAdmission(Admission a) {
@@ -153,10 +162,17 @@ final class Exchange {
     }
 
     private void admitted(Attempt attempt) {
-        if (!planFor(attempt.deployment())) {
-            // The routing policy chose a deployment this request cannot be sent to (the client has its 400):
-            // nothing left, so the reservation is given back whole.
-            attempt.finish(new AttemptOutcome.ClientGone(false, Optional.empty()));
+        Optional<Runnable> cannotGo = tryPlanFor(attempt.deployment());
+        if (cannotGo.isPresent()) {
+            // The routing policy chose a deployment this request cannot be put in the format of, although the
+            // fallback policy allowed it: nothing was sent, the reservation is given back whole, and another
+            // allowed deployment is tried before the client gets the 400.
+            if (request.lifecycle.unsendable(attempt)) {
+                request.state = ClientRequest.State.ADMITTING;
+                request.lifecycle.admit(this::onAdmission);
+            } else {
+                cannotGo.get().run();
+            }
             return;
         }
         if (profile.hasFallbacks()) {

@@ -241,6 +241,23 @@ class ManagementApiTest {
     }
 
     @Test
+    void theProfilesAreShownWithTheirDeploymentsToOperatorsNotPartners() throws Exception {
+        HttpResponse<String> r = admin("GET", "/admin/profiles", READ, null);
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        JsonNode p = json(r).path("items").get(0);
+        assertThat(p.path("id").asText()).isEqualTo("p");
+        assertThat(p.path("routing").asText()).isEqualTo("order");
+        assertThat(p.path("fallback").path("classes").toString()).doesNotContain("batch");
+        JsonNode d = p.path("deployments").get(0);
+        assertThat(d.path("deployment").asText()).isEqualTo("d");
+        assertThat(d.path("model").asText()).isEqualTo("gpt-4o-mini");
+        assertThat(d.path("kind").asText()).isEqualTo("openai");
+        assertThat(d.path("provider_scopes").isArray()).isTrue();
+        assertThat(admin("GET", "/admin/profiles", PARTNER, null).statusCode()).isEqualTo(403);
+    }
+
+    @Test
     void aDeploymentsStateIsShownToOperatorsNotPartners() throws Exception {
         HttpResponse<String> r = admin("GET", "/admin/deployments/d", READ, null);
         assertThat(r.statusCode()).isEqualTo(200);

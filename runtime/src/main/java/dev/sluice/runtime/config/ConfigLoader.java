@@ -54,7 +54,7 @@ public final class ConfigLoader {
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
             "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing", "rollouts",
-            "prices");
+            "prices", "provider_scopes");
     private static final Set<String> PRICE = Set.of("input", "output", "cache_read");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
@@ -66,7 +66,8 @@ public final class ConfigLoader {
     private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline", "reserve");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
             "azure_deployment", "api_version", "limits", "window", "adaptive", "ramp", "failure_policy",
-            "capabilities");
+            "capabilities", "provider_scopes");
+    private static final Set<String> PROVIDER_SCOPE = Set.of("limits", "window", "names");
     private static final Set<String> CAPABILITIES = Set.of("context_window", "max_output_tokens", "tools",
             "parallel_tools", "json_schema", "vision", "region", "retention", "relative_cost");
     private static final Set<String> FALLBACK = Set.of("classes", "max_cost_ratio", "same_region");
@@ -151,8 +152,10 @@ public final class ConfigLoader {
         if (!deps.present() || deps.entries().isEmpty()) {
             throw new ConfigException("deployments", "at least one deployment", "none");
         }
+        Map<String, ProviderScopeConfig> providerScopes = new LinkedHashMap<>();
+        top.get("provider_scopes").entries().forEach((id, n) -> providerScopes.put(id, providerScope(id, n)));
         Map<String, DeploymentConfig> deployments = new LinkedHashMap<>();
-        deps.entries().forEach((id, n) -> deployments.put(id, deployment(id, n)));
+        deps.entries().forEach((id, n) -> deployments.put(id, deployment(id, n, providerScopes)));
 
         YamlNode profs = top.get("profiles");
         if (!profs.present() || profs.entries().isEmpty()) {
@@ -175,7 +178,7 @@ public final class ConfigLoader {
         orgs.values().forEach(o -> tenants.addAll(o.tenants().keySet()));
         List<RolloutConfig> rollouts = RolloutSection.read(top.get("rollouts"), deployments, profiles, tenants);
         SluiceConfig config = new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes,
-                deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices);
+                deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
         dev.sluice.runtime.rollout.RolloutCompatibility.check(config);
         return config;
     }
@@ -213,6 +216,43 @@ public final class ConfigLoader {
                     + (long) Price.MAX_PER_MILLION, Double.toString(d));
         }
         return d;
+    }
+
+    /** One entry of {@code provider_scopes:}: a quota shared above one deployment. */
+    private static ProviderScopeConfig providerScope(String id, YamlNode n) {
+        n.requireObject();
+        n.allowOnly(PROVIDER_SCOPE);
+        ConfigException.require(ProviderScopeConfig.providerOf(id).isPresent(), n.path(),
+                "an id <provider>:<name> with the provider one of " + ProviderScopeConfig.PROVIDERS
+                        + " (azure:sub-1/eastus, openai:org-x/project-y)", "\"" + id + "\"");
+        Limits limits = withWindow(limits(n.get("limits")), window(n.get("window")));
+        ConfigException.require(!limits.isEmpty(), n.get("limits").path(),
+                "at least one limit (a shared scope without limits limits nothing)", "none");
+        List<String> names = new ArrayList<>();
+        for (YamlNode item : n.get("names").items()) {
+            String name = item.text();
+            ConfigException.require(!name.isBlank() && !names.contains(name), item.path(),
+                    "a non-empty identifier not listed before", "\"" + name + "\"");
+            names.add(name);
+        }
+        return new ProviderScopeConfig(id, limits, names);
+    }
+
+    /** A deployment's {@code provider_scopes:}: declared scopes of its own provider, each once. */
+    private static List<String> memberships(YamlNode n, DeploymentKind kind, Map<String, ProviderScopeConfig> declared) {
+        List<String> out = new ArrayList<>();
+        for (YamlNode item : n.items()) {
+            String id = item.text();
+            ConfigException.require(declared.containsKey(id), item.path(),
+                    "one of the provider_scopes " + declared.keySet(), "\"" + id + "\"");
+            String provider = ProviderScopeConfig.providerOf(id).orElseThrow();
+            ConfigException.require(ProviderScopeConfig.covers(provider, kind), item.path(),
+                    "a scope of this deployment's provider (kind " + kind.wireName() + ")", "\"" + id + "\"");
+            ConfigException.require(!out.contains(id), item.path(), "a provider scope not listed before",
+                    "\"" + id + "\"");
+            out.add(id);
+        }
+        return out;
     }
 
     private static TracingSettings tracing(YamlNode n) {
@@ -355,7 +395,7 @@ public final class ConfigLoader {
         return out;
     }
 
-    private DeploymentConfig deployment(String id, YamlNode n) {
+    private DeploymentConfig deployment(String id, YamlNode n, Map<String, ProviderScopeConfig> providerScopes) {
         n.requireObject();
         n.allowOnly(DEPLOYMENT);
         YamlNode kindNode = n.get("kind");
@@ -392,8 +432,9 @@ public final class ConfigLoader {
                 : Optional.empty();
         Optional<String> av = apiVersion;
         Capabilities capabilities = capabilities(n.get("capabilities"));
+        List<String> shared = memberships(n.get("provider_scopes"), kind, providerScopes);
         return build(n.path(), () -> new DeploymentConfig(id, kind, base, keyEnv, key, scope, azureDeployment, av, limits,
-                adaptive, ramp, policy, capabilities));
+                adaptive, ramp, policy, capabilities, shared));
     }
 
     /** A deployment's {@code capabilities:}; what it leaves out is {@link Capabilities#UNDECLARED}. */

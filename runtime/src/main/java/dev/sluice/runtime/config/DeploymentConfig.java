@@ -6,6 +6,7 @@ import dev.sluice.adapt.MultiplierConfig;
 import dev.sluice.adapt.SheddingConfig;
 import dev.sluice.limits.Limits;
 import java.net.URI;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -26,11 +27,13 @@ import java.util.Optional;
  * @param ramp ramp-up settings
  * @param failurePolicy overrides the store's failure policy for this deployment
  * @param capabilities what its model offers, for the fallback policy
+ * @param providerScopes the ids of the shared provider scopes ({@link ProviderScopeConfig}) it
+ *     belongs to, outermost first, each once
  */
 public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Optional<String> apiKeyEnv,
         Optional<Secret> apiKey, Map<String, String> scope, Optional<String> azureDeployment,
         Optional<String> apiVersion, Limits limits, AdaptiveSettings adaptive, RampSettings ramp,
-        Optional<StoreSettings.FailurePolicy> failurePolicy, Capabilities capabilities) {
+        Optional<StoreSettings.FailurePolicy> failurePolicy, Capabilities capabilities, List<String> providerScopes) {
 
     /** The Azure OpenAI API version used when a deployment names none. */
     public static final String DEFAULT_AZURE_API_VERSION = "2024-10-21";
@@ -49,15 +52,25 @@ public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Opti
         Objects.requireNonNull(ramp, "ramp");
         Objects.requireNonNull(failurePolicy, "failurePolicy");
         Objects.requireNonNull(capabilities, "capabilities");
+        providerScopes = List.copyOf(providerScopes);
     }
 
-    /** A deployment that declares no capabilities. */
+    /** A deployment under no shared provider scope. */
+    public DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Optional<String> apiKeyEnv,
+            Optional<Secret> apiKey, Map<String, String> scope, Optional<String> azureDeployment,
+            Optional<String> apiVersion, Limits limits, AdaptiveSettings adaptive, RampSettings ramp,
+            Optional<StoreSettings.FailurePolicy> failurePolicy, Capabilities capabilities) {
+        this(id, kind, baseUrl, apiKeyEnv, apiKey, scope, azureDeployment, apiVersion, limits, adaptive, ramp,
+                failurePolicy, capabilities, List.of());
+    }
+
+    /** A deployment that declares no capabilities and is under no shared provider scope. */
     public DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Optional<String> apiKeyEnv,
             Optional<Secret> apiKey, Map<String, String> scope, Optional<String> azureDeployment,
             Optional<String> apiVersion, Limits limits, AdaptiveSettings adaptive, RampSettings ramp,
             Optional<StoreSettings.FailurePolicy> failurePolicy) {
         this(id, kind, baseUrl, apiKeyEnv, apiKey, scope, azureDeployment, apiVersion, limits, adaptive, ramp,
-                failurePolicy, Capabilities.UNDECLARED);
+                failurePolicy, Capabilities.UNDECLARED, List.of());
     }
 
     /**
@@ -79,10 +92,16 @@ public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Opti
                 .withRamp(ramp.rampConfig());
     }
 
-    /** A copy with other limits (a reloaded file). */
+    /** A copy with other limits (a reloaded file); everything else, its capabilities and scopes included, kept. */
     public DeploymentConfig withLimits(Limits next) {
         return new DeploymentConfig(id, kind, baseUrl, apiKeyEnv, apiKey, scope, azureDeployment, apiVersion, next,
-                adaptive, ramp, failurePolicy);
+                adaptive, ramp, failurePolicy, capabilities, providerScopes);
+    }
+
+    /** A copy sending to {@code next} (a simulation or demo pointing it at a mock provider). */
+    public DeploymentConfig withBaseUrl(URI next) {
+        return new DeploymentConfig(id, kind, next, apiKeyEnv, apiKey, scope, azureDeployment, apiVersion, limits,
+                adaptive, ramp, failurePolicy, capabilities, providerScopes);
     }
 
     /** Whether a credential is configured but its environment variable is not set. */

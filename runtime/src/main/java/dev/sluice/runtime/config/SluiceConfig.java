@@ -37,20 +37,21 @@ import java.util.Optional;
  * @param tracing where OpenTelemetry spans go (nowhere by default)
  * @param rollouts the migrations of profiles from one deployment to another ({@code rollouts:}); empty for none
  * @param prices what tokens cost, per deployment or model, for the {@code daily_cost} caps
+ * @param providerScopes provider quotas shared above one deployment, by id, in file order
  */
 public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
         ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
         Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
         Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing, List<RolloutConfig> rollouts,
-        Prices prices) {
+        Prices prices, Map<String, ProviderScopeConfig> providerScopes) {
 
-    /** A configuration without rollouts or prices. */
+    /** A configuration without rollouts, prices or provider scopes. */
     public SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
             ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
             Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
             Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing) {
         this(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval, classes, deployments,
-                profiles, orgs, admin, metrics, tracing, List.of(), Prices.NONE);
+                profiles, orgs, admin, metrics, tracing, List.of(), Prices.NONE, Map.of());
     }
 
     public SluiceConfig {
@@ -70,6 +71,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         Objects.requireNonNull(metrics, "metrics");
         Objects.requireNonNull(tracing, "tracing");
         rollouts = List.copyOf(rollouts);
+        providerScopes = Collections.unmodifiableMap(new LinkedHashMap<>(providerScopes));
     }
 
     /** The governor's configuration: limits, weights and guarantees per scope, class policies, lease times. */
@@ -77,6 +79,12 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         GovernorConfig.Builder b = GovernorConfig.builder().leaseTtl(leaseTtl).leaseSweepInterval(leaseSweepInterval);
         classes.forEach(b::classPolicy);
         deployments.values().forEach(d -> addIfLimited(b, Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, d.id()), d.limits()));
+        providerScopes.values().forEach(s -> addIfLimited(b, s.scope(), s.limits()));
+        for (DeploymentConfig d : deployments.values()) {
+            for (String s : d.providerScopes()) {
+                b.providerScope(d.id(), Scope.of(ScopeLevel.PROVIDER_SCOPE, s));
+            }
+        }
         profiles.values().forEach(p -> addIfLimited(b, Scope.of(ScopeLevel.MODEL_PROFILE, p.id()), p.limits()));
         for (OrgConfig o : orgs.values()) {
             addIfLimited(b, Scope.of(ScopeLevel.ORGANISATION, o.id()), o.limits());
@@ -120,6 +128,13 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         return out;
     }
 
+    /** The shared provider scopes {@code d} belongs to, outermost first. */
+    public List<ProviderScopeConfig> providerScopesOf(DeploymentConfig d) {
+        List<ProviderScopeConfig> out = new ArrayList<>(d.providerScopes().size());
+        d.providerScopes().forEach(id -> out.add(providerScopes.get(id)));
+        return out;
+    }
+
     public Optional<DeploymentConfig> deployment(String id) {
         return Optional.ofNullable(deployments.get(id));
     }
@@ -160,54 +175,60 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
     /** A copy with other server settings (a test or the demo picking its port). */
     public SluiceConfig withServer(ServerSettings next) {
         return new SluiceConfig(sourceName, next, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
     }
 
     /** A copy with other ledger settings (a test or the demo choosing where to record). */
     public SluiceConfig withLedger(LedgerSettings next) {
         return new SluiceConfig(sourceName, server, store, next, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
     }
 
     /** A copy with other admin listener settings (a test or the demo picking its port). */
     public SluiceConfig withAdmin(AdminSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing, rollouts, prices);
+                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing, rollouts, prices, providerScopes);
     }
 
     /** A copy sending spans as {@code next} says. */
     public SluiceConfig withTracing(TracingSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, next, rollouts, prices);
+                classes, deployments, profiles, orgs, admin, metrics, next, rollouts, prices, providerScopes);
     }
 
     /** A copy with other metrics labels. */
     public SluiceConfig withMetrics(MetricsSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, next, tracing, rollouts, prices);
+                classes, deployments, profiles, orgs, admin, next, tracing, rollouts, prices, providerScopes);
     }
 
     /** A copy with another key tree (a change through the admin API, a reloaded file). */
     public SluiceConfig withOrgs(Map<String, OrgConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, next, admin, metrics, tracing, rollouts, prices);
+                classes, deployments, profiles, next, admin, metrics, tracing, rollouts, prices, providerScopes);
     }
 
     /** A copy with other model profiles (a reloaded file's limits). */
     public SluiceConfig withProfiles(Map<String, ProfileConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, next, orgs, admin, metrics, tracing, rollouts, prices);
+                classes, deployments, next, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
     }
 
     /** A copy with another price table (a change through the admin API). */
     public SluiceConfig withPrices(Prices next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, next);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, next, providerScopes);
+    }
+
+    /** A copy with other provider scopes (a reloaded file's limits). */
+    public SluiceConfig withProviderScopes(Map<String, ProviderScopeConfig> next) {
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, next);
     }
 
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, next, profiles, orgs, admin, metrics, tracing, rollouts, prices);
+                classes, next, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
     }
 }

@@ -487,11 +487,21 @@ public final class ControlPlane {
                     + running.deployments().keySet() + " and " + running.profiles().keySet()
                     + "; adding or removing one needs a restart); nothing was changed");
         }
+        boolean scopesMoved = !fresh.providerScopes().keySet().equals(running.providerScopes().keySet())
+                || running.deployments().values().stream()
+                        .anyMatch(d -> !fresh.deployments().get(d.id()).providerScopes().equals(d.providerScopes()));
+        if (scopesMoved) {
+            throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "provider_scopes", "provider scopes "
+                    + fresh.providerScopes().keySet() + " (expected: those running, " + running.providerScopes().keySet()
+                    + ", with the same deployments under each; adding, removing or moving one needs a restart); "
+                    + "nothing was changed");
+        }
         java.util.Map<String, dev.sluice.runtime.config.DeploymentConfig> deployments = new java.util.LinkedHashMap<>();
         running.deployments().forEach((id, d) -> deployments.put(id, d.withLimits(fresh.deployments().get(id).limits())));
         java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>();
         running.profiles().forEach((id, p) -> profiles.put(id, p.withLimits(fresh.profiles().get(id).limits())));
-        SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles);
+        SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles)
+                .withProviderScopes(fresh.providerScopes());
         SluiceConfig next = fold(base, journal.replay());
         SluiceConfig after = runtime.change(c -> next);
         seed = base;
@@ -633,7 +643,7 @@ public final class ControlPlane {
             }
         }
         throw new EditRefused(EditRefused.Why.INVALID, "invalid_scope", "scope", "scope: \"" + key
-                + "\" (expected: org:<id>, tenant:<id>, team:<tenant>/<team>, key:<id>, profile:<id> or deployment:<id>)");
+                + "\" (expected: org:<id>, tenant:<id>, team:<tenant>/<team>, key:<id>, profile:<id>, provider_scope:<id> or deployment:<id>)");
     }
 
     // ---- rules ----
@@ -682,7 +692,7 @@ public final class ControlPlane {
             case TEAM, API_KEY -> tenant.map(t -> t.equals(subject)
                     || (subjectIsOrg && TreeEdits.tenant(config(), t).map(at -> at.org().id().equals(subject)).orElse(
                             org.map(subject::equals).orElse(false)))).orElse(false);
-            case MODEL_PROFILE, PROVIDER_DEPLOYMENT -> false;
+            case MODEL_PROFILE, PROVIDER_SCOPE, PROVIDER_DEPLOYMENT -> false;
         };
     }
 
@@ -812,6 +822,7 @@ public final class ControlPlane {
             }
             case API_KEY -> TreeEdits.key(c, scope.id()).isPresent();
             case MODEL_PROFILE -> c.profiles().containsKey(scope.id());
+            case PROVIDER_SCOPE -> c.providerScopes().containsKey(scope.id());
             case PROVIDER_DEPLOYMENT -> c.deployments().containsKey(scope.id());
         };
         if (!exists) {
@@ -826,7 +837,7 @@ public final class ControlPlane {
             case TENANT -> TreeEdits.tenant(c, scope.id()).map(t -> t.org().id());
             case TEAM -> TreeEdits.tenant(c, scope.id().split("/", 2)[0]).map(t -> t.org().id());
             case API_KEY -> TreeEdits.key(c, scope.id()).map(k -> k.org().id());
-            case MODEL_PROFILE, PROVIDER_DEPLOYMENT -> Optional.empty();
+            case MODEL_PROFILE, PROVIDER_SCOPE, PROVIDER_DEPLOYMENT -> Optional.empty();
         };
     }
 

@@ -37,10 +37,26 @@ public final class Pauses {
 
     /** The first pause that holds on {@code path} at {@code nowMillis}, outermost scope first. */
     public Optional<Pause> applying(RequestPath path, long nowMillis) {
+        return applying(path, List.of(), nowMillis);
+    }
+
+    /**
+     * The first pause that holds on {@code path} or on the shared provider scopes of its deployment
+     * ({@code shared}, checked just before the deployment) at {@code nowMillis}.
+     */
+    public Optional<Pause> applying(RequestPath path, List<Scope> shared, long nowMillis) {
         if (byScope.isEmpty()) {
             return Optional.empty();
         }
         for (Scope s : path.scopes()) {
+            if (s.level() == dev.sluice.limits.ScopeLevel.PROVIDER_DEPLOYMENT) {
+                for (Scope above : shared) {
+                    Optional<Pause> p = of(above, nowMillis);
+                    if (p.isPresent()) {
+                        return p;
+                    }
+                }
+            }
             Optional<Pause> p = of(s, nowMillis);
             if (p.isPresent()) {
                 return p;
@@ -70,6 +86,7 @@ public final class Pauses {
             case TEAM -> "team " + s.id();
             case API_KEY -> "API key " + s.id();
             case MODEL_PROFILE -> "model profile " + s.id();
+            case PROVIDER_SCOPE -> "provider scope " + s.id();
             case PROVIDER_DEPLOYMENT -> "deployment " + s.id();
         };
     }

@@ -13,7 +13,8 @@ import java.util.Optional;
  * <ul>
  *   <li>{@value #LOCAL_WAIT}: the first choice refused it at once, by its own deployment bucket
  *       or lane (a shortfall beyond the class's wait budget, a full or busy queue, a paused or
- *       shedding deployment). A refusal by a tenant, key, team, organisation or profile bucket
+ *       shedding deployment), or by a shared provider scope's bucket (then only a deployment
+ *       outside that scope may take it). A refusal by a tenant, key, team, organisation or profile bucket
  *       does not move it: those buckets are on every deployment's path. A refusal after waiting
  *       does not either: its wait budget is spent.</li>
  *   <li>{@value #PROVIDER_429}: the provider answered 429.</li>
@@ -28,17 +29,26 @@ final class FallbackTriggers {
     static final String LOCAL_WAIT = "local_wait";
     static final String PROVIDER_429 = "provider_429";
     static final String PROVIDER_5XX = "provider_5xx";
+    /** The transport could not put the request in the chosen deployment's format: nothing was sent. */
+    static final String UNTRANSLATABLE = "untranslatable";
     /** The rule a refusal names when the limit that refused it is on every deployment's path. */
     static final String SHARED_LIMIT = "shared_limit";
 
     private FallbackTriggers() {}
 
-    /** Whether a local refusal is the deployment's own, so that another deployment may have room. */
+    /** The rule a move names when every other deployment is under the shared provider scope that refused it. */
+    static final String SAME_PROVIDER_SCOPE = "same_provider_scope";
+
+    /**
+     * Whether a local refusal is the deployment's own or its provider scope's, so that another
+     * deployment may have room.
+     */
     static boolean movable(Rejection r) {
         if ("deadline_exceeded".equals(r.code()) || r.decision() == GatewayDecision.QUEUED_THEN_TIMED_OUT) {
             return false;
         }
-        return r.scope().map(s -> s.level() == ScopeLevel.PROVIDER_DEPLOYMENT).orElse(true);
+        return r.scope().map(s -> s.level() == ScopeLevel.PROVIDER_DEPLOYMENT || s.level() == ScopeLevel.PROVIDER_SCOPE)
+                .orElse(true);
     }
 
     /**

@@ -63,6 +63,11 @@ public final class RequestLifecycle {
     private DeploymentConfig lastDeployment;
     private List<AttemptEvent> attemptEvents;
     private List<String> tried = List.of();
+    /**
+     * Shared provider scopes that refused this request (their bucket locally, or a provider 429
+     * naming them): no deployment under one is a fallback. Null while none did.
+     */
+    private List<String> exhaustedScopes;
     private String decision = NO_DECISION;
     private Rejection rejection;
     private long queueWaitNanos;
@@ -164,7 +169,7 @@ public final class RequestLifecycle {
         long out = plan.estimate().outputTokens();
         // Amounts only: what the routing policy asks each deployment's buckets to hold.
         Demand amounts = new Demand(plan.estimate().inputTokens(), out, plan.streaming());
-        List<String> before = tried;
+        List<String> before = ruledOut();
         String movedFor = moveReason;
         moveReason = null;
         long askedAt = runtime.clock().nanos();
@@ -178,7 +183,8 @@ public final class RequestLifecycle {
             }
             DeploymentConfig d = to.deployment();
             RequestPath path = new RequestPath(c.org(), c.tenant(), c.team(), c.apiKeyId(), plan.profile().id(), d.id());
-            Optional<Pause> paused = runtime.pauses().applying(path, runtime.clock().epochMillis());
+            Optional<Pause> paused = runtime.pauses().applying(path,
+                    runtime.governor().config().providerScopesOf(d.id()), runtime.clock().epochMillis());
             if (paused.isPresent()) {
                 // Before the governor: a paused scope holds nothing and waits for nothing.
                 return new Routed(to, null, Pauses.rejection(paused.get(), runtime.clock().epochMillis()));
@@ -281,8 +287,11 @@ public final class RequestLifecycle {
             return;
         }
         if (attempts == 0 && FallbackTriggers.movable(r)) {
-            // Refused at once by this deployment's own buckets or lanes: the next allowed deployment may have room.
+            // Refused at once by this deployment's own buckets or lanes, or its provider scope's: the next allowed
+            // deployment (outside that scope) may have room.
             tried = append(tried, d.id());
+            r.scope().filter(s -> s.level() == dev.sluice.limits.ScopeLevel.PROVIDER_SCOPE)
+                    .ifPresent(s -> exhausted(s.id()));
             if (moveElsewhere(FallbackTriggers.LOCAL_WAIT)) {
                 admit(then);
                 return;
@@ -365,6 +374,10 @@ public final class RequestLifecycle {
             long toHead = a.headAtNanos() >= 0 ? a.headAtNanos() - a.sentAtNanos() : latency;
             runtime.feed(a.deployment().id(), signal.get(), toHead, plan.trafficClass());
         }
+        if (outcome instanceof AttemptOutcome.Throttled t) {
+            // A 429 naming a quota shared above this deployment: its other deployments would meet it too.
+            runtime.scopeNamedBy(a.deployment().id(), t.signal()).ifPresent(s -> exhausted(s.id()));
+        }
         if (!gone) {
             Optional<String> trigger = FallbackTriggers.afterAttempt(outcome, responseStatus != 0);
             boolean inTime = !plan.hasDeadline() || now < plan.deadlineNanos();
@@ -419,17 +432,62 @@ public final class RequestLifecycle {
      * forbade it is kept for the answer.
      */
     private boolean moveElsewhere(String reason) {
-        switch (runtime.routing().choose(plan, tried, Headroom.EVERYWHERE)) {
+        switch (runtime.routing().choose(plan, ruledOut(), Headroom.EVERYWHERE)) {
             case RouteChoice.To to -> {
                 moveReason = reason;
                 fallbackForbidden = null;
                 return true;
             }
             case RouteChoice.Nowhere n -> {
-                fallbackForbidden = n;
+                boolean sharedScope = exhaustedScopes != null && RouteChoice.Nowhere.NO_OTHER.equals(n.rule())
+                        && runtime.routing().choose(plan, tried, Headroom.EVERYWHERE) instanceof RouteChoice.To;
+                fallbackForbidden = sharedScope
+                        ? new RouteChoice.Nowhere(FallbackTriggers.SAME_PROVIDER_SCOPE, "every other deployment of profile "
+                                + plan.profile().id() + " is under provider scope " + String.join(", ", exhaustedScopes)
+                                + ", which refused it")
+                        : n;
                 return false;
             }
         }
+    }
+
+    /** {@code scope} (a provider scope id) refused this request: none of its deployments is a fallback. */
+    private void exhausted(String scope) {
+        if (exhaustedScopes == null) {
+            exhaustedScopes = new ArrayList<>(1);
+        }
+        if (!exhaustedScopes.contains(scope)) {
+            exhaustedScopes.add(scope);
+        }
+    }
+
+    /**
+     * What the routing policy may not choose: the deployments tried, and every deployment under a
+     * shared provider scope that refused the request (a move there is no fallback).
+     */
+    private List<String> ruledOut() {
+        if (exhaustedScopes == null) {
+            return tried;
+        }
+        List<String> out = new ArrayList<>(tried);
+        for (DeploymentConfig d : runtime.config().deployments().values()) {
+            if (!out.contains(d.id()) && d.providerScopes().stream().anyMatch(exhaustedScopes::contains)) {
+                out.add(d.id());
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The attempt just admitted cannot be sent on its deployment after all (the transport cannot
+     * put this request in that provider's format): it ends with nothing sent and nothing charged,
+     * and the answer is whether another allowed deployment may take it. True: ask {@link #admit}
+     * again (the move's reason is {@code untranslatable}); false: the transport answers with its
+     * own error.
+     */
+    public boolean unsendable(Attempt a) {
+        a.finish(new AttemptOutcome.ClientGone(false, Optional.empty()));
+        return !gone && moveElsewhere(FallbackTriggers.UNTRANSLATABLE);
     }
 
     /**

@@ -15,7 +15,8 @@ public interface RoutingPolicy {
      * The deployment for the next attempt of {@code plan}: one not in {@code tried}, or
      * {@link RouteChoice.Nowhere} when no other may take it.
      *
-     * @param tried the deployments of the attempts made so far, in order; empty for the first
+     * @param tried the deployments of the attempts made so far, in order, then those under a shared
+     *     provider scope that refused the request (a move to one is no fallback); empty for the first
      * @param headroom which deployments could take it now without waiting
      */
     RouteChoice choose(RequestPlan plan, List<String> tried, Headroom headroom);

@@ -41,6 +41,8 @@ public final class SimProvider {
     private final java.util.Map<ScriptedEvent.FaultBurst, Integer> faultsLeft = new java.util.HashMap<>();
     private final ProviderUsage usage;
     private final Wire wire;
+    /** The quotas shared above this deployment that every call must also pass, outermost first. */
+    private List<SharedQuota> shared = List.of();
 
     /**
      * @param behaviour how this provider enforces and reports its limits (the scenario's pins applied)
@@ -59,6 +61,11 @@ public final class SimProvider {
         this.faultRandom = random.stream("provider/" + deployment + "/faults");
         this.usage = new ProviderUsage(model, accountingUntilNanos);
         this.wire = new Wire(kind, behaviour);
+    }
+
+    /** Every call must also pass {@code quotas}, shared with other deployments. */
+    public void underQuotas(List<SharedQuota> quotas) {
+        this.shared = List.copyOf(quotas);
     }
 
     /** What the provider of a deployment kind documents, which no drawn member may contradict. */
@@ -128,11 +135,44 @@ public final class SimProvider {
                 usage.rejected(now, "too_large");
                 loop.after(errorLatency, () -> onReply.accept(r));
             }
-            case Admission.Accepted acc -> accepted(call, acc, now, onReply);
+            case Admission.Accepted acc -> {
+                List<dev.sluice.mock.limits.Ticket> tickets = new ArrayList<>(shared.size());
+                for (SharedQuota q : shared) {
+                    Admission above = q.tryAdmit(call.tenant(), call.promptTokens() - call.cacheReadTokens(),
+                            call.cacheReadTokens(), call.maxTokens(), now);
+                    if (!(above instanceof Admission.Accepted ok)) {
+                        // Refused by the shared quota: nothing ran here, and what the others took goes back unused.
+                        model.complete(acc.ticket(), 0, now);
+                        tickets.forEach(t -> sharedOf(t, tickets).complete(t, 0, now));
+                        Wire.Read w = q.rejection(above, now, loop.clock().epochMillis());
+                        ProviderReply r = new ProviderReply(ProviderReply.Outcome.RATE_LIMITED, 0, 0, 0,
+                                w.sdkHintMillis(), w.retryAfterHeader(), w.signal());
+                        usage.rejected(now, "shared:" + q.id());
+                        loop.after(errorLatency, () -> onReply.accept(r));
+                        return;
+                    }
+                    tickets.add(ok.ticket());
+                }
+                accepted(call, acc, tickets, now, onReply);
+            }
         }
     }
 
-    private void accepted(ProviderCall call, Admission.Accepted acc, long now, Consumer<ProviderReply> onReply) {
+    /** The shared quota that issued {@code t}, the i-th of {@code tickets}. */
+    private SharedQuota sharedOf(dev.sluice.mock.limits.Ticket t, List<dev.sluice.mock.limits.Ticket> tickets) {
+        return shared.get(tickets.indexOf(t));
+    }
+
+    /** Ends a call on this deployment and every shared quota above it. */
+    private void complete(Admission.Accepted acc, List<dev.sluice.mock.limits.Ticket> tickets, long produced, long t) {
+        model.complete(acc.ticket(), produced, t);
+        for (int i = 0; i < tickets.size(); i++) {
+            shared.get(i).complete(tickets.get(i), produced, t);
+        }
+    }
+
+    private void accepted(ProviderCall call, Admission.Accepted acc, List<dev.sluice.mock.limits.Ticket> tickets,
+            long now, Consumer<ProviderReply> onReply) {
         long spike = 0;
         double errorRate = spec.errorRate();
         List<FaultKind> kinds = spec.errors();
@@ -183,7 +223,7 @@ public final class SimProvider {
             }
             usage.admitted(now, uncachedInput, produced, false);
             loop.after(at, () -> {
-                model.complete(acc.ticket(), produced, loop.now());
+                complete(acc, tickets, produced, loop.now());
                 onReply.accept(r);
             });
             return;
@@ -191,7 +231,7 @@ public final class SimProvider {
         usage.admitted(now, uncachedInput, call.outputTokens(), true);
         loop.after(ttft + streamNanos, () -> {
             long t = loop.now();
-            model.complete(acc.ticket(), call.outputTokens(), t);
+            complete(acc, tickets, call.outputTokens(), t);
             LimitSnapshot snap = model.reportedSnapshot(t);
             onReply.accept(new ProviderReply(ProviderReply.Outcome.SUCCESS, input, call.cacheReadTokens(),
                     call.outputTokens(), OptionalLong.empty(), Optional.empty(),
