@@ -54,6 +54,8 @@ public final class Gateway {
     private final ControlPlane control;
     private final Optional<SluiceMetrics> metrics;
     private final Optional<SluiceTracing> tracing;
+    /** The last requests, for the admin listener's recent list and explanations (kept only with one). */
+    private final Optional<dev.sluice.runtime.explain.RecentRequests> recent;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
@@ -66,6 +68,8 @@ public final class Gateway {
         List<RequestEventSink> sinks = new ArrayList<>(List.of(ledger.sink()));
         accessLog.ifPresent(sinks::add);
         metrics.ifPresent(sinks::add);
+        this.recent = config.admin().map(a -> new dev.sluice.runtime.explain.RecentRequests());
+        recent.ifPresent(sinks::add);
         this.tracing = config.tracing().exporter() == TracingSettings.Exporter.OTLP
                 ? Optional.of(SluiceTracing.otlp(config.tracing())) : Optional.empty();
         tracing.ifPresent(sinks::add);
@@ -205,7 +209,8 @@ public final class Gateway {
             }
             return rest;
         }).compose(v -> config.admin().isEmpty() ? Future.succeededFuture(this)
-                : new AdminServer(vertx, config.admin().get(), control, ledger.queries(), metrics.orElseThrow()).start().map(a -> {
+                : new AdminServer(vertx, config.admin().get(), control, ledger.queries(), metrics.orElseThrow(),
+                        recent.orElseThrow()).start().map(a -> {
                     admin = a;
                     return this;
                 }));

@@ -26,15 +26,17 @@ public final class AdminServer {
      * @param control where changes go (the runtime's, with its journal)
      * @param usage the ledger's queries, for {@code /admin/usage}; empty when the ledger is off
      * @param metrics what {@code /metrics} serves
+     * @param recent the requests held in memory, for {@code /admin/requests/recent} and {@code /admin/explain}
      */
     public AdminServer(Vertx vertx, AdminSettings settings, ControlPlane control, Optional<LedgerQueries> usage,
-            SluiceMetrics metrics) {
+            SluiceMetrics metrics, dev.sluice.runtime.explain.RecentRequests recent) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes(),
                 new AdminRateLimit(settings.maxRequestsPerMinute(), System::nanoTime));
         AdminRoutes.install(router, vertx, settings, control.runtime(), metrics);
         ManagementRoutes.install(router, vertx, control, usage);
+        RequestRoutes.install(router, vertx, control, recent, usage);
     }
 
     /** The routes, for documentation checks. */

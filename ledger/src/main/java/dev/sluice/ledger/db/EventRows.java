@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
-/** One row per request and one per attempt: every fact of the events, in the columns of migration 1. */
+/** One row per request and one per attempt: every fact of the events, in the columns of migrations 1 and 4. */
 final class EventRows {
 
     static final String INSERT_REQUEST = "INSERT INTO requests (trace_id, span_id, received_at, operation, org, "
@@ -22,7 +22,8 @@ final class EventRows {
             + "streaming, estimated_input, estimated_output, estimated_cache_read, input_tokens, output_tokens, "
             + "cache_read_tokens, usage_reported, decision, gateway_decision, decider_limiter, decider_scope, "
             + "decider_window, code, queue_wait_ns, mode, brownout, borrowed, attempts, fallback, status, "
-            + "retry_after_ms, latency_ns, ttft_ns, writer) VALUES (" + marks(39) + ") "
+            + "retry_after_ms, latency_ns, ttft_ns, writer, decider_paused, decider_reserve, predicted_wait_ns, service_ns, "
+            + "budget_ns, bound_by) VALUES (" + marks(45) + ") "
             + "ON CONFLICT (trace_id, span_id) DO NOTHING";
 
     static final String INSERT_ATTEMPT = "INSERT INTO attempts (trace_id, span_id, attempt, started_at, deployment, "
@@ -82,7 +83,21 @@ final class EventRows {
         number(s, i++, e.retryAfterMillis());
         s.setLong(i++, e.latencyNanos());
         number(s, i++, e.timeToFirstTokenNanos());
-        s.setString(i, writer);
+        s.setString(i++, writer);
+        flag(s, i++, decider.map(Decider::paused));
+        flag(s, i++, decider.map(Decider::reserve));
+        number(s, i++, decider.map(Decider::predictedWaitNanos).orElse(OptionalLong.empty()));
+        number(s, i++, decider.map(Decider::serviceNanos).orElse(OptionalLong.empty()));
+        number(s, i++, decider.map(Decider::budgetNanos).orElse(OptionalLong.empty()));
+        text(s, i, decider.flatMap(Decider::boundBy));
+    }
+
+    private static void flag(PreparedStatement s, int i, Optional<Boolean> v) throws SQLException {
+        if (v.isPresent()) {
+            s.setInt(i, v.get() ? 1 : 0);
+        } else {
+            s.setNull(i, Types.INTEGER);
+        }
     }
 
     static void bindAttempt(PreparedStatement s, RequestEvent r, AttemptEvent a, Map<Map<String, String>, String> json)

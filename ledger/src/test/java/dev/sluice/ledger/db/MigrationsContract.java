@@ -42,14 +42,14 @@ abstract class MigrationsContract {
     }
 
     static final List<String> ALL = List.of("1 per-request and per-attempt rows", "2 hourly and daily rollups",
-            "3 admin changes: audit and state");
+            "3 admin changes: audit and state", "4 the whole decision of a request");
 
     @Test
     void fromNothingEveryStepIsApplied() throws SQLException {
         Database db = db();
         try (Connection c = db.connect()) {
             assertThat(Migrations.version(c, db.dialect())).isZero();
-            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(3);
+            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(4);
             assertThat(versions(c)).isEqualTo(ALL);
             assertThat(Migrations.version(c, db.dialect())).isEqualTo(Migrations.latest());
         }
@@ -75,9 +75,15 @@ abstract class MigrationsContract {
         try (Connection c = db.connect()) {
             assertThat(Migrations.migrate(c, db.dialect(), db.schema(), 1)).isEqualTo(1);
             assertThat(versions(c)).containsExactly(ALL.get(0));
-            try (var s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
-                EventRows.bindRequest(s, Traffic.e1(), "old");
-                s.executeUpdate();
+            // A row as the first schema held it: only its columns (the later steps add more).
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO requests (trace_id, span_id, received_at, operation, provider_scope, "
+                        + "streaming, estimated_input, estimated_output, estimated_cache_read, input_tokens, "
+                        + "output_tokens, cache_read_tokens, usage_reported, decision, decider_limiter, decider_scope, "
+                        + "queue_wait_ns, brownout, borrowed, attempts, status, latency_ns, writer) VALUES ('"
+                        + Traffic.e1().traceId() + "', '" + Traffic.e1().spanId() + "', " + Traffic.e1().receivedAtEpochMillis()
+                        + ", 'openai.chat', '{}', 0, 10, 5, 0, 10, 5, 0, 1, 'rejected', 'rpm', 'tenant:acme', 0, 0, 0, 0, "
+                        + "429, 1000, 'old')");
             }
         }
         // A reader refuses the older schema rather than fail on a missing table.
@@ -96,6 +102,10 @@ abstract class MigrationsContract {
             r.next();
             assertThat(r.getString(1)).isEqualTo(Traffic.e2().traceId());
         }
+        // A row of the first schema still reads back, the later columns empty.
+        var old = LedgerQueries.open(settings()).request(Traffic.e1().traceId()).orElseThrow();
+        assertThat(old.decider().orElseThrow().scope()).isEqualTo("tenant:acme");
+        assertThat(old.decider().orElseThrow().budgetNanos()).isEmpty();
         // Rows written before the rollups existed are not in them; everything after is.
         assertThat(LedgerQueries.open(settings()).usage(Window.last(Duration.ofDays(1), Traffic.NOW),
                 Grouping.TENANT).total().requests()).isEqualTo(1);
