@@ -35,11 +35,21 @@ import java.util.Optional;
  * @param admin the admin listener, when the file has an {@code admin:} section
  * @param metrics which optional labels the Prometheus metrics carry
  * @param tracing where OpenTelemetry spans go (nowhere by default)
+ * @param alerts the gateway's own alert rules' thresholds and the webhook they are sent to
  */
 public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
         ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
         Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
-        Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing) {
+        Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing, AlertSettings alerts) {
+
+    /** A configuration with the default alert thresholds and no webhook. */
+    public SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
+            ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
+            Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
+            Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing) {
+        this(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval, classes, deployments,
+                profiles, orgs, admin, metrics, tracing, AlertSettings.defaults());
+    }
 
     public SluiceConfig {
         Objects.requireNonNull(sourceName, "sourceName");
@@ -56,6 +66,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         Objects.requireNonNull(admin, "admin");
         Objects.requireNonNull(metrics, "metrics");
         Objects.requireNonNull(tracing, "tracing");
+        Objects.requireNonNull(alerts, "alerts");
     }
 
     /** The governor's configuration: limits, weights and guarantees per scope, class policies, lease times. */
@@ -146,48 +157,48 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
     /** A copy with other server settings (a test or the demo picking its port). */
     public SluiceConfig withServer(ServerSettings next) {
         return new SluiceConfig(sourceName, next, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, alerts);
     }
 
     /** A copy with other ledger settings (a test or the demo choosing where to record). */
     public SluiceConfig withLedger(LedgerSettings next) {
         return new SluiceConfig(sourceName, server, store, next, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, alerts);
     }
 
     /** A copy with other admin listener settings (a test or the demo picking its port). */
     public SluiceConfig withAdmin(AdminSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing);
+                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing, alerts);
     }
 
     /** A copy sending spans as {@code next} says. */
     public SluiceConfig withTracing(TracingSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, next);
+                classes, deployments, profiles, orgs, admin, metrics, next, alerts);
     }
 
     /** A copy with other metrics labels. */
     public SluiceConfig withMetrics(MetricsSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, next, tracing);
+                classes, deployments, profiles, orgs, admin, next, tracing, alerts);
     }
 
     /** A copy with another key tree (a change through the admin API, a reloaded file). */
     public SluiceConfig withOrgs(Map<String, OrgConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, next, admin, metrics, tracing);
+                classes, deployments, profiles, next, admin, metrics, tracing, alerts);
     }
 
     /** A copy with other model profiles (a reloaded file's limits). */
     public SluiceConfig withProfiles(Map<String, ProfileConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, next, orgs, admin, metrics, tracing);
+                classes, deployments, next, orgs, admin, metrics, tracing, alerts);
     }
 
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, next, profiles, orgs, admin, metrics, tracing);
+                classes, next, profiles, orgs, admin, metrics, tracing, alerts);
     }
 }
