@@ -16,6 +16,7 @@ import dev.sluice.store.redis.FailoverConfig;
 import dev.sluice.store.redis.FailoverQuotaStore;
 import dev.sluice.store.redis.FailurePolicy;
 import dev.sluice.store.redis.FleetHeartbeat;
+import dev.sluice.store.redis.FleetView;
 import dev.sluice.store.redis.RedisQuotaStore;
 import dev.sluice.time.NanoClock;
 import java.util.HashMap;
@@ -57,9 +58,12 @@ final class ServeCommand {
             return 1;
         }
         FleetHeartbeat[] heartbeat = new FleetHeartbeat[1];
+        FleetView[] fleet = new FleetView[1];
+        RedisQuotaStore[] shared = new RedisQuotaStore[1];
         if (config.store().kind() == StoreSettings.Kind.REDIS) {
             try {
                 RedisQuotaStore redis = connect(config);
+                shared[0] = redis;
                 heartbeat[0] = FleetHeartbeat.start(redis, HEARTBEAT_EVERY);
                 b.store(redisStore(config, redis, heartbeat[0]::liveReplicas));
             } catch (RuntimeException e) {
@@ -75,6 +79,13 @@ final class ServeCommand {
             err.println("sluice serve: " + cause.getMessage());
             return 1;
         }
+        if (shared[0] != null) {
+            // The replicas decide as one governor: queued demand and modes exchanged off the request path.
+            FleetView view = FleetView.start(shared[0], g.governor(),
+                    d -> g.adaptive().flatMap(a -> a.find(d)), FLEET_VIEW_EVERY);
+            fleet[0] = view;
+            g.runtime().fleet(peers(view, shared[0].config().replicaId()));
+        }
         out.println("Sluice listening on " + g.baseUrl() + " (" + config.deployments().size() + " deployments, "
                 + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
         onHangUp(() -> {
@@ -87,6 +98,9 @@ final class ServeCommand {
         });
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (fleet[0] != null) {
+                fleet[0].close();
+            }
             if (heartbeat[0] != null) {
                 heartbeat[0].close();
             }
@@ -129,6 +143,34 @@ final class ServeCommand {
         } catch (ReflectiveOperationException | IllegalArgumentException | LinkageError e) {
             // No signal API here (or HUP is taken): the API route remains.
         }
+    }
+
+    /**
+     * How often a replica on Redis publishes its queued demand and modes and reads the others':
+     * the fleet's decisions lag a replica's queue by at most this plus one round trip.
+     */
+    static final java.time.Duration FLEET_VIEW_EVERY = java.time.Duration.ofMillis(250);
+
+    /** The admin API's view of the other replicas: what the fleet view last read. */
+    static dev.sluice.runtime.FleetPeers peers(FleetView view, String self) {
+        return new dev.sluice.runtime.FleetPeers() {
+            @Override
+            public String self() {
+                return self;
+            }
+
+            @Override
+            public java.util.List<Peer> peers(String deployment) {
+                java.util.List<Peer> out = new java.util.ArrayList<>();
+                view.lastReading().others().forEach((id, r) -> {
+                    var d = r.deployments().get(deployment);
+                    if (d != null) {
+                        out.add(new Peer(id, d.mode().wireName(), d.queuedNanos(), d.rampStage()));
+                    }
+                });
+                return out;
+            }
+        };
     }
 
     /** How often a replica on Redis tells the fleet it is alive. */

@@ -116,6 +116,14 @@ public final class AdaptiveController implements DeploymentGuard {
 
     private record ModeState(Mode mode, long sinceNanos) {}
 
+    /** The most severe mode the fleet's other replicas published for this deployment, standing until {@code untilNanos}. */
+    private record FleetMode(Mode mode, long untilNanos) {
+        static final FleetMode NONE = new FleetMode(Mode.NORMAL, Long.MIN_VALUE);
+    }
+
+    // Read without the state lock by screen() and brownout().
+    private volatile FleetMode fleetMode = FleetMode.NONE;
+
     /** A pause until {@code untilNanos}, worded as its {@code cause} ("the provider answered 503 (overloaded)"). */
     private record PauseNotice(long untilNanos, String cause) {
         static final PauseNotice NONE = new PauseNotice(Long.MIN_VALUE, "");
@@ -179,9 +187,48 @@ public final class AdaptiveController implements DeploymentGuard {
         return config;
     }
 
-    /** The current operating mode. */
+    /** The operating mode this replica's own observations put the deployment in: what it publishes to a fleet. */
     public Mode mode() {
         return modeState.mode();
+    }
+
+    /**
+     * The mode admission applies at {@code nowNanos}: the more severe of this replica's own and
+     * the fleet's (as last given to {@link #fleetMode}, while it stands), so that every replica
+     * answers a client the same way whichever one it reaches.
+     */
+    public Mode modeInForce(long nowNanos) {
+        Mode own = modeState.mode();
+        FleetMode f = fleetMode;
+        return nowNanos < f.untilNanos() && f.mode().above(own) ? f.mode() : own;
+    }
+
+    /** The ramp's stage now (0 is the first). */
+    public synchronized int rampStage() {
+        return ramp.stage();
+    }
+
+    /**
+     * Joins a fleet whose replicas run this deployment's ramp at {@code stage}: this replica's ramp
+     * takes that stage at once instead of starting cold (never lowers it), and the factor is pushed.
+     */
+    public void joinRamp(int stage) {
+        List<AdaptiveEvent> events = new ArrayList<>(1);
+        synchronized (this) {
+            long now = clock.nanos();
+            ramp.join(stage, now).ifPresent(step -> events.add(new RampChanged(deployment, step)));
+            push(now, limits());
+        }
+        deliver(events);
+    }
+
+    /**
+     * The most severe mode the fleet's other replicas are in for this deployment, standing until
+     * {@code untilNanos} on this controller's clock unless given again (a replica that stops
+     * publishing stops counting). Only ever makes admission stricter than this replica's own mode.
+     */
+    public void fleetMode(Mode mode, long untilNanos) {
+        fleetMode = new FleetMode(Objects.requireNonNull(mode, "mode"), untilNanos);
     }
 
     public void addListener(AdaptiveListener listener) {
@@ -321,9 +368,12 @@ public final class AdaptiveController implements DeploymentGuard {
         }
         ModeState s = modeState;
         ModeConfig m = config.modes();
-        long retry = Math.max(m.minRetryAfter().toNanos(), s.sinceNanos() + m.minDwell().toNanos() - nowNanos);
-        if (s.mode() == Mode.LOAD_SHEDDING && !m.servedWhileShedding().contains(trafficClass)) {
-            boolean deep = shedDeep;
+        Mode mode = modeInForce(nowNanos);
+        // A mode taken from the fleet has no local dwell to wait out: retry after the minimum.
+        long retry = mode != s.mode() ? m.minRetryAfter().toNanos()
+                : Math.max(m.minRetryAfter().toNanos(), s.sinceNanos() + m.minDwell().toNanos() - nowNanos);
+        if (mode == Mode.LOAD_SHEDDING && !m.servedWhileShedding().contains(trafficClass)) {
+            boolean deep = shedDeep && mode == s.mode();
             if (deep || !m.shedding().shedLast().contains(trafficClass)) {
                 String served = deep ? "only critical requests are served"
                         : "only critical and " + names(m.shedding().shedLast()) + " requests are served";
@@ -332,7 +382,7 @@ public final class AdaptiveController implements DeploymentGuard {
                                 + " for now; retry in " + human(retry) + " or later."));
             }
         }
-        if (s.mode() == Mode.BROWNOUT && m.pausedInBrownout().contains(trafficClass)) {
+        if (mode == Mode.BROWNOUT && m.pausedInBrownout().contains(trafficClass)) {
             return Optional.of(refusal(GatewayDecision.SHED_UNDER_PRESSURE,
                     trafficClass.wireName() + "_paused_in_brownout", retry, "Deployment " + deployment
                             + " is in brownout: " + trafficClass.wireName() + " work is paused; retry in "
@@ -371,7 +421,7 @@ public final class AdaptiveController implements DeploymentGuard {
 
     @Override
     public boolean brownout(long nowNanos) {
-        Mode m = modeState.mode();
+        Mode m = modeInForce(nowNanos);
         return m == Mode.BROWNOUT || m == Mode.LOAD_SHEDDING;
     }
 

@@ -51,6 +51,18 @@ final class Lane {
     private final long[] pausedUntil = new long[Dimension.COUNT];
     /** The shared bucket the queue's head was last short of: what a newcomer queued behind it waits for. */
     private ReserveOutcome.Short heldBy;
+    /**
+     * Per class, what the fleet's other replicas have queued for this deployment, in the same
+     * configured-rate cost as {@link #queuedCostNanos}, as they last published it (zero on one
+     * replica). Replaced whole, so a reader sees one publication.
+     */
+    private volatile long[] othersQueued = new long[CLASSES.length];
+    /**
+     * While others queue too: this replica's unspent part of the refill, in configured-rate
+     * nanoseconds, and when it was last accrued (see {@link FleetShare}).
+     */
+    private double fleetCredit;
+    private long creditAt = Long.MIN_VALUE;
 
     /**
      * A class's reserve is held back while the class has asked for this deployment within this
@@ -106,6 +118,20 @@ final class Lane {
         }
         double stretched = slowest > 0 ? costNanos / slowest : Double.MAX_VALUE;
         return (long) Math.min(Long.MAX_VALUE / 2.0, stretched) + Math.max(0, pause);
+    }
+
+    /** The slowest refill factor in force among the rates the deployment limits (1 when none is cut). */
+    private synchronized double slowestFactor() {
+        BucketPlan p = deploymentPlan;
+        double slowest = 1.0;
+        if (p != null) {
+            for (int d = 0; d < Dimension.COUNT; d++) {
+                if (DIMS[d].kind() == Dimension.Kind.RATE && p.limits(DIMS[d])) {
+                    slowest = Math.min(slowest, factor[d]);
+                }
+            }
+        }
+        return slowest;
     }
 
     /** The pause left on the dimension a waiter was last short of, when that was this deployment's bucket. */
@@ -193,6 +219,37 @@ final class Lane {
             }
         }
         return false;
+    }
+
+    /** Whether another replica of the fleet has work of {@code c} or a class served before it queued here. */
+    boolean othersQueuedAtOrAbove(TrafficClass c) {
+        long[] o = othersQueued;
+        for (int i = 0; i <= c.ordinal(); i++) {
+            if (o[i] > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What the other replicas have queued in {@code c} and the classes before it, at the configured rate. */
+    long othersAheadNanos(TrafficClass c) {
+        return FleetShare.sumTo(othersQueued, c.ordinal());
+    }
+
+    /** Takes the other replicas' queued demand, per class ordinal (a copy is kept). */
+    void othersQueued(long[] costNanosByClass) {
+        othersQueued = costNanosByClass.clone();
+    }
+
+    /** The other replicas' queued demand as last given, per class ordinal. */
+    long[] othersQueued() {
+        return othersQueued.clone();
+    }
+
+    /** What this replica has queued per class ordinal, at the configured rate: what it publishes to the fleet. */
+    synchronized long[] queuedCostNanos() {
+        return queuedCostNanos.clone();
     }
 
     boolean anyQueued() {
@@ -315,6 +372,16 @@ final class Lane {
         }
         long retryAt = Long.MAX_VALUE;
         heldBy = null;
+        // Other replicas queue for this deployment too: this one takes only its part of the refill.
+        long others = FleetShare.sumTo(othersQueued, CLASSES.length - 1);
+        double earning = 0;
+        if (others > 0) {
+            earning = FleetShare.part(FleetShare.sumTo(queuedCostNanos, CLASSES.length - 1), others) * slowestFactor();
+        } else {
+            creditAt = Long.MIN_VALUE;
+            fleetCredit = 0;
+        }
+        boolean accrued = false;
         outer:
         for (int c = 0; c < CLASSES.length; c++) {
             if (queued.get(c) == 0) {
@@ -325,6 +392,19 @@ final class Lane {
                 Waiter w = pick(c, blocked, now);
                 if (w == null) {
                     break;
+                }
+                if (others > 0) {
+                    if (!accrued) {
+                        fleetCredit = FleetShare.accrue(fleetCredit, creditAt, now, earning, w.costNanos);
+                        creditAt = now;
+                        accrued = true;
+                    }
+                    // Within a nanosecond: the credit's floating-point sum must not hold a waiter a whole wake-up longer.
+                    if (fleetCredit + 1 < w.costNanos) {
+                        // This replica's part is spent: the rest of the refill belongs to the others' queues.
+                        retryAt = Math.min(retryAt, now + FleetShare.untilCovered(fleetCredit, w.costNanos, earning));
+                        break outer;
+                    }
                 }
                 ReserveOutcome o;
                 try {
@@ -337,6 +417,9 @@ final class Lane {
                     continue;
                 }
                 if (o instanceof ReserveOutcome.Granted g) {
+                    if (others > 0) {
+                        fleetCredit -= w.costNanos;
+                    }
                     remove(c, w);
                     virtualTime[c] = Math.max(virtualTime[c], w.startTag);
                     noteRevocations(c, w, now);

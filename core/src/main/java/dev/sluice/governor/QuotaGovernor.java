@@ -90,7 +90,7 @@ public final class QuotaGovernor {
         boolean deadlineBound = deadlineRoom < classBudget;
         long[] amounts = request.demand().amounts();
         TenantShare share = route.share();
-        if (!lane.queuedAtOrAbove(c)) {
+        if (!lane.queuedAtOrAbove(c) && !lane.othersQueuedAtOrAbove(c)) {
             ReserveOutcome o = reserve(route, c, amounts, now);
             if (o instanceof ReserveOutcome.Granted g) {
                 return admitted(lane, request, g, amounts, share, 0, 0, now);
@@ -116,8 +116,10 @@ public final class QuotaGovernor {
             }
             return enqueue(lane, request, amounts, share, now, budget, wait, why);
         }
-        long wait = lane.inForceNanos(lane.fairAheadNanos(c, share) + lane.costNanos(amounts), now);
-        // Behind others: what holds the queue's head holds this one too.
+        // Behind others, here and on the fleet's other replicas (the deployment serves the fleet's queues at its one rate).
+        long wait = lane.inForceNanos(lane.fairAheadNanos(c, share) + lane.othersAheadNanos(c) + lane.costNanos(amounts),
+                now);
+        // What holds the queue's head holds this one too.
         Optional<ReserveOutcome.Short> held = lane.heldBy();
         Explanation why = new Explanation(held.map(ReserveOutcome.Short::scope), held.map(ReserveOutcome.Short::dimension),
                 Optional.empty(), lane.anyPaused(now), false, wait, service, budget, deadlineBound);
@@ -142,7 +144,7 @@ public final class QuotaGovernor {
     public boolean hasHeadroom(String deployment, TrafficClass c, Demand demand) {
         long now = clock.nanos();
         Lane lane = lane(deployment);
-        if (lane.guard.screen(c, now).isPresent() || lane.queuedAtOrAbove(c)) {
+        if (lane.guard.screen(c, now).isPresent() || lane.queuedAtOrAbove(c) || lane.othersQueuedAtOrAbove(c)) {
             return false;
         }
         Optional<BucketPlan> plan = plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment));
@@ -169,7 +171,7 @@ public final class QuotaGovernor {
         ClassPolicy policy = config.classes().get(c);
         if (lane.queuedIn(c) >= policy.maxQueueLength()) {
             return rejected(request, Rejections.queueFull(c, lane.queuedIn(c),
-                    Math.max(expectedWait, lane.inForceNanos(lane.aheadNanos(c), now)), why));
+                    Math.max(expectedWait, lane.inForceNanos(lane.aheadNanos(c) + lane.othersAheadNanos(c), now)), why));
         }
         List<Runnable> done = new ArrayList<>();
         Waiter w;
@@ -335,6 +337,41 @@ public final class QuotaGovernor {
     /** Tenant settings, for a lane meeting a tenant for the first time. */
     ScopeSettings tenantSettings(String tenant) {
         return config.settings(Scope.of(ScopeLevel.TENANT, tenant));
+    }
+
+    /**
+     * What this replica has queued, per deployment with anything queued: the configured-rate cost
+     * per class (by {@link TrafficClass#ordinal()}), the unit of fair order. A replica sharing its
+     * store with others publishes it (off the request path) for theirs to predict waits over the
+     * fleet's queues and to share refills ({@link #othersQueued}).
+     */
+    public List<QueuedDemand> queuedDemand() {
+        List<QueuedDemand> out = new ArrayList<>();
+        for (Lane lane : laneArray) {
+            if (lane.anyQueued()) {
+                out.add(new QueuedDemand(lane.deployment, lane.queuedCostNanos()));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * What the fleet's other replicas have queued for {@code deployment}, summed as they last
+     * published it (an empty array entry, or all zeros, when nothing). From then on, a request of
+     * a class with work queued anywhere in the fleet at or above it queues behind that work, its
+     * wait is predicted over the fleet's queued cost at the deployment's rate, and this replica
+     * takes only its queue's part of each refill. One replica never calls it.
+     */
+    public void othersQueued(String deployment, long[] costNanosByClass) {
+        Objects.requireNonNull(deployment, "deployment");
+        if (costNanosByClass.length != TrafficClass.values().length) {
+            throw new IllegalArgumentException("costNanosByClass: " + costNanosByClass.length + " entries (expected: "
+                    + TrafficClass.values().length + ", one per class)");
+        }
+        Lane lane = lane(deployment);
+        lane.othersQueued(costNanosByClass);
+        pumpQueued(clock.nanos());
+        announce();
     }
 
     /** Installs the adaptive controller's view of a deployment's mode. */

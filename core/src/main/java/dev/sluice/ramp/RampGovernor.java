@@ -144,6 +144,24 @@ public final class RampGovernor {
         return moveTo(to, reason, now);
     }
 
+    /**
+     * Takes {@code stage} (clamped to the last) at its full fraction at once: a replica joining a
+     * fleet whose replicas are already there starts where they are instead of at its cold start.
+     * Never lowers the ramp.
+     */
+    public Optional<RampStep> join(int stage, long now) {
+        if (!config.enabled()) {
+            return Optional.empty();
+        }
+        int to = Math.min(Math.max(0, stage), config.lastStage());
+        if (to <= this.stage) {
+            return Optional.empty();
+        }
+        Optional<RampStep> step = moveTo(to, "joined the fleet at stage " + to, now);
+        anchor = config.stage(to);
+        return step;
+    }
+
     private Optional<RampStep> moveTo(int to, String reason, long now) {
         int from = stage;
         double current = fraction(now);

@@ -412,6 +412,39 @@ class AdaptiveControllerTest {
     }
 
     @Test
+    void aReplicaInTheFleetAppliesTheMostSevereModeAnotherReplicaPublishedWhileItStands() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.fleetMode(Mode.LOAD_SHEDDING, clock.nanos() + S);
+
+        Decision d = g.admit(request(TrafficClass.BATCH));
+
+        assertThat(d).isInstanceOfSatisfying(Decision.Rejected.class, r -> {
+            assertThat(r.rejection().code()).isEqualTo("load_shedding_non_critical");
+            // No dwell of its own to wait out: the minimum retry delay.
+            assertThat(r.rejection().retryAfterMillis()).isEqualTo(NO_RAMP.modes().minRetryAfter().toMillis());
+        });
+        assertThat(c.screen(TrafficClass.CRITICAL, clock.nanos())).isEmpty();
+        assertThat(c.brownout(clock.nanos())).isTrue();
+        // Its own mode is what it publishes: unchanged.
+        assertThat(c.mode()).isEqualTo(Mode.NORMAL);
+        assertThat(c.modeInForce(clock.nanos())).isEqualTo(Mode.LOAD_SHEDDING);
+        clock.advanceNanos(S);
+        assertThat(c.modeInForce(clock.nanos())).isEqualTo(Mode.NORMAL);
+        assertThat(g.admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Admitted.class);
+    }
+
+    @Test
+    void aCalmerFleetModeNeverRelaxesThisReplicasOwn() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        c.fleetMode(Mode.NORMAL, clock.nanos() + 10 * S);
+
+        assertThat(c.modeInForce(clock.nanos())).isEqualTo(Mode.LOAD_SHEDDING);
+        assertThat(g.admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Rejected.class);
+    }
+
+    @Test
     void queuePressureAloneNeverHoldsLoadShedding() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = overloaded(g);

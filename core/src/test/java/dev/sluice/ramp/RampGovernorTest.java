@@ -33,6 +33,19 @@ class RampGovernorTest {
     }
 
     @Test
+    void aReplicaJoiningAFleetTakesTheLiveStageAtOnceButNeverLowersItsOwn() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+
+        assertThat(ramp.join(2, S)).hasValueSatisfying(s -> assertThat(s.toStage()).isEqualTo(2));
+        assertThat(ramp.stage()).isEqualTo(2);
+        // At the stage's full fraction at once: the fleet is already there.
+        assertThat(ramp.fraction(S)).isEqualTo(config.stage(2));
+        assertThat(ramp.join(1, 2 * S)).isEmpty();
+        assertThat(ramp.stage()).isEqualTo(2);
+        assertThat(ramp.join(99, 3 * S)).hasValueSatisfying(s -> assertThat(s.toStage()).isEqualTo(config.lastStage()));
+    }
+
+    @Test
     void aCleanStageAdvancesAfterFiveSecondsAndTenAnswers() {
         RampGovernor ramp = new RampGovernor(config, 0);
         answers(ramp, 10, 0, LATENCY, 2 * S);

@@ -50,6 +50,7 @@ public final class SluiceRuntime {
 
     /** Swapped whole by {@link #change}: a request reads one consistent tree. */
     private volatile SluiceConfig config;
+    private volatile FleetPeers fleet = FleetPeers.none();
     private final Pauses pauses = new Pauses();
     private final RetiredSecrets retired = new RetiredSecrets();
     private final List<Consumer<SluiceConfig>> changed = new CopyOnWriteArrayList<>();
@@ -181,6 +182,16 @@ public final class SluiceRuntime {
     /** The adaptive controllers, unless adaptive control was switched off. */
     public Optional<AdaptiveControllers> adaptive() {
         return Optional.ofNullable(adaptive);
+    }
+
+    /** The other replicas of this one's fleet, as last heard; none for a replica alone. */
+    public FleetPeers fleet() {
+        return fleet;
+    }
+
+    /** Installs what the other replicas of this one's fleet publish (the shared store's fleet view). */
+    public void fleet(FleetPeers peers) {
+        this.fleet = Objects.requireNonNull(peers, "peers");
     }
 
     /** The adaptive controller of {@code deployment}, when it has one. */

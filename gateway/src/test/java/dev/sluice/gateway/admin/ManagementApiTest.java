@@ -251,6 +251,35 @@ class ManagementApiTest {
     }
 
     @Test
+    void aDeploymentInAFleetShowsEveryReplicaAndTheMergeAdmissionApplies() throws Exception {
+        assertThat(json(admin("GET", "/admin/deployments/d", READ, null)).has("fleet")).isFalse();
+        gateway.runtime().fleet(new dev.sluice.runtime.FleetPeers() {
+            @Override
+            public String self() {
+                return "r1";
+            }
+
+            @Override
+            public java.util.List<Peer> peers(String deployment) {
+                return java.util.List.of(new Peer("r2", "load_shedding", java.util.Map.of("batch", 2_000_000_000L), 3),
+                        new Peer("r3", "caution", java.util.Map.of("batch", 500_000_000L), 1));
+            }
+        });
+        try {
+            JsonNode fleet = json(admin("GET", "/admin/deployments/d", READ, null)).path("fleet");
+            assertThat(fleet.path("replicas")).hasSize(3);
+            assertThat(fleet.path("replicas").get(0).path("replica").asText()).isEqualTo("r1");
+            assertThat(fleet.path("replicas").get(0).path("self").asBoolean()).isTrue();
+            assertThat(fleet.path("replicas").get(1).path("queued_ms").path("batch").asLong()).isEqualTo(2_000);
+            assertThat(fleet.path("merged").path("live_replicas").asInt()).isEqualTo(3);
+            assertThat(fleet.path("merged").path("mode").asText()).isEqualTo("load_shedding");
+            assertThat(fleet.path("merged").path("queued_ms").path("batch").asLong()).isEqualTo(2_500);
+        } finally {
+            gateway.runtime().fleet(dev.sluice.runtime.FleetPeers.none());
+        }
+    }
+
+    @Test
     void usageNeedsTheLedger() throws Exception {
         HttpResponse<String> r = admin("GET", "/admin/usage?since=1h", READ, null);
         assertThat(r.statusCode()).isEqualTo(404);

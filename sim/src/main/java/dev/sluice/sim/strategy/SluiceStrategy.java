@@ -85,8 +85,22 @@ final class SluiceStrategy implements Strategy {
             SluiceRuntime runtime = SluiceRuntime.builder(config, store).clock(ctx.loop().clock())
                     .adaptive(ctx.adaptive()).seed(ctx.random().stream("sluice/adaptive/" + i).nextLong()).build();
             replicas.add(new Replica(i, runtime));
+            if (redis) {
+                // As `sluice serve` on Redis: the replicas exchange queued demand, modes and ramp stages.
+                var view = dev.sluice.store.redis.FleetView.manual((dev.sluice.store.redis.RedisQuotaStore) store,
+                        runtime.governor(), runtime::controller, FLEET_VIEW_EVERY);
+                Runnable[] exchange = new Runnable[1];
+                exchange[0] = () -> {
+                    view.exchange();
+                    ctx.loop().after(FLEET_VIEW_EVERY.toNanos(), exchange[0]);
+                };
+                ctx.loop().after(FLEET_VIEW_EVERY.toNanos(), exchange[0]);
+            }
         }
     }
+
+    /** How often the replicas of a Redis run exchange their fleet view, as {@code sluice serve} does. */
+    private static final java.time.Duration FLEET_VIEW_EVERY = java.time.Duration.ofMillis(250);
 
     @Override
     public String name() {

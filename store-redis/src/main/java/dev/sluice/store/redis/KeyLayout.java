@@ -52,6 +52,16 @@ final class KeyLayout {
         return slot(tag) + "share:" + plan.key();
     }
 
+    /** Every replica's latest control proposal per dimension of a bucket: what its factor and pause are merged from. */
+    String controls(String tag, BucketPlan plan) {
+        return slot(tag) + "ctl:" + plan.key();
+    }
+
+    /** Every live replica's publication for the fleet view (queued demand and modes per deployment). */
+    String fleet() {
+        return slot(namespace) + "fleet";
+    }
+
     /** Format version of the namespace. */
     String meta() {
         return slot(namespace) + "meta";

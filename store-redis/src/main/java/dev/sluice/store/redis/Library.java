@@ -24,7 +24,8 @@ final class Library {
         BATCH("batch"),
         EXPIRE("expire"),
         BUCKET("bucket"),
-        SHARE("share");
+        SHARE("share"),
+        FLEET("fleet");
 
         final String lua;
 

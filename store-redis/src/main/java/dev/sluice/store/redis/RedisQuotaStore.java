@@ -253,8 +253,19 @@ public final class RedisQuotaStore implements QuotaStore {
         if (!(rateFactor > 0 && rateFactor <= 1)) {
             throw new IllegalArgumentException("rateFactor: " + rateFactor + " (expected: in (0, 1])");
         }
-        bucketOp(plan, "control", dimension, Double.toString(rateFactor), pauseNanos);
+        PlanArgs p = single(plan);
+        byte[][] k = {p.key()[0], Packing.key(keys.controls(keys.tagOf(plan.scope()), plan))};
+        link.callList(Library.Fn.BUCKET, k, clock(), calendar(), "control", (long) dimension.ordinal(),
+                Double.toString(rateFactor), pauseNanos, p.packed(), config.replicaId(), CONTROL_FRESH_FOR.toNanos());
+        afterSuccess();
     }
+
+    /**
+     * How long a replica's control proposal (factor and pause of one dimension) counts in the
+     * fleet's merge after that replica last sent one: the lowest fresh factor and the latest fresh
+     * pause end are in force. A replica that cut and then fell silent holds its cut this long.
+     */
+    public static final java.time.Duration CONTROL_FRESH_FOR = java.time.Duration.ofSeconds(60);
 
     @Override
     public void syncDown(BucketPlan plan, Dimension dimension, long remaining) {

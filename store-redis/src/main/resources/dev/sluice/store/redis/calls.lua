@@ -219,9 +219,32 @@ local function expire(keys, args)
   return n
 end
 
+-- Adaptive control merged over the fleet: each replica's latest proposal for a dimension (factor,
+-- pause end, fresh until) is kept in the bucket's control table; the bucket runs at the lowest
+-- fresh factor and stays paused until the latest fresh pause end. A replica raising its own factor
+-- or lifting its own pause never undoes another's cut or pause while that one is fresh.
+-- Returns the merged factor and pause end.
+local function merged_control(table_key, me, d, factor, pause_until, now, fresh_for)
+  redis.call('HSET', table_key, me .. ':' .. d, num(factor) .. ',' .. num(pause_until) .. ',' .. num(now + fresh_for))
+  local entries = redis.call('HGETALL', table_key)
+  for i = 1, #entries, 2 do
+    local id = entries[i]
+    local ed = tonumber(string.match(id, ':(%d+)$'))
+    local ef, eu, ex = string.match(entries[i + 1], '([^,]+),([^,]+),([^,]+)')
+    if tonumber(ex) <= now then
+      redis.call('HDEL', table_key, id)
+    elseif ed == d then
+      factor = math.min(factor, tonumber(ef))
+      pause_until = math.max(pause_until, tonumber(eu))
+    end
+  end
+  return factor, pause_until
+end
+
 -- One bucket: its state, adaptive control, or a lowering from provider headers.
--- KEYS: the bucket. ARGV: clock, calendar, 'state' | 'control' | 'sync', dimension ordinal,
--- rate factor (control) or remaining (sync), pause ns (control), plan.
+-- KEYS: the bucket, and for 'control' the bucket's control table. ARGV: clock, calendar,
+-- 'state' | 'control' | 'sync', dimension ordinal, rate factor (control) or remaining (sync),
+-- pause ns (control), plan; for 'control' also the replica id and how long a proposal stays fresh (ns).
 local function bucket(keys, args)
   local now, ms = clock(args[1], {})
   local day = calendar(args[2], ms)
@@ -235,9 +258,15 @@ local function bucket(keys, args)
     -- A dimension outside the plan still has its state, as in MemoryBucket.
     local o = find(v, d) or add(v, d)
     if op == 'control' then
-      v[o + F] = tonumber(args[5])
       local pause = tonumber(args[6])
-      if pause > 0 then v[o + P] = now + pause else v[o + P] = 0 end
+      local until_ = 0
+      if pause > 0 then until_ = now + pause end
+      local f = tonumber(args[5])
+      if keys[2] then
+        f, until_ = merged_control(keys[2], args[8], d, f, until_, now, tonumber(args[9]))
+      end
+      v[o + F] = f
+      if until_ > now then v[o + P] = until_ else v[o + P] = 0 end
       -- A lower factor lowers the capacity at once, as MemoryBucket.control does.
       for k = 1, pl.n do
         if pl.d[k] == d and KIND[d] == 'R' then v[o + L] = math.min(v[o + L], pl.cap[k] * v[o + F]) end
@@ -300,6 +329,35 @@ local function share(keys, args)
     local o = v and find(v, tonumber(args[j]))
     out[#out + 1] = num(o and v[o + F] or 1)
     out[#out + 1] = num(math.max(0, (o and v[o + P] or 0) - now))
+  end
+  return out
+end
+
+-- The fleet view: each replica's latest publication (what it has queued per deployment and class,
+-- its own adaptive mode per deployment), kept while fresh.
+-- KEYS: the fleet table. ARGV: clock, replica id, how long the publication stays fresh (ns), the
+-- publication ('' to leave the fleet).
+-- Returns {now, then replica id and publication of every other fresh replica}.
+local function fleet(keys, args)
+  local now = clock(args[1], {})
+  local me = args[2]
+  if args[4] == '' then
+    redis.call('HDEL', keys[1], me)
+  else
+    redis.call('HSET', keys[1], me, num(now + tonumber(args[3])) .. '\n' .. args[4])
+  end
+  local entries = redis.call('HGETALL', keys[1])
+  local out = {num(now)}
+  for i = 1, #entries, 2 do
+    local id = entries[i]
+    local nl = string.find(entries[i + 1], '\n', 1, true)
+    local expires = tonumber(string.sub(entries[i + 1], 1, nl - 1))
+    if expires <= now then
+      redis.call('HDEL', keys[1], id)
+    elseif id ~= me then
+      out[#out + 1] = id
+      out[#out + 1] = string.sub(entries[i + 1], nl + 1)
+    end
   end
   return out
 end

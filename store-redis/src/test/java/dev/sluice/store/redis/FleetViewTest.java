@@ -1,0 +1,220 @@
+package dev.sluice.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.adapt.AdaptiveConfig;
+import dev.sluice.adapt.AdaptiveController;
+import dev.sluice.adapt.Mode;
+import dev.sluice.governor.AdmissionRequest;
+import dev.sluice.governor.Decision;
+import dev.sluice.governor.Demand;
+import dev.sluice.governor.GovernorConfig;
+import dev.sluice.governor.QuotaGovernor;
+import dev.sluice.governor.RequestPath;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.limits.Dimension;
+import dev.sluice.limits.Limit;
+import dev.sluice.limits.Limits;
+import dev.sluice.limits.Scope;
+import dev.sluice.limits.ScopeLevel;
+import dev.sluice.ramp.RampConfig;
+import dev.sluice.signal.ProviderSignal;
+import dev.sluice.signal.SignalStatus;
+import dev.sluice.store.BucketPlan;
+import dev.sluice.time.FakeClock;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Three replicas, each its own governor, store connection, adaptive controller and fleet view, on
+ * one real Redis and one manual clock (the stores pass the test clock's time with every call, so
+ * Redis's own clock plays no part). The deployment runs 600 requests a minute with a burst of 10
+ * (one second): one request costs 100 ms of it.
+ */
+class FleetViewTest {
+
+    private static final long MS = 1_000_000L;
+    private static final Duration EVERY = Duration.ofMillis(250);
+    private static final Scope DEP = Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "dep");
+    private static final AdaptiveConfig NO_RAMP = AdaptiveConfig.defaults().withRamp(RampConfig.disabled());
+
+    private final String ns = RedisTestSupport.namespace();
+    private final FakeClock clock = new FakeClock();
+    private final List<AutoCloseable> open = new ArrayList<>();
+    private long ids;
+
+    /** One replica of the fleet. */
+    private record Replica(RedisQuotaStore store, QuotaGovernor governor, AdaptiveController adaptive, FleetView view) {}
+
+    @AfterEach
+    void cleanUp() throws Exception {
+        for (AutoCloseable c : open.reversed()) {
+            c.close();
+        }
+        RedisTestSupport.deleteNamespace(ns);
+    }
+
+    private Replica replica() {
+        RedisQuotaStore store = RedisQuotaStore.connect(RedisTestSupport.URI,
+                RedisTestSupport.config(ns).testClock(clock).dailyResetZone(ZoneOffset.UTC).build());
+        open.add(store);
+        QuotaGovernor g = new QuotaGovernor(GovernorConfig.builder()
+                .scope(DEP, Limits.of(Limit.of(Dimension.REQUESTS, 600, 10))).build(), store, clock);
+        AdaptiveController a = AdaptiveController.attach("dep", NO_RAMP, g, new SplittableRandom(1));
+        FleetView v = FleetView.manual(store, g, d -> d.equals("dep") ? Optional.of(a) : Optional.empty(), EVERY);
+        open.add(v);
+        return new Replica(store, g, a, v);
+    }
+
+    private AdmissionRequest request(TrafficClass c) {
+        return new AdmissionRequest("r" + (++ids), new RequestPath("org", "acme", "team", "key", "chat", "dep"),
+                new Demand(0, 0, false), c, AdmissionRequest.NO_DEADLINE);
+    }
+
+    /** Takes the bucket's whole burst on {@code r}. */
+    private void drain(Replica r) {
+        for (int i = 0; i < 10; i++) {
+            assertThat(r.governor().admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Admitted.class);
+        }
+    }
+
+    private static void exchangeAll(Replica... replicas) {
+        for (Replica r : replicas) {
+            assertThat(r.view().exchange()).isTrue();
+        }
+    }
+
+    @Test
+    void aReplicaPredictsItsWaitOverTheWholeFleetsQueueNotJustItsOwn() {
+        Replica a = replica();
+        Replica b = replica();
+        Replica c = replica();
+        drain(a);
+        for (int i = 0; i < 10; i++) {
+            assertThat(a.governor().admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Queued.class);
+        }
+        exchangeAll(a, b, c);
+
+        Decision d = b.governor().admit(request(TrafficClass.BATCH));
+
+        // A holds ten requests (1 s) queued; B's own request follows them: 1.1 s, not B's own 0.1 s.
+        assertThat(((Decision.Queued) d).expectedWaitNanos()).isEqualTo(1_100 * MS);
+        assertThat(c.view().lastReading().others()).containsOnlyKeys(a.store().config().replicaId(),
+                b.store().config().replicaId());
+    }
+
+    @Test
+    void refillsAreSharedBetweenTheReplicasQueuesByTheirQueuedDemand() {
+        Replica a = replica();
+        Replica b = replica();
+        Replica c = replica();
+        Replica[] fleet = {a, b, c};
+        drain(a);
+        Map<Replica, List<Decision.Queued>> queued = new HashMap<>();
+        for (Replica r : fleet) {
+            List<Decision.Queued> q = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                q.add((Decision.Queued) r.governor().admit(request(TrafficClass.BATCH)));
+            }
+            queued.put(r, q);
+        }
+        // Everyone has published and read everyone.
+        exchangeAll(fleet);
+        exchangeAll(fleet);
+        // Three seconds in 10 ms steps, the views exchanging every 250 ms, each replica's timer on time.
+        for (int step = 1; step <= 300; step++) {
+            clock.advanceMillis(10);
+            if (step % 25 == 0) {
+                exchangeAll(fleet);
+            }
+            for (Replica r : fleet) {
+                if (r.governor().nextWakeupNanos() <= clock.nanos()) {
+                    r.governor().onTimer();
+                }
+            }
+        }
+        int[] served = new int[3];
+        for (int i = 0; i < 3; i++) {
+            served[i] = (int) queued.get(fleet[i]).stream().filter(q -> q.outcome().toCompletableFuture().isDone()).count();
+        }
+        // 3 s of refill is 30 requests; equal queues take equal parts of it (one the side of a step).
+        assertThat(served[0] + served[1] + served[2]).isBetween(26, 30);
+        for (int s : served) {
+            assertThat(s).isBetween(8, 11);
+        }
+    }
+
+    @Test
+    void theMostSevereModeAnyReplicaIsInAppliesOnEveryReplicaUntilItsPublicationGoesStale() {
+        Replica a = replica();
+        Replica b = replica();
+        for (int i = 0; i < 3; i++) {
+            a.adaptive().onSignal(new ProviderSignal(SignalStatus.RATE_LIMITED, 429, Optional.empty(),
+                    OptionalLong.empty(), true, List.of(), ProviderSignal.REASON_RATE_LIMITED, 0), 0);
+            clock.advanceMillis(1_000);
+        }
+        assertThat(a.adaptive().mode()).isEqualTo(Mode.LOAD_SHEDDING);
+        exchangeAll(a, b);
+
+        Decision d = b.governor().admit(request(TrafficClass.BATCH));
+
+        assertThat(d).isInstanceOfSatisfying(Decision.Rejected.class,
+                r -> assertThat(r.rejection().code()).isEqualTo("load_shedding_non_critical"));
+        assertThat(b.adaptive().mode()).isEqualTo(Mode.NORMAL);
+        // A stops publishing (killed): after three intervals B answers by its own mode again.
+        clock.advanceNanos(EVERY.multipliedBy(3).toNanos());
+        assertThat(b.view().exchange()).isTrue();
+        assertThat(b.view().lastReading().others()).isEmpty();
+        assertThat(b.adaptive().modeInForce(clock.nanos())).isEqualTo(Mode.NORMAL);
+    }
+
+    @Test
+    void aReplicaThatLeavesCleanlyStopsCountingAtOnce() {
+        Replica a = replica();
+        Replica b = replica();
+        drain(a);
+        a.governor().admit(request(TrafficClass.BATCH));
+        exchangeAll(a, b);
+        assertThat(b.view().lastReading().others()).hasSize(1);
+
+        a.view().close();
+        b.view().exchange();
+
+        assertThat(b.view().lastReading().others()).isEmpty();
+        // Nothing queued in the fleet but B's own request: it waits only for its own refill.
+        Decision.Queued q = (Decision.Queued) b.governor().admit(request(TrafficClass.BATCH));
+        assertThat(q.expectedWaitNanos()).isEqualTo(100 * MS);
+    }
+
+    @Test
+    void aCutByAnyReplicaHoldsWhileFreshAndAnotherReplicasRaiseOrStartDoesNotUndoIt() {
+        Replica a = replica();
+        Replica b = replica();
+        BucketPlan plan = BucketPlan.of(DEP, Limits.of(Limit.of(Dimension.REQUESTS, 600, 10)));
+        a.store().control(plan, Dimension.REQUESTS, 0.2, 5_000 * MS);
+
+        // B starts (or recovers) and says factor 1, no pause: the fleet keeps A's cut and pause.
+        b.store().control(plan, Dimension.REQUESTS, 1.0, 0);
+        var s = b.store().state(plan).of(Dimension.REQUESTS).orElseThrow();
+        assertThat(s.rateFactor()).isEqualTo(0.2);
+        assertThat(s.pausedForNanos()).isEqualTo(5_000 * MS);
+
+        // A raises its own cut: the lowest fresh proposal is now A's 0.5.
+        a.store().control(plan, Dimension.REQUESTS, 0.5, 0);
+        assertThat(a.store().state(plan).of(Dimension.REQUESTS).orElseThrow().rateFactor()).isEqualTo(0.5);
+
+        // A falls silent: its proposal counts for 60 s after its last word, then B's own stands.
+        clock.advanceNanos(RedisQuotaStore.CONTROL_FRESH_FOR.toNanos());
+        b.store().control(plan, Dimension.REQUESTS, 1.0, 0);
+        assertThat(b.store().state(plan).of(Dimension.REQUESTS).orElseThrow().rateFactor()).isEqualTo(1.0);
+    }
+}
