@@ -41,12 +41,23 @@ final class AdminCommand {
               limits SCOPE rpm=60 tpm=90000 ...   replaces the limits of an org, tenant, team or key
               usage [--since 24h] [--by tenant|key|profile|deployment|class]
               reload                     reads the configuration file again (as SIGHUP does)
+              explain TRACE_ID           the whole decision of one request (also: sluice explain TRACE_ID)
+              recent [--status rejected|slow|all] [--limit 20]
+                                         the newest requests held in memory, one line each
             """;
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     private AdminCommand() {}
+
+    /** {@code sluice explain [--url URL] TRACE_ID}: {@code sluice admin explain TRACE_ID}. */
+    static int explain(String[] argv, PrintStream out, PrintStream err, Function<String, String> env) {
+        List<String> words = new ArrayList<>(Arrays.asList(argv));
+        int at = words.size() >= 2 && words.get(0).equals("--url") ? 2 : 0;
+        words.add(at, "explain");
+        return run(words.toArray(String[]::new), out, err, env);
+    }
 
     static int run(String[] argv, PrintStream out, PrintStream err, Function<String, String> env) {
         List<String> words = new ArrayList<>(Arrays.asList(argv));
@@ -150,6 +161,17 @@ final class AdminCommand {
                     yield c.call("POST", "/admin/reload", null, r -> "reloaded " + r.path("reloaded").asText() + " ("
                             + r.path("keys").asInt() + " keys)");
                 }
+                case "explain" -> {
+                    Args.parse(options);
+                    yield c.call("GET", "/admin/explain/" + enc(one(positional, "TRACE_ID")), null, AdminCommand::explained);
+                }
+                case "recent" -> {
+                    Args a = Args.parse(options, "--status", "--limit");
+                    yield c.call("GET", "/admin/requests/recent?status=" + enc(a.get("--status").orElse("all")) + "&limit="
+                            + enc(a.get("--limit").orElse("20")), null, r -> lines(r.path("items"), q -> q.path("time")
+                                    .asText() + "  " + q.path("trace_id").asText() + "  " + q.path("tenant").asText("-")
+                                    + "  " + q.path("status").asInt() + "  " + q.path("reason").asText()));
+                }
                 default -> throw new Args.BadArguments("unknown verb '" + verb + "'");
             };
         } catch (Args.BadArguments e) {
@@ -157,6 +179,60 @@ final class AdminCommand {
             err.print(USAGE);
             return 2;
         }
+    }
+
+    /** The explanation as printed: the sentence, then the decision's fields, one per line. */
+    static String explained(JsonNode r) {
+        List<String> out = new ArrayList<>();
+        out.add(r.path("sentence").asText());
+        out.add("");
+        field(out, "trace", r.path("trace_id").asText() + " at " + r.path("time").asText() + " (from "
+                + r.path("source").asText() + ")");
+        field(out, "caller", r.path("tenant").isNull() ? "(no known key)" : r.path("org").asText() + " > "
+                + r.path("tenant").asText() + " > " + r.path("team").asText() + " > key " + r.path("key_id").asText());
+        field(out, "route", text(r, "profile") + " on " + text(r, "deployment") + ", class " + text(r, "class")
+                + ", mode " + text(r, "mode"));
+        field(out, "answer", r.path("status").asInt() + ", decision " + r.path("decision").asText()
+                + (r.path("gateway_decision").isNull() ? "" : ", gateway_decision " + r.path("gateway_decision").asText())
+                + (r.path("code").isNull() ? "" : ", code " + r.path("code").asText()));
+        JsonNode by = r.path("decided_by");
+        field(out, "decided by", by.isNull() || by.isMissingNode() ? "(no limiter)" : by.path("scope").asText() + " "
+                + by.path("dimension").asText() + (by.path("window").isNull() ? "" : " (window " + by.path("window").asText()
+                        + ")"));
+        JsonNode t = r.path("tokens");
+        field(out, "tokens", "estimate " + t.path("estimate").path("input").asLong() + " in / "
+                + t.path("estimate").path("output").asLong() + " out; actual " + t.path("actual").path("input").asLong()
+                + " in / " + t.path("actual").path("output").asLong() + " out"
+                + (t.path("actual_reported_by_provider").asBoolean() ? " (provider's report)" : " (Sluice's count)"));
+        JsonNode q = r.path("queue");
+        field(out, "queue", "waited " + q.path("wait_ms").asLong() + " ms; predicted " + ms(q, "predicted_wait_ms")
+                + ", budget " + ms(q, "budget_ms") + (q.path("bound_by").isNull() ? "" : " (set by "
+                        + q.path("bound_by").asText() + ")") + ", call " + ms(q, "expected_call_ms"));
+        JsonNode i = r.path("involved");
+        field(out, "involved", "reserve " + i.path("reserve").asBoolean() + ", pause " + i.path("pause").asBoolean()
+                + ", borrowing " + i.path("borrowing").asBoolean() + ", brownout " + i.path("brownout").asBoolean()
+                + ", retries " + i.path("retries").asInt() + ", fallback " + i.path("fallback").asBoolean()
+                + (i.path("fallback_reason").isNull() ? "" : " (" + i.path("fallback_reason").asText() + ")"));
+        for (JsonNode a : r.path("attempts")) {
+            field(out, "attempt " + a.path("attempt").asInt(), a.path("deployment").asText() + ": "
+                    + a.path("result").asText() + " " + a.path("status").asInt() + " " + a.path("reason").asText()
+                    + (a.path("limit_hit").isNull() ? "" : " (" + a.path("limit_hit").asText() + ")") + ", "
+                    + a.path("latency_ms").asLong() + " ms, " + a.path("settlement").asText()
+                    + (a.has("retried_after_ms") ? ", retried after " + a.path("retried_after_ms").asLong() + " ms" : ""));
+        }
+        return String.join("\n", out);
+    }
+
+    private static void field(List<String> out, String name, String value) {
+        out.add(String.format("%-11s %s", name + ":", value));
+    }
+
+    private static String text(JsonNode r, String field) {
+        return r.path(field).isNull() || r.path(field).isMissingNode() ? "-" : r.path(field).asText();
+    }
+
+    private static String ms(JsonNode n, String field) {
+        return n.path(field).isNull() || n.path(field).isMissingNode() ? "-" : n.path(field).asLong() + " ms";
     }
 
     /** The PATCH route of a scope's limits. */

@@ -23,6 +23,8 @@ public final class SluiceCommand {
               admin VERB ...                     a running gateway's admin API: pause, resume, pauses, keys,
                                                  key-create, key-rotate, key-delete, limits, usage, reload
                                                  (sluice admin --help)
+              explain [--url URL] TRACE_ID       why a request was refused, waited or answered as it was
+                                                 (token in $SLUICE_ADMIN_TOKEN, as for admin)
               report [--since 7d] [--config FILE]
                                                  the weekly review: estimation error, stranded quota,
                                                  cache-read headroom, retry-after, top consumers, borrowing
@@ -54,6 +56,7 @@ public final class SluiceCommand {
                 case "usage" -> UsageCommand.usage(Args.parse(rest, "--since", "--by", "--config"), out, err,
                         java.time.Clock.systemUTC());
                 case "admin" -> AdminCommand.run(rest, out, err, System::getenv);
+                case "explain" -> AdminCommand.explain(rest, out, err, System::getenv);
                 case "report" -> UsageCommand.report(Args.parse(rest, "--since", "--config"), out, err,
                         java.time.Clock.systemUTC());
                 default -> {

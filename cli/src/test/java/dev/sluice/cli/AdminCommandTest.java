@@ -105,4 +105,43 @@ class AdminCommandTest {
         assertThat(r.status()).isEqualTo(1);
         assertThat(r.err()).contains("ledger_off");
     }
+
+    @Test
+    void explainPrintsTheSentenceThenTheDecisionsFields() throws Exception {
+        var http = java.net.http.HttpClient.newHttpClient();
+        var answer = http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(gateway.baseUrl()
+                + "/v1/chat/completions")).header("authorization", "Bearer sk-cli-k").header("content-type",
+                        "application/json").POST(java.net.http.HttpRequest.BodyPublishers.ofString(
+                                "{\"model\":\"p\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}")).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        String trace = answer.headers().firstValue("x-sluice-trace-id").orElseThrow();
+        Run r = explain("sla-cli-read", trace);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (r.status() != 0 && System.nanoTime() < until) { // recorded just after its answer went
+            // Poll every 20 ms: a tight loop would spend the admin listener's rate limit.
+            java.util.concurrent.CompletableFuture.runAsync(() -> {},
+                    java.util.concurrent.CompletableFuture.delayedExecutor(20, TimeUnit.MILLISECONDS)).join();
+            r = explain("sla-cli-read", trace);
+        }
+        assertThat(r.status()).as(r.err()).isZero();
+        assertThat(r.out()).startsWith("This interactive request from acme/x (key k) for p was admitted at once, then "
+                + "failed with status " + answer.statusCode());
+        assertThat(r.out()).contains("\ntrace:      " + trace + " at 20").contains(" (from memory)")
+                .contains("\ncaller:     o > acme > acme/x > key k\n").contains("\nroute:      p on d, class interactive")
+                .contains("\ndecided by: (no limiter)\n").contains("\nattempt 1:  d: never_sent")
+                .doesNotContain("sk-cli-k");
+        Run unknown = explain("sla-cli-read", "0af7651916cd43dd8448eb211c80319c");
+        assertThat(unknown.status()).isEqualTo(1);
+        assertThat(unknown.err()).startsWith("sluice admin: 404 unknown_trace: ").contains("[field trace_id]");
+    }
+
+    static Run explain(String token, String trace) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        Map<String, String> env = Map.of("SLUICE_ADMIN_URL", gateway.admin().orElseThrow().baseUrl(), "SLUICE_ADMIN_TOKEN",
+                token);
+        int status = AdminCommand.explain(new String[] {trace}, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8), env::get);
+        return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
 }

@@ -19,11 +19,18 @@ public sealed interface Decision permits Decision.Final, Decision.Queued {
      *     back by its own tenant's, team's or key's limits, when it is 0. Only this part says the
      *     deployment is under pressure; a tenant running into its own quota says nothing about it.
      * @param brownout the deployment is in brownout: optional work should be trimmed
+     * @param borrowed its tenant has guaranteed minimums on this deployment and already met them all
+     *     when it was admitted: it runs on capacity beyond its guarantee, lent by the others
      */
-    record Admitted(Reservation reservation, long queuedNanos, long sharedWaitNanos, boolean brownout)
-            implements Final {
+    record Admitted(Reservation reservation, long queuedNanos, long sharedWaitNanos, boolean brownout,
+            boolean borrowed) implements Final {
         public Admitted {
             Objects.requireNonNull(reservation, "reservation");
+        }
+
+        /** Admitted within its tenant's guarantee, or with none. */
+        public Admitted(Reservation reservation, long queuedNanos, long sharedWaitNanos, boolean brownout) {
+            this(reservation, queuedNanos, sharedWaitNanos, brownout, false);
         }
     }
 

@@ -230,13 +230,15 @@ public final class QuotaGovernor {
 
     Decision.Final admitted(Lane lane, AdmissionRequest request, ReserveOutcome.Granted g, long[] amounts,
             TenantShare share, long queuedNanos, long sharedWaitNanos, long now) {
+        // Judged before this request counts: beyond a guarantee already met, it borrows.
+        boolean borrowed = !share.guaranteed.isEmpty() && !share.belowGuarantee(now);
         share.recordAdmit(amounts, now);
         if (nextSweep == Long.MAX_VALUE) {
             nextSweep = now + config.leaseSweepInterval().toNanos();
             announce();
         }
         Decision.Final d = new Decision.Admitted(new Reservation(this, lane, g.lease(), request, now), queuedNanos,
-                sharedWaitNanos, lane.guard.brownout(now));
+                sharedWaitNanos, lane.guard.brownout(now), borrowed);
         for (GovernorListener l : listeners) {
             l.onDecision(request, d);
         }

@@ -192,6 +192,22 @@ class QueueingRulesTest {
     }
 
     @Test
+    void aRequestAdmittedBeyondItsTenantsMetGuaranteeIsBorrowed() {
+        // Guaranteed 10 rpm; the rate is a 10-second decayed sum, so one request reads as 6 a minute, two as 12.
+        GovernorFixture f = new GovernorFixture(config()
+                .scope(tenant("guaranteed"), new ScopeSettings(dev.sluice.limits.Limits.none(), 1,
+                        limits(REQUESTS, 10)))
+                .scope(deployment(), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(REQUESTS, 600, 100))).build());
+        assertThat(((Decision.Admitted) f.governor.admit(f.request("guaranteed", 0, 0))).borrowed()).isFalse();
+        assertThat(((Decision.Admitted) f.governor.admit(f.request("guaranteed", 0, 0))).borrowed()).as("6 < 10")
+                .isFalse();
+        assertThat(((Decision.Admitted) f.governor.admit(f.request("guaranteed", 0, 0))).borrowed()).as("12 >= 10")
+                .isTrue();
+        assertThat(((Decision.Admitted) f.governor.admit(f.request("other", 0, 0))).borrowed())
+                .as("a tenant with no guarantee was promised nothing, so lends and borrows nothing").isFalse();
+    }
+
+    @Test
     void theQueueWaitForeseenIncludesWorkAlreadyWaiting() {
         GovernorFixture f = new GovernorFixture(config()
                 .scope(deployment(), dev.sluice.limits.Limits.of(dev.sluice.limits.Limit.of(INPUT_TOKENS, 6_000, 1_000)))

@@ -57,6 +57,10 @@ public final class Gateway {
     /** The last minute of requests, for the dashboard on the admin listener; empty without one. */
     private final Optional<LastMinute> lastMinute;
     private final Optional<SluiceTracing> tracing;
+    /** The last requests, for the admin listener's recent list and explanations (kept only with one). */
+    private final Optional<dev.sluice.runtime.explain.RecentRequests> recent;
+    /** The gateway's own alert rules, evaluated on a timer ({@code alerts:} in the configuration). */
+    private final dev.sluice.gateway.alert.AlertMonitor alerts;
 
     private Gateway(Builder b, Vertx vertx, QuotaStore store) {
         this.vertx = vertx;
@@ -71,6 +75,10 @@ public final class Gateway {
         metrics.ifPresent(sinks::add);
         this.lastMinute = config.admin().map(a -> new LastMinute(b.clock));
         lastMinute.ifPresent(sinks::add);
+        this.recent = config.admin().map(a -> new dev.sluice.runtime.explain.RecentRequests());
+        recent.ifPresent(sinks::add);
+        dev.sluice.runtime.alert.AttemptTally tally = new dev.sluice.runtime.alert.AttemptTally();
+        sinks.add(tally);
         this.tracing = config.tracing().exporter() == TracingSettings.Exporter.OTLP
                 ? Optional.of(SluiceTracing.otlp(config.tracing())) : Optional.empty();
         tracing.ifPresent(sinks::add);
@@ -88,6 +96,8 @@ public final class Gateway {
         // What was changed through the admin API before the restart wins over the file for what it touched.
         control.replay();
         metrics.ifPresent(m -> m.bind(runtime, ledger));
+        this.alerts = new dev.sluice.gateway.alert.AlertMonitor(vertx, runtime, config.alerts(), tally,
+                metrics.map(SluiceMetrics::registry));
         this.core = new GatewayCore(vertx, runtime);
         this.wakeups = new WakeupDriver(vertx, runtime);
         runtime.governor().onWakeup(wakeups::request);
@@ -132,6 +142,11 @@ public final class Gateway {
         return metrics;
     }
 
+    /** The gateway's own alerts: their rules' state, the webhook, an evaluation on demand. */
+    public dev.sluice.gateway.alert.AlertMonitor alerts() {
+        return alerts;
+    }
+
     /** The admin listener, when the configuration has an {@code admin:} section. */
     public Optional<AdminServer> admin() {
         return Optional.ofNullable(admin);
@@ -170,6 +185,7 @@ public final class Gateway {
         core.ready(false);
         wakeups.close();
         vertx.cancelTimer(adaptiveTimer);
+        alerts.close();
         vertx.cancelTimer(syncTimer);
         Future<Void> all = admin == null ? Future.succeededFuture() : admin.stop().recover(e -> Future.succeededFuture());
         for (String id : deployments) {
@@ -211,7 +227,7 @@ public final class Gateway {
             return rest;
         }).compose(v -> config.admin().isEmpty() ? Future.succeededFuture(this)
                 : new AdminServer(vertx, config.admin().get(), control, ledger.queries(), metrics.orElseThrow(),
-                        lastMinute.orElseThrow()).start().map(a -> {
+                        lastMinute.orElseThrow(), recent.orElseThrow(), alerts.rules()).start().map(a -> {
                     admin = a;
                     return this;
                 }));

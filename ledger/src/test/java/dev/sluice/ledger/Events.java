@@ -148,6 +148,11 @@ public final class Events {
             return this;
         }
 
+        public Request decider(Decider d) {
+            decider = Optional.of(d);
+            return this;
+        }
+
         public Request queued(long waitNanos) {
             decision = "queued";
             queueWaitNanos = waitNanos;

@@ -276,6 +276,12 @@ abstract class LedgerContract {
         expected.put("writer", "w1");
         expected.put("estimated_cost_micros", 0L);
         expected.put("cost_micros", 0L);
+        expected.put("decider_paused", null);
+        expected.put("decider_reserve", null);
+        expected.put("predicted_wait_ns", null);
+        expected.put("service_ns", null);
+        expected.put("budget_ns", null);
+        expected.put("bound_by", null);
         assertThat(e5).containsExactlyEntriesOf(expected);
 
         Map<String, Object> e4 = single("SELECT gateway_decision, decider_limiter, decider_scope, code, "
@@ -284,6 +290,24 @@ abstract class LedgerContract {
                 Map.entry("decider_limiter", "input_tpm"), Map.entry("decider_scope", "tenant:globex"),
                 Map.entry("code", "tenant_input_tpm_exhausted"), Map.entry("retry_after_ms", 1500L),
                 Map.entry("attempts", 0L));
+    }
+
+    @Test
+    void aRequestIsReadBackByItsTraceIdAsTheEventThatWasWritten() {
+        RequestEvent waited = Events.request("0000000000000000000000000000000a", Traffic.T0)
+                .caller("acme", "acme", "acme/app", "a1").estimate(100, 50, 0).usage(90, 60, 0)
+                .queued(1_200_000_000L).borrowed().fallback("deployment_throttled")
+                .decider(new dev.sluice.runtime.event.Decider("input_tpm", "deployment:openai-east", java.util.Optional.of("1s"),
+                        true, true, java.util.OptionalLong.of(1_150_000_000L), java.util.OptionalLong.of(800_000_000L),
+                        java.util.OptionalLong.of(4_200_000_000L), true))
+                .attempt(dev.sluice.runtime.event.AttemptResult.THROTTLED).status(429, "rate_limited")
+                .limitHit("input_tpm", 250).settlement(dev.sluice.runtime.event.Settlement.HELD).retryDelay(250).done()
+                .attempt(dev.sluice.runtime.event.AttemptResult.ANSWERED).usage(90, 60, 0).done().build();
+        RequestEvent refused = Traffic.e4();
+        LedgerQueries q = record(List.of(waited, refused, Traffic.e5()));
+        assertThat(q.request(waited.traceId())).hasValue(waited);
+        assertThat(q.request(refused.traceId())).hasValue(refused);
+        assertThat(q.request("0000000000000000000000000000ffff")).isEmpty();
     }
 
     @Test

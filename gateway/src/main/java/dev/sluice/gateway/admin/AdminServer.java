@@ -28,9 +28,12 @@ public final class AdminServer {
      * @param usage the ledger's queries, for {@code /admin/usage}; empty when the ledger is off
      * @param metrics what {@code /metrics} serves
      * @param lastMinute the last minute of requests, for the dashboard's rates
+     * @param recent the requests held in memory, for {@code /admin/requests/recent} and {@code /admin/explain}
+     * @param alerts the gateway's alert rules, for {@code /admin/alerts}
      */
     public AdminServer(Vertx vertx, AdminSettings settings, ControlPlane control, Optional<LedgerQueries> usage,
-            SluiceMetrics metrics, LastMinute lastMinute) {
+            SluiceMetrics metrics, LastMinute lastMinute, dev.sluice.runtime.explain.RecentRequests recent,
+            dev.sluice.runtime.alert.AlertRules alerts) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes(),
@@ -38,6 +41,8 @@ public final class AdminServer {
         AdminRoutes.install(router, vertx, settings, control.runtime(), metrics);
         DashboardRoutes.install(router, vertx, control, Objects.requireNonNull(lastMinute, "lastMinute"));
         ManagementRoutes.install(router, vertx, control, usage);
+        RequestRoutes.install(router, vertx, control, recent, usage);
+        AlertRoutes.install(router, alerts);
     }
 
     /** The routes, for documentation checks. */

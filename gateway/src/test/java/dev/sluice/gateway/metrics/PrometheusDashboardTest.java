@@ -84,7 +84,7 @@ class PrometheusDashboardTest {
     void theAlertRulesPassPromtoolsCheckAndTheirOwnTests() throws Exception {
         Path promtool = require("promtool");
         Path dir = DEPLOY.resolve("prometheus");
-        assertThat(run(dir, promtool.toString(), "check", "rules", "alerts.yml")).contains("SUCCESS: 6 rules found");
+        assertThat(run(dir, promtool.toString(), "check", "rules", "alerts.yml")).contains("SUCCESS: 8 rules found");
         assertThat(run(dir, promtool.toString(), "test", "rules", "alerts_test.yml")).contains("SUCCESS");
     }
 
@@ -187,7 +187,7 @@ class PrometheusDashboardTest {
                     .as("every event counted").hasValue(0);
 
             JsonNode rules = get(api + "/api/v1/rules").path("data").path("groups").get(0).path("rules");
-            assertThat(rules).hasSize(6);
+            assertThat(rules).hasSize(8);
             for (JsonNode r : rules) {
                 assertThat(r.path("health").asText()).as(r.path("name").asText() + ": " + r.path("lastError"))
                         .isEqualTo("ok");

@@ -14,10 +14,10 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
-/** One row per request and one per attempt: every fact of the events, in the columns of migrations 1 and 4. */
+/** One row per request and one per attempt: every fact of the events, in the columns of migrations 1, 4 and 5. */
 final class EventRows {
 
-    /** The request row as migration 1 made it, without the cost columns of migration 4: for tests of the upgrade. */
+    /** The request row as migration 1 made it, without the columns of migrations 4 and 5: for tests of the upgrade. */
     static final String INSERT_REQUEST_V1;
 
     static final String INSERT_REQUEST = "INSERT INTO requests (trace_id, span_id, received_at, operation, org, "
@@ -25,7 +25,8 @@ final class EventRows {
             + "streaming, estimated_input, estimated_output, estimated_cache_read, input_tokens, output_tokens, "
             + "cache_read_tokens, usage_reported, decision, gateway_decision, decider_limiter, decider_scope, "
             + "decider_window, code, queue_wait_ns, mode, brownout, borrowed, attempts, fallback, status, "
-            + "retry_after_ms, latency_ns, ttft_ns, writer, estimated_cost_micros, cost_micros) VALUES (" + marks(41) + ") "
+            + "retry_after_ms, latency_ns, ttft_ns, writer, estimated_cost_micros, cost_micros, decider_paused, "
+            + "decider_reserve, predicted_wait_ns, service_ns, budget_ns, bound_by) VALUES (" + marks(47) + ") "
             + "ON CONFLICT (trace_id, span_id) DO NOTHING";
 
     static final String INSERT_ATTEMPT = "INSERT INTO attempts (trace_id, span_id, attempt, started_at, deployment, "
@@ -35,7 +36,8 @@ final class EventRows {
             + "retry_delay_ms) VALUES (" + marks(25) + ") ON CONFLICT (trace_id, span_id, attempt) DO NOTHING";
 
     static {
-        INSERT_REQUEST_V1 = INSERT_REQUEST.replace(", estimated_cost_micros, cost_micros) VALUES (" + marks(41),
+        INSERT_REQUEST_V1 = INSERT_REQUEST.replace(", estimated_cost_micros, cost_micros, decider_paused, "
+                + "decider_reserve, predicted_wait_ns, service_ns, budget_ns, bound_by) VALUES (" + marks(47),
                 ") VALUES (" + marks(39));
     }
 
@@ -51,10 +53,11 @@ final class EventRows {
             throws SQLException {
         int i = bindFacts(s, e, writer, json);
         s.setLong(i++, e.estimate().costMicros());
-        s.setLong(i, e.usage().costMicros());
+        s.setLong(i++, e.usage().costMicros());
+        bindDecision(s, i, e.decider());
     }
 
-    /** Binds {@link #INSERT_REQUEST_V1}: the row as the schema was before migration 4. */
+    /** Binds {@link #INSERT_REQUEST_V1}: the row as the schema was before migrations 4 and 5. */
     static void bindRequestV1(PreparedStatement s, RequestEvent e, String writer) throws SQLException {
         bindFacts(s, e, writer, new java.util.HashMap<>());
     }
@@ -105,6 +108,25 @@ final class EventRows {
         number(s, i++, e.timeToFirstTokenNanos());
         s.setString(i++, writer);
         return i;
+    }
+
+    /** Binds the columns of migration 5: the rest of the decider, NULL where no limiter decided. */
+    private static void bindDecision(PreparedStatement s, int from, Optional<Decider> decider) throws SQLException {
+        int i = from;
+        flag(s, i++, decider.map(Decider::paused));
+        flag(s, i++, decider.map(Decider::reserve));
+        number(s, i++, decider.map(Decider::predictedWaitNanos).orElse(OptionalLong.empty()));
+        number(s, i++, decider.map(Decider::serviceNanos).orElse(OptionalLong.empty()));
+        number(s, i++, decider.map(Decider::budgetNanos).orElse(OptionalLong.empty()));
+        text(s, i, decider.flatMap(Decider::boundBy));
+    }
+
+    private static void flag(PreparedStatement s, int i, Optional<Boolean> v) throws SQLException {
+        if (v.isPresent()) {
+            s.setInt(i, v.get() ? 1 : 0);
+        } else {
+            s.setNull(i, Types.INTEGER);
+        }
     }
 
     static void bindAttempt(PreparedStatement s, RequestEvent r, AttemptEvent a, Map<Map<String, String>, String> json)

@@ -217,7 +217,19 @@ public final class Migrations {
                     "ALTER TABLE requests ADD COLUMN estimated_cost_micros BIGINT NOT NULL DEFAULT 0",
                     "ALTER TABLE requests ADD COLUMN cost_micros BIGINT NOT NULL DEFAULT 0",
                     "ALTER TABLE usage_rollup ADD COLUMN estimated_cost_micros BIGINT NOT NULL DEFAULT 0",
-                    "ALTER TABLE usage_rollup ADD COLUMN cost_micros BIGINT NOT NULL DEFAULT 0")));
+                    "ALTER TABLE usage_rollup ADD COLUMN cost_micros BIGINT NOT NULL DEFAULT 0")),
+            // What `/admin/explain` tells of a request read back from the ledger: the rest of its
+            // decider (pause, reserve, the predicted wait against the budget and what set it, the
+            // call's own expected duration). NULL where no limiter decided (and in older rows).
+            new Migration(5, "the whole decision of a request", List.of(
+                    "ALTER TABLE requests ADD COLUMN decider_paused INTEGER",
+                    "ALTER TABLE requests ADD COLUMN decider_reserve INTEGER",
+                    "ALTER TABLE requests ADD COLUMN predicted_wait_ns BIGINT",
+                    "ALTER TABLE requests ADD COLUMN service_ns BIGINT",
+                    "ALTER TABLE requests ADD COLUMN budget_ns BIGINT",
+                    "ALTER TABLE requests ADD COLUMN bound_by TEXT",
+                    // `/admin/explain` finds a request by its trace id alone (the key is trace and span).
+                    "CREATE INDEX IF NOT EXISTS requests_trace ON requests (trace_id)")));
 
     private Migrations() {}
 

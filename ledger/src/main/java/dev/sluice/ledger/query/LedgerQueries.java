@@ -15,10 +15,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * The usage ledger's questions, answered from the rollups only (never by reading per-request rows,
- * so a year of traffic answers as fast as an hour of it). Safe to call from any thread; each call
+ * The usage ledger's questions, answered from the rollups only (never by scanning per-request rows,
+ * so a year of traffic answers as fast as an hour of it; {@link #request} reads one by its index). Safe to call from any thread; each call
  * opens its own connection. The admin API serves these records as they are; the {@code sluice}
  * command prints them.
  */
@@ -95,6 +96,15 @@ public final class LedgerQueries {
         UsageRow total = new UsageRow("", t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11],
                 t[12], t[13], t[14], t[15]);
         return new Usage(span.covered(), by, rows, total);
+    }
+
+    /**
+     * The request recorded with {@code traceId}, as its event was written (the newest, should a
+     * caller's trace hold several); empty when none is recorded, or retention has deleted it. Unlike
+     * the other queries this reads a per-request row, found by its index.
+     */
+    public Optional<dev.sluice.runtime.event.RequestEvent> request(String traceId) {
+        return RequestLookup.find(db, traceId);
     }
 
     /** The review over {@code window}, {@link #TOP} consumers per dimension. */

@@ -42,7 +42,8 @@ abstract class MigrationsContract {
     }
 
     static final List<String> ALL = List.of("1 per-request and per-attempt rows", "2 hourly and daily rollups",
-            "3 admin changes: audit and state", "4 request cost");
+            "3 admin changes: audit and state", "4 request cost",
+            "5 the whole decision of a request");
 
     @Test
     void fromNothingEveryStepIsApplied() throws SQLException {
@@ -96,6 +97,10 @@ abstract class MigrationsContract {
             r.next();
             assertThat(r.getString(1)).isEqualTo(Traffic.e2().traceId());
         }
+        // A row of the first schema still reads back, the later columns empty.
+        var old = LedgerQueries.open(settings()).request(Traffic.e1().traceId()).orElseThrow();
+        assertThat(old.decider().orElseThrow().scope()).isEqualTo("tenant:acme");
+        assertThat(old.decider().orElseThrow().budgetNanos()).isEmpty();
         // Rows written before the rollups existed are not in them; everything after is.
         assertThat(LedgerQueries.open(settings()).usage(Window.last(Duration.ofDays(1), Traffic.NOW),
                 Grouping.TENANT).total().requests()).isEqualTo(1);

@@ -54,8 +54,12 @@ public final class ConfigLoader {
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
             "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing", "rollouts",
-            "prices", "provider_scopes");
+            "prices", "provider_scopes", "alerts");
     private static final Set<String> PRICE = Set.of("input", "output", "cache_read");
+    private static final Set<String> ALERTS = Set.of("evaluate_every", "provider_429_ratio", "provider_429_min_attempts",
+            "queue_depth", "bucket_low_fraction", "bucket_low_for", "estimate_drift", "estimate_min_tokens",
+            "ramp_stalled_for", "webhook");
+    private static final Set<String> WEBHOOK = Set.of("url", "max_queue", "max_attempts", "backoff");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
             "max_connections_per_address", "access_log", "max_answer_bytes");
@@ -174,11 +178,12 @@ public final class ConfigLoader {
         MetricsSettings metrics = metrics(top.get("metrics"));
         TracingSettings tracing = tracing(top.get("tracing"));
         Prices prices = prices(top.get("prices"));
+        AlertSettings alerts = alerts(top.get("alerts"));
         Set<String> tenants = new java.util.HashSet<>();
         orgs.values().forEach(o -> tenants.addAll(o.tenants().keySet()));
         List<RolloutConfig> rollouts = RolloutSection.read(top.get("rollouts"), deployments, profiles, tenants);
         SluiceConfig config = new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes,
-                deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
+                deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
         dev.sluice.runtime.rollout.RolloutCompatibility.check(config);
         return config;
     }
@@ -253,6 +258,33 @@ public final class ConfigLoader {
             out.add(id);
         }
         return out;
+    }
+
+    private static AlertSettings alerts(YamlNode n) {
+        n.allowOnly(ALERTS);
+        AlertSettings d = AlertSettings.defaults();
+        YamlNode w = n.get("webhook");
+        w.allowOnly(WEBHOOK);
+        Optional<java.net.URI> url = Optional.empty();
+        if (w.get("url").present()) {
+            try {
+                url = Optional.of(java.net.URI.create(w.get("url").text()));
+            } catch (IllegalArgumentException x) {
+                throw new ConfigException(w.get("url").path(), "an http or https URL", "\"" + w.get("url").text() + "\"");
+            }
+        }
+        Optional<java.net.URI> webhook = url;
+        return build(n.path(), () -> new AlertSettings(n.get("evaluate_every").duration(d.evaluateEvery()),
+                n.get("provider_429_ratio").doubleValue(d.provider429Ratio()),
+                n.get("provider_429_min_attempts").longValue(d.provider429MinAttempts()),
+                n.get("queue_depth").intValue(d.queueDepth()),
+                n.get("bucket_low_fraction").doubleValue(d.bucketLowFraction()),
+                n.get("bucket_low_for").duration(d.bucketLowFor()),
+                n.get("estimate_drift").doubleValue(d.estimateDrift()),
+                n.get("estimate_min_tokens").longValue(d.estimateMinTokens()),
+                n.get("ramp_stalled_for").duration(d.rampStalledFor()), webhook,
+                w.get("max_queue").intValue(d.webhookMaxQueue()), w.get("max_attempts").intValue(d.webhookMaxAttempts()),
+                w.get("backoff").duration(d.webhookBackoff())));
     }
 
     private static TracingSettings tracing(YamlNode n) {

@@ -38,20 +38,21 @@ import java.util.Optional;
  * @param rollouts the migrations of profiles from one deployment to another ({@code rollouts:}); empty for none
  * @param prices what tokens cost, per deployment or model, for the {@code daily_cost} caps
  * @param providerScopes provider quotas shared above one deployment, by id, in file order
+ * @param alerts the gateway's own alert rules' thresholds and the webhook they are sent to
  */
 public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
         ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
         Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
         Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing, List<RolloutConfig> rollouts,
-        Prices prices, Map<String, ProviderScopeConfig> providerScopes) {
+        Prices prices, Map<String, ProviderScopeConfig> providerScopes, AlertSettings alerts) {
 
-    /** A configuration without rollouts, prices or provider scopes. */
+    /** A configuration without rollouts, prices or provider scopes, with the default alert thresholds and no webhook. */
     public SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
             ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
             Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
             Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing) {
         this(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval, classes, deployments,
-                profiles, orgs, admin, metrics, tracing, List.of(), Prices.NONE, Map.of());
+                profiles, orgs, admin, metrics, tracing, List.of(), Prices.NONE, Map.of(), AlertSettings.defaults());
     }
 
     public SluiceConfig {
@@ -72,6 +73,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         Objects.requireNonNull(tracing, "tracing");
         rollouts = List.copyOf(rollouts);
         providerScopes = Collections.unmodifiableMap(new LinkedHashMap<>(providerScopes));
+        Objects.requireNonNull(alerts, "alerts");
     }
 
     /** The governor's configuration: limits, weights and guarantees per scope, class policies, lease times. */
@@ -175,60 +177,60 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
     /** A copy with other server settings (a test or the demo picking its port). */
     public SluiceConfig withServer(ServerSettings next) {
         return new SluiceConfig(sourceName, next, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
     }
 
     /** A copy with other ledger settings (a test or the demo choosing where to record). */
     public SluiceConfig withLedger(LedgerSettings next) {
         return new SluiceConfig(sourceName, server, store, next, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
     }
 
     /** A copy with other admin listener settings (a test or the demo picking its port). */
     public SluiceConfig withAdmin(AdminSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing, rollouts, prices, providerScopes);
+                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing, rollouts, prices, providerScopes, alerts);
     }
 
     /** A copy sending spans as {@code next} says. */
     public SluiceConfig withTracing(TracingSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, next, rollouts, prices, providerScopes);
+                classes, deployments, profiles, orgs, admin, metrics, next, rollouts, prices, providerScopes, alerts);
     }
 
     /** A copy with other metrics labels. */
     public SluiceConfig withMetrics(MetricsSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, next, tracing, rollouts, prices, providerScopes);
+                classes, deployments, profiles, orgs, admin, next, tracing, rollouts, prices, providerScopes, alerts);
     }
 
     /** A copy with another key tree (a change through the admin API, a reloaded file). */
     public SluiceConfig withOrgs(Map<String, OrgConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, next, admin, metrics, tracing, rollouts, prices, providerScopes);
+                classes, deployments, profiles, next, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
     }
 
     /** A copy with other model profiles (a reloaded file's limits). */
     public SluiceConfig withProfiles(Map<String, ProfileConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, next, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
+                classes, deployments, next, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
     }
 
     /** A copy with another price table (a change through the admin API). */
     public SluiceConfig withPrices(Prices next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, next, providerScopes);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, next, providerScopes, alerts);
     }
 
     /** A copy with other provider scopes (a reloaded file's limits). */
     public SluiceConfig withProviderScopes(Map<String, ProviderScopeConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, next);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, next, alerts);
     }
 
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, next, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes);
+                classes, next, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
     }
 }

@@ -20,9 +20,10 @@ import java.util.OptionalLong;
  * @param predictedWaitNanos the queue wait predicted at the rate in force, when computed
  * @param serviceNanos the call's own expected duration, when known
  * @param budgetNanos the longest the request could wait (class budget cut by the deadline), when judged
+ * @param deadlineBound whether the request's deadline, not its class's wait budget, set {@code budgetNanos}
  */
 public record Decider(String limiter, String scope, Optional<String> window, boolean paused, boolean reserve,
-        OptionalLong predictedWaitNanos, OptionalLong serviceNanos, OptionalLong budgetNanos) {
+        OptionalLong predictedWaitNanos, OptionalLong serviceNanos, OptionalLong budgetNanos, boolean deadlineBound) {
 
     public Decider {
         Objects.requireNonNull(limiter, "limiter");
@@ -35,7 +36,12 @@ public record Decider(String limiter, String scope, Optional<String> window, boo
 
     /** The limiter and scope alone. */
     public Decider(String limiter, String scope, Optional<String> window) {
-        this(limiter, scope, window, false, false, OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty());
+        this(limiter, scope, window, false, false, OptionalLong.empty(), OptionalLong.empty(), OptionalLong.empty(), false);
+    }
+
+    /** What set the wait allowed: {@code deadline} or {@code class}; empty when no budget was judged. */
+    public Optional<String> boundBy() {
+        return budgetNanos.isEmpty() ? Optional.empty() : Optional.of(deadlineBound ? "deadline" : "class");
     }
 
     /** The governor's explanation as the record keeps it. */
@@ -45,7 +51,7 @@ public record Decider(String limiter, String scope, Optional<String> window, boo
                 known(e.predictedWaitNanos()), e.serviceNanos() > 0 ? OptionalLong.of(e.serviceNanos())
                         : OptionalLong.empty(),
                 e.budgetNanos() == Explanation.UNKNOWN || e.budgetNanos() == Long.MAX_VALUE ? OptionalLong.empty()
-                        : OptionalLong.of(e.budgetNanos()));
+                        : OptionalLong.of(e.budgetNanos()), e.deadlineBound());
     }
 
     private static OptionalLong known(long v) {

@@ -37,7 +37,8 @@ import java.util.regex.Pattern;
  * @param mode the deployment's adaptive mode at admission ({@code normal} ...); empty without one
  * @param brownout whether admission trimmed it for brownout
  * @param borrowed whether it was admitted on capacity beyond its tenant's guaranteed share of the
- *     deployment (idle capacity lent by other tenants)
+ *     deployment (idle capacity lent by other tenants): its tenant has guaranteed minimums there and
+ *     had met them all ({@code Decision.Admitted.borrowed}); false for a tenant with no guarantee
  * @param attempts how many provider attempts were made (0 when none)
  * @param fallback when an attempt ran on a deployment other than the first choice, why
  * @param status the HTTP status answered; 499 when the client went away before its answer

@@ -78,6 +78,7 @@ public final class RequestLifecycle {
     private long queuedAtNanos;
     private String mode;
     private boolean brownout;
+    private boolean borrowed;
     private String fallback;
     /** Why the next admission is asked for on another deployment; null when it is not a move. */
     private String moveReason;
@@ -276,6 +277,7 @@ public final class RequestLifecycle {
             queueWaitNanos = a.queuedNanos();
             mode = runtime.controller(d.id()).map(m -> m.mode().wireName()).orElse(null);
             brownout = a.brownout();
+            borrowed = a.borrowed();
         }
         attempts++;
         current = attempt;
@@ -637,8 +639,7 @@ public final class RequestLifecycle {
                         : new TokenCounts(plan.estimate().inputTokens(), plan.estimate().outputTokens(),
                                 plan.estimate().expectedCacheReadTokens(), estimatedCostMicros),
                 new TokenCounts(usageIn, usageOut, usageCacheRead, usageCostMicros), usageReported && attempts > 0, decision,
-                // borrowed: false until the governor's admission says whether the tenant was beyond its share.
-                gatewayDecision, decider, errorCode, queueWaitNanos, Optional.ofNullable(mode), brownout, false,
+                gatewayDecision, decider, errorCode, queueWaitNanos, Optional.ofNullable(mode), brownout, borrowed,
                 attempts,
                 Optional.ofNullable(fallback), responseStatus, retryAfterMillis, now - receivedAtNanos,
                 firstContentAtNanos < 0 ? OptionalLong.empty() : OptionalLong.of(firstContentAtNanos - receivedAtNanos),
