@@ -163,13 +163,23 @@ class DashboardBrowserTest {
                 wait.until(d -> !d.findElement(By.cssSelector("#" + panel + " .unavailable")).isDisplayed() == routed);
             }
             if (status(admin, "/admin/requests/recent") != 404) {
-                // A real rejection, explained: click a refused request in the list; the page shows the API's explanation.
-                wait.until(d -> !d.findElements(By.xpath("//section[@id='recent']//tr[td[@data-field='status' and"
-                        + " text()='429']]")).isEmpty());
-                WebElement refused = b.findElement(By.xpath("//section[@id='recent']//tr[td[@data-field='status' and"
-                        + " text()='429']]"));
-                String trace = refused.getAttribute("data-key");
-                refused.click();
+                // A real rejection, explained: list the refusals, click one; the page shows the API's explanation.
+                new org.openqa.selenium.support.ui.Select(b.findElement(By.id("recent-filter"))).selectByValue("rejected");
+                String[] clicked = new String[1];
+                wait.until(d -> {
+                    // The list is redrawn every refresh: a row found may be gone before the click.
+                    try {
+                        WebElement refused = d.findElement(By.xpath("//section[@id='recent']//tr[td[@data-field="
+                                + "'status' and text()='429']]"));
+                        String trace = refused.getAttribute("data-key");
+                        refused.click();
+                        clicked[0] = trace;
+                        return true;
+                    } catch (org.openqa.selenium.NoSuchElementException | StaleElementReferenceException e) {
+                        return false;
+                    }
+                });
+                String trace = clicked[0];
                 JsonNode why = admin(admin, "/admin/explain/" + trace, DemoCommand.DEMO_READ_TOKEN);
                 wait.until(d -> text(d, "explain-sentence").equals(why.path("sentence").asText()));
                 assertThat(text(b, "explain-sentence")).isNotBlank();

@@ -276,7 +276,8 @@
   }
 
   function drawRecent() {
-    api("GET", "/admin/requests/recent?limit=20").then(function (r) {
+    // The newest twenty of what the filter asks for: refusals scroll out of "all" under live traffic.
+    api("GET", "/admin/requests/recent?limit=20&status=" + encodeURIComponent($("recent-filter").value)).then(function (r) {
       if (r.status === 404) { unavailable("recent", true); fill(body("recent"), [], "not available", 7); return; }
       unavailable("recent", false);
       var items = r.json ? (r.json.items || r.json.requests || []) : [];
@@ -400,6 +401,7 @@
     });
     $("disconnect").addEventListener("click", function () { forget(); status("Token forgotten.", false); });
     $("tenant-sort").addEventListener("change", function () { if (last) { drawTenants(last); } });
+    $("recent-filter").addEventListener("change", function () { if (token) { drawRecent(); } });
     $("explain-form").addEventListener("submit", function (ev) {
       ev.preventDefault();
       var id = $("trace-id").value.trim();
