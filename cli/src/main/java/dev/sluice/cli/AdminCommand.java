@@ -60,6 +60,19 @@ final class AdminCommand {
     }
 
     static int run(String[] argv, PrintStream out, PrintStream err, Function<String, String> env) {
+        return invoke("admin", USAGE, argv, out, err, env, AdminCommand::verb);
+    }
+
+    /**
+     * One verb of an admin API command ({@code sluice admin}, {@code sluice rollout}): the URL and
+     * the token resolved once, the verb's positional words and options split, the command's usage
+     * on bad arguments (exit 2).
+     */
+    record Invocation(Client client, String verb, List<String> positional, String[] options) {}
+
+    /** Reads {@code [--url URL] VERB ...}, then runs {@code verbs} on it; the exit status. */
+    static int invoke(String command, String usage, String[] argv, PrintStream out, PrintStream err,
+            Function<String, String> env, Function<Invocation, Integer> verbs) {
         List<String> words = new ArrayList<>(Arrays.asList(argv));
         String url = env.apply("SLUICE_ADMIN_URL") != null ? env.apply("SLUICE_ADMIN_URL") : "http://127.0.0.1:8081";
         if (words.size() >= 2 && words.get(0).equals("--url")) {
@@ -67,12 +80,12 @@ final class AdminCommand {
             words = words.subList(2, words.size());
         }
         if (words.isEmpty() || words.get(0).equals("--help")) {
-            (words.isEmpty() ? err : out).print(USAGE);
+            (words.isEmpty() ? err : out).print(usage);
             return words.isEmpty() ? 2 : 0;
         }
         String token = env.apply("SLUICE_ADMIN_TOKEN");
         if (token == null || token.isBlank()) {
-            err.println("sluice admin: set SLUICE_ADMIN_TOKEN to an admin token (it is never taken from the command line)");
+            err.println("sluice " + command + ": set SLUICE_ADMIN_TOKEN to an admin token (it is never taken from the command line)");
             return 2;
         }
         String verb = words.get(0);
@@ -82,103 +95,111 @@ final class AdminCommand {
             positional.add(words.get(i++));
         }
         String[] options = words.subList(i, words.size()).toArray(String[]::new);
-        Client c = new Client(url.replaceAll("/+$", ""), token, out, err);
+        Client c = new Client(command, url.replaceAll("/+$", ""), token, out, err);
         try {
-            return switch (verb) {
-                case "pause" -> {
-                    Args a = Args.parse(options, "--reason", "--for", "--until");
-                    ObjectNode body = JSON.createObjectNode().put("scope", one(positional, "SCOPE"))
-                            .put("reason", a.get("--reason").orElseThrow(() -> new Args.BadArguments("--reason TEXT is required")));
-                    a.get("--for").ifPresent(f -> body.put("for_seconds", duration("--for", f).toSeconds()));
-                    a.get("--until").ifPresent(u -> body.put("until", u));
-                    yield c.call("POST", "/admin/pauses", body, r -> "paused " + r.path("scope").asText() + " ("
-                            + r.path("reason").asText() + ") until " + (r.path("until").isNull() ? "resumed"
-                                    : r.path("until").asText()));
-                }
-                case "resume" -> {
-                    Args.parse(options);
-                    yield c.call("DELETE", "/admin/pauses/" + enc(one(positional, "SCOPE")), null,
-                            r -> "resumed " + r.path("scope").asText());
-                }
-                case "pauses" -> c.call("GET", "/admin/pauses", null, r -> lines(r.path("items"), p -> p.path("scope").asText()
-                        + "  " + p.path("reason").asText() + "  until " + (p.path("until").isNull() ? "resumed"
-                                : p.path("until").asText()) + "  by " + p.path("by").asText()));
-                case "keys" -> {
-                    Args a = Args.parse(options, "--tenant");
-                    yield c.call("GET", "/admin/keys?limit=500" + a.get("--tenant").map(t -> "&tenant=" + enc(t)).orElse(""),
-                            null, r -> lines(r.path("items"), k -> k.path("id").asText() + "  " + k.path("tenant").asText()
-                                    + "/" + k.path("team").asText() + "  class " + k.path("class").asText() + "  limits "
-                                    + k.path("limits")));
-                }
-                case "key-create" -> {
-                    Args a = Args.parse(options, "--tenant", "--team", "--profiles", "--class", "--limits");
-                    ObjectNode body = JSON.createObjectNode().put("id", one(positional, "ID"))
-                            .put("tenant", a.get("--tenant").orElseThrow(() -> new Args.BadArguments("--tenant ID is required")))
-                            .put("team", a.get("--team").orElseThrow(() -> new Args.BadArguments("--team NAME is required")));
-                    a.get("--profiles").ifPresent(p -> Arrays.stream(p.split(",")).forEach(body.withArray("profiles")::add));
-                    a.get("--class").ifPresent(k -> body.put("class", k));
-                    a.get("--limits").ifPresent(l -> body.set("limits", limits(Arrays.asList(l.split(",")))));
-                    yield c.call("POST", "/admin/keys", body, r -> "created key " + r.path("id").asText() + "\nsecret: "
-                            + r.path("secret").asText() + "\n(shown this once: Sluice keeps only its SHA-256)");
-                }
-                case "key-rotate" -> {
-                    Args a = Args.parse(options, "--overlap");
-                    ObjectNode body = JSON.createObjectNode().put("overlap_seconds",
-                            a.get("--overlap").map(o -> duration("--overlap", o).toSeconds()).orElse(0L));
-                    yield c.call("POST", "/admin/keys/" + enc(one(positional, "ID")) + "/rotate", body,
-                            r -> "rotated key " + r.path("id").asText() + "\nsecret: " + r.path("secret").asText()
-                                    + (r.has("old_secret_valid_until") ? "\nthe old secret works until "
-                                            + r.path("old_secret_valid_until").asText() : "\nthe old secret no longer works"));
-                }
-                case "key-delete" -> {
-                    Args.parse(options);
-                    yield c.call("DELETE", "/admin/keys/" + enc(one(positional, "ID")), null,
-                            r -> "deleted key " + r.path("id").asText());
-                }
-                case "limits" -> {
-                    Args.parse(options);
-                    if (positional.isEmpty()) {
-                        throw new Args.BadArguments("SCOPE and at least one limit (rpm=60) are required");
-                    }
-                    String path = limitsPath(positional.get(0));
-                    ObjectNode body = JSON.createObjectNode();
-                    body.set("limits", limits(positional.subList(1, positional.size())));
-                    yield c.call("PATCH", path, body, r -> "limits of " + positional.get(0) + ": " + r.path("limits"));
-                }
-                case "usage" -> {
-                    Args a = Args.parse(options, "--since", "--by");
-                    String q = "?since=" + enc(a.get("--since").orElse("24h")) + "&by=" + enc(a.get("--by").orElse("tenant"));
-                    yield c.call("GET", "/admin/usage" + q, null, r -> "usage by " + r.path("by").asText() + " from "
-                            + r.path("from").asText() + " to " + r.path("to").asText() + "\n" + lines(r.path("rows"),
-                                    u -> (u.path("group").asText().isEmpty() ? "(none)" : u.path("group").asText())
-                                            + "  requests " + u.path("requests").asLong() + "  answered "
-                                            + u.path("answered").asLong() + "  refused " + u.path("refused_locally").asLong()
-                                            + "  input " + u.path("input_tokens").asLong() + "  output "
-                                            + u.path("output_tokens").asLong()));
-                }
-                case "reload" -> {
-                    Args.parse(options);
-                    yield c.call("POST", "/admin/reload", null, r -> "reloaded " + r.path("reloaded").asText() + " ("
-                            + r.path("keys").asInt() + " keys)");
-                }
-                case "explain" -> {
-                    Args.parse(options);
-                    yield c.call("GET", "/admin/explain/" + enc(one(positional, "TRACE_ID")), null, AdminCommand::explained);
-                }
-                case "recent" -> {
-                    Args a = Args.parse(options, "--status", "--limit");
-                    yield c.call("GET", "/admin/requests/recent?status=" + enc(a.get("--status").orElse("all")) + "&limit="
-                            + enc(a.get("--limit").orElse("20")), null, r -> lines(r.path("items"), q -> q.path("time")
-                                    .asText() + "  " + q.path("trace_id").asText() + "  " + q.path("tenant").asText("-")
-                                    + "  " + q.path("status").asInt() + "  " + q.path("reason").asText()));
-                }
-                default -> throw new Args.BadArguments("unknown verb '" + verb + "'");
-            };
+            return verbs.apply(new Invocation(c, verb, positional, options));
         } catch (Args.BadArguments e) {
-            err.println("sluice admin " + verb + ": " + e.getMessage());
-            err.print(USAGE);
+            err.println("sluice " + command + " " + verb + ": " + e.getMessage());
+            err.print(usage);
             return 2;
         }
+    }
+
+    private static int verb(Invocation v) {
+        Client c = v.client();
+        String verb = v.verb();
+        List<String> positional = v.positional();
+        String[] options = v.options();
+        return switch (verb) {
+            case "pause" -> {
+                Args a = Args.parse(options, "--reason", "--for", "--until");
+                ObjectNode body = JSON.createObjectNode().put("scope", one(positional, "SCOPE"))
+                        .put("reason", a.get("--reason").orElseThrow(() -> new Args.BadArguments("--reason TEXT is required")));
+                a.get("--for").ifPresent(f -> body.put("for_seconds", duration("--for", f).toSeconds()));
+                a.get("--until").ifPresent(u -> body.put("until", u));
+                yield c.call("POST", "/admin/pauses", body, r -> "paused " + r.path("scope").asText() + " ("
+                        + r.path("reason").asText() + ") until " + (r.path("until").isNull() ? "resumed"
+                                : r.path("until").asText()));
+            }
+            case "resume" -> {
+                Args.parse(options);
+                yield c.call("DELETE", "/admin/pauses/" + enc(one(positional, "SCOPE")), null,
+                        r -> "resumed " + r.path("scope").asText());
+            }
+            case "pauses" -> c.call("GET", "/admin/pauses", null, r -> lines(r.path("items"), p -> p.path("scope").asText()
+                    + "  " + p.path("reason").asText() + "  until " + (p.path("until").isNull() ? "resumed"
+                            : p.path("until").asText()) + "  by " + p.path("by").asText()));
+            case "keys" -> {
+                Args a = Args.parse(options, "--tenant");
+                yield c.call("GET", "/admin/keys?limit=500" + a.get("--tenant").map(t -> "&tenant=" + enc(t)).orElse(""),
+                        null, r -> lines(r.path("items"), k -> k.path("id").asText() + "  " + k.path("tenant").asText()
+                                + "/" + k.path("team").asText() + "  class " + k.path("class").asText() + "  limits "
+                                + k.path("limits")));
+            }
+            case "key-create" -> {
+                Args a = Args.parse(options, "--tenant", "--team", "--profiles", "--class", "--limits");
+                ObjectNode body = JSON.createObjectNode().put("id", one(positional, "ID"))
+                        .put("tenant", a.get("--tenant").orElseThrow(() -> new Args.BadArguments("--tenant ID is required")))
+                        .put("team", a.get("--team").orElseThrow(() -> new Args.BadArguments("--team NAME is required")));
+                a.get("--profiles").ifPresent(p -> Arrays.stream(p.split(",")).forEach(body.withArray("profiles")::add));
+                a.get("--class").ifPresent(k -> body.put("class", k));
+                a.get("--limits").ifPresent(l -> body.set("limits", limits(Arrays.asList(l.split(",")))));
+                yield c.call("POST", "/admin/keys", body, r -> "created key " + r.path("id").asText() + "\nsecret: "
+                        + r.path("secret").asText() + "\n(shown this once: Sluice keeps only its SHA-256)");
+            }
+            case "key-rotate" -> {
+                Args a = Args.parse(options, "--overlap");
+                ObjectNode body = JSON.createObjectNode().put("overlap_seconds",
+                        a.get("--overlap").map(o -> duration("--overlap", o).toSeconds()).orElse(0L));
+                yield c.call("POST", "/admin/keys/" + enc(one(positional, "ID")) + "/rotate", body,
+                        r -> "rotated key " + r.path("id").asText() + "\nsecret: " + r.path("secret").asText()
+                                + (r.has("old_secret_valid_until") ? "\nthe old secret works until "
+                                        + r.path("old_secret_valid_until").asText() : "\nthe old secret no longer works"));
+            }
+            case "key-delete" -> {
+                Args.parse(options);
+                yield c.call("DELETE", "/admin/keys/" + enc(one(positional, "ID")), null,
+                        r -> "deleted key " + r.path("id").asText());
+            }
+            case "limits" -> {
+                Args.parse(options);
+                if (positional.isEmpty()) {
+                    throw new Args.BadArguments("SCOPE and at least one limit (rpm=60) are required");
+                }
+                String path = limitsPath(positional.get(0));
+                ObjectNode body = JSON.createObjectNode();
+                body.set("limits", limits(positional.subList(1, positional.size())));
+                yield c.call("PATCH", path, body, r -> "limits of " + positional.get(0) + ": " + r.path("limits"));
+            }
+            case "usage" -> {
+                Args a = Args.parse(options, "--since", "--by");
+                String q = "?since=" + enc(a.get("--since").orElse("24h")) + "&by=" + enc(a.get("--by").orElse("tenant"));
+                yield c.call("GET", "/admin/usage" + q, null, r -> "usage by " + r.path("by").asText() + " from "
+                        + r.path("from").asText() + " to " + r.path("to").asText() + "\n" + lines(r.path("rows"),
+                                u -> (u.path("group").asText().isEmpty() ? "(none)" : u.path("group").asText())
+                                        + "  requests " + u.path("requests").asLong() + "  answered "
+                                        + u.path("answered").asLong() + "  refused " + u.path("refused_locally").asLong()
+                                        + "  input " + u.path("input_tokens").asLong() + "  output "
+                                        + u.path("output_tokens").asLong()));
+            }
+            case "reload" -> {
+                Args.parse(options);
+                yield c.call("POST", "/admin/reload", null, r -> "reloaded " + r.path("reloaded").asText() + " ("
+                        + r.path("keys").asInt() + " keys)");
+            }
+            case "explain" -> {
+                Args.parse(options);
+                yield c.call("GET", "/admin/explain/" + enc(one(positional, "TRACE_ID")), null, AdminCommand::explained);
+            }
+            case "recent" -> {
+                Args a = Args.parse(options, "--status", "--limit");
+                yield c.call("GET", "/admin/requests/recent?status=" + enc(a.get("--status").orElse("all")) + "&limit="
+                        + enc(a.get("--limit").orElse("20")), null, r -> lines(r.path("items"), q -> q.path("time")
+                                .asText() + "  " + q.path("trace_id").asText() + "  " + q.path("tenant").asText("-")
+                                + "  " + q.path("status").asInt() + "  " + q.path("reason").asText()));
+            }
+            default -> throw new Args.BadArguments("unknown verb '" + verb + "'");
+        };
     }
 
     /** The explanation as printed: the sentence, then the decision's fields, one per line. */
@@ -288,18 +309,18 @@ final class AdminCommand {
         }
     }
 
-    private static String one(List<String> positional, String what) {
+    static String one(List<String> positional, String what) {
         if (positional.size() != 1) {
             throw new Args.BadArguments(what + " is required, once");
         }
         return positional.get(0);
     }
 
-    private static String enc(String s) {
+    static String enc(String s) {
         return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
-    private static String lines(JsonNode items, Function<JsonNode, String> line) {
+    static String lines(JsonNode items, Function<JsonNode, String> line) {
         if (items.isEmpty()) {
             return "(none)";
         }
@@ -308,8 +329,11 @@ final class AdminCommand {
         return String.join("\n", out);
     }
 
-    /** One admin request and its printed answer; an error answer prints the API's own words. */
-    private record Client(String url, String token, PrintStream out, PrintStream err) {
+    /**
+     * One admin request and its printed answer; an error answer prints the API's own words, with
+     * the command's name ({@code sluice admin: 404 ...}), and exits 1.
+     */
+    record Client(String command, String url, String token, PrintStream out, PrintStream err) {
         int call(String method, String path, JsonNode body, Function<JsonNode, String> shown) {
             HttpRequest r = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30))
                     .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
@@ -319,7 +343,7 @@ final class AdminCommand {
             try {
                 resp = HTTP.send(r, HttpResponse.BodyHandlers.ofString());
             } catch (IOException e) {
-                err.println("sluice admin: cannot reach " + url + ": " + e.getMessage());
+                err.println("sluice " + command + ": cannot reach " + url + ": " + e.getMessage());
                 return 1;
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -329,12 +353,12 @@ final class AdminCommand {
             try {
                 json = JSON.readTree(resp.body());
             } catch (IOException e) {
-                err.println("sluice admin: " + resp.statusCode() + " from " + url + path + " (not JSON)");
+                err.println("sluice " + command + ": " + resp.statusCode() + " from " + url + path + " (not JSON)");
                 return 1;
             }
             if (resp.statusCode() >= 300) {
                 JsonNode e = json.path("error");
-                err.println("sluice admin: " + resp.statusCode() + " " + e.path("code").asText() + ": "
+                err.println("sluice " + command + ": " + resp.statusCode() + " " + e.path("code").asText() + ": "
                         + e.path("message").asText() + (e.has("field") ? " [field " + e.path("field").asText() + "]" : ""));
                 return 1;
             }

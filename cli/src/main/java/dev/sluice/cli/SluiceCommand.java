@@ -5,7 +5,7 @@ import java.util.Arrays;
 
 /**
  * The {@code sluice} command line: {@code serve}, {@code check-config}, {@code demo}, {@code sim},
- * {@code usage}, {@code report} and {@code admin}. Exit status 0 on success, 1 on a runtime failure, 2 on bad arguments or a bad
+ * {@code usage}, {@code report}, {@code admin}, {@code explain} and {@code rollout}. Exit status 0 on success, 1 on a runtime failure, 2 on bad arguments or a bad
  * configuration.
  */
 public final class SluiceCommand {
@@ -23,6 +23,8 @@ public final class SluiceCommand {
               admin VERB ...                     a running gateway's admin API: pause, resume, pauses, keys,
                                                  key-create, key-rotate, key-delete, limits, usage, reload
                                                  (sluice admin --help)
+              rollout VERB ...                   a running gateway's rollouts: list, show, start, pause, resume,
+                                                 advance, rollback (sluice rollout --help)
               explain [--url URL] TRACE_ID       why a request was refused, waited or answered as it was
                                                  (token in $SLUICE_ADMIN_TOKEN, as for admin)
               report [--since 7d] [--config FILE]
@@ -57,6 +59,7 @@ public final class SluiceCommand {
                         java.time.Clock.systemUTC());
                 case "admin" -> AdminCommand.run(rest, out, err, System::getenv);
                 case "explain" -> AdminCommand.explain(rest, out, err, System::getenv);
+                case "rollout" -> RolloutCommand.run(rest, out, err, System::getenv);
                 case "report" -> UsageCommand.report(Args.parse(rest, "--since", "--config"), out, err,
                         java.time.Clock.systemUTC());
                 default -> {

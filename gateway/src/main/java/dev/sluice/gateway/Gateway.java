@@ -92,6 +92,7 @@ public final class Gateway {
                     return null;
                 }, false))
                 .build();
+        runtime.rollouts().ifPresent(dev.sluice.gateway.metrics.RolloutLog::attach);
         this.control = new ControlPlane(runtime, b.journal);
         // What was changed through the admin API before the restart wins over the file for what it touched.
         control.replay();

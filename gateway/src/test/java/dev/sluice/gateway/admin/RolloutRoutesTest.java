@@ -73,6 +73,12 @@ class RolloutRoutesTest {
         assertThat(one.path("status").asText()).isEqualTo("rolled_back");
         assertThat(one.path("history")).extracting(h -> h.path("action").asText())
                 .containsExactly("started", "paused", "resumed", "advanced", "rolled_back");
+
+        // The gateway's metrics listen to the same decisions.
+        var metrics = new dev.sluice.gateway.metrics.Scrape(g.metrics().orElseThrow().scrape());
+        assertThat(metrics.value("sluice_rollout_decisions_total", "rollout", "move", "action", "advanced")).hasValue(1);
+        assertThat(metrics.sum("sluice_rollout_decisions_total", "rollout", "move")).isEqualTo(5);
+        assertThat(metrics.value("sluice_rollout_percent", "rollout", "move")).hasValue(0);
     }
 
     @Test
