@@ -67,16 +67,20 @@ public final class RedisChangeRelay implements ControlJournal, AutoCloseable {
 
     /**
      * Wraps {@code local}, reads every change the fleet made that it does not hold yet (so that the
-     * replay at start sees them), then reads new ones every {@code every} until closed.
-     *
-     * @throws StoreUnavailableException when Redis does not answer the first read
+     * replay at start sees them), then reads new ones every {@code every} until closed. When Redis
+     * does not answer that first read, the replica starts with its own journal and catches up on
+     * the first round Redis answers.
      */
     public static RedisChangeRelay start(RedisQuotaStore store, ControlJournal local, Duration every) {
         if (!every.isPositive()) {
             throw new IllegalArgumentException("every: " + every + " (expected: > 0)");
         }
         RedisChangeRelay relay = new RedisChangeRelay(store, local, true);
-        relay.pull();
+        try {
+            relay.pull();
+        } catch (StoreUnavailableException e) {
+            // Caught up by the rounds, and put in force then by whenImported.
+        }
         relay.timer.scheduleWithFixedDelay(relay::round, every.toMillis(), every.toMillis(), TimeUnit.MILLISECONDS);
         return relay;
     }
