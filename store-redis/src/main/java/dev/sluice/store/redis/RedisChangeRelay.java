@@ -166,7 +166,7 @@ public final class RedisChangeRelay implements ControlJournal, AutoCloseable {
     }
 
     /** Imports the list's changes after {@link #read} that the local journal lacks; returns how many. */
-    private synchronized int pull() {
+    synchronized int pull() {
         RedisLink link = store.link();
         int imported = 0;
         while (true) {

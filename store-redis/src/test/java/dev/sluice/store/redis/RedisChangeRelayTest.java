@@ -59,12 +59,15 @@ class RedisChangeRelayTest {
     }
 
     private Replica replica() {
+        return replica(ControlJournal.inMemory());
+    }
+
+    private Replica replica(ControlJournal local) {
         RedisQuotaStore redis = RedisQuotaStore.connect(RedisTestSupport.URI, RedisTestSupport.config(ns).build());
         open.add(redis);
         FakeClock clock = new FakeClock();
         SluiceRuntime runtime = SluiceRuntime.builder(CONFIG, new InMemoryQuotaStore(clock, ZoneOffset.UTC))
                 .clock(clock).adaptive(false).build();
-        ControlJournal local = ControlJournal.inMemory();
         RedisChangeRelay relay = RedisChangeRelay.start(redis, local, EVERY);
         open.add(relay);
         ControlPlane control = new ControlPlane(runtime, relay);
@@ -131,5 +134,41 @@ class RedisChangeRelayTest {
         assertThat(paused(late)).isTrue();
         assertThat(hasKey(late, "k3")).isTrue();
         assertThat(late.local().audit(10, Long.MAX_VALUE)).hasSize(2);
+    }
+
+    @Test
+    void replicasSharingOneLedgerDatabaseDoNotWriteAChangeTwiceIntoIt() {
+        ControlJournal database = ControlJournal.inMemory();
+        ControlJournal shared = new ControlJournal() {
+            @Override
+            public dev.sluice.runtime.control.AuditRecord append(dev.sluice.runtime.control.AuditRecord r, String state) {
+                return database.append(r, state);
+            }
+
+            @Override
+            public List<dev.sluice.runtime.control.AuditRecord> audit(int limit, long beforeSeq) {
+                return database.audit(limit, beforeSeq);
+            }
+
+            @Override
+            public List<Replayed> replay() {
+                return database.replay();
+            }
+
+            @Override
+            public boolean shared() {
+                return true;
+            }
+        };
+        Replica a = replica(shared);
+        Replica b = replica(shared);
+
+        a.control().pause(OPS, TENANT, "incident 44", Optional.empty());
+
+        assertThat(b.relay().pull()).isZero();
+        assertThat(a.relay().pull()).isZero();
+        assertThat(database.audit(10, Long.MAX_VALUE)).hasSize(1);
+        b.control().sync();
+        assertThat(paused(b)).isTrue();
     }
 }
