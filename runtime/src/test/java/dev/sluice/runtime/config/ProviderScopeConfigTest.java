@@ -57,10 +57,10 @@ class ProviderScopeConfigTest {
         Scope scope = Scope.of(ScopeLevel.PROVIDER_SCOPE, "azure:sub-1/eastus");
         assertThat(g.providerScopesOf("east-1")).containsExactly(scope);
         assertThat(g.providerScopesOf("east-2")).containsExactly(scope);
-        // As a deployment's: 120 rpm over the default one-second window, 2 at once; tpm keeps its minute.
+        // As a deployment's: 120 rpm and 90,000 tpm over the default one-second window, 2 and 1,500 at once.
         BucketPlan plan = BucketPlan.of(scope, g.settings(scope).limits());
         assertThat(plan.capacity(Dimension.REQUESTS)).isEqualTo(2);
-        assertThat(plan.capacity(Dimension.TOTAL_TOKENS)).isEqualTo(90_000);
+        assertThat(plan.capacity(Dimension.TOTAL_TOKENS)).isEqualTo(1_500);
     }
 
     @Test
