@@ -4,6 +4,8 @@ import dev.sluice.config.ConfigException;
 import dev.sluice.gateway.Gateway;
 import dev.sluice.ledger.Ledger;
 import dev.sluice.runtime.control.Actor;
+import dev.sluice.runtime.control.ControlJournal;
+import dev.sluice.runtime.control.ControlPlane;
 import dev.sluice.runtime.control.EditRefused;
 import dev.sluice.ledger.LedgerJournal;
 import dev.sluice.runtime.config.LedgerSettings;
@@ -17,6 +19,7 @@ import dev.sluice.store.redis.FailoverQuotaStore;
 import dev.sluice.store.redis.FailurePolicy;
 import dev.sluice.store.redis.FleetHeartbeat;
 import dev.sluice.store.redis.FleetView;
+import dev.sluice.store.redis.RedisChangeRelay;
 import dev.sluice.store.redis.RedisQuotaStore;
 import dev.sluice.time.NanoClock;
 import java.util.HashMap;
@@ -47,24 +50,31 @@ final class ServeCommand {
             config = config.withServer(config.server().withPort(port.get()));
         }
         Gateway.Builder b = Gateway.builder(config);
+        ControlJournal journal = ControlJournal.inMemory();
         try {
             b.ledger(Ledger.open(config.ledger()));
             if (config.ledger().kind() != LedgerSettings.Kind.OFF) {
                 // Changes made through the admin API are kept beside the usage, and replayed at start.
-                b.journal(LedgerJournal.open(config.ledger()));
+                journal = LedgerJournal.open(config.ledger());
             }
+            b.journal(journal);
         } catch (RuntimeException e) {
             err.println("sluice serve: cannot open the usage ledger: " + e.getMessage());
             return 1;
         }
         FleetHeartbeat[] heartbeat = new FleetHeartbeat[1];
         FleetView[] fleet = new FleetView[1];
+        RedisChangeRelay[] relay = new RedisChangeRelay[1];
         RedisQuotaStore[] shared = new RedisQuotaStore[1];
         if (config.store().kind() == StoreSettings.Kind.REDIS) {
             try {
                 RedisQuotaStore redis = connect(config);
                 shared[0] = redis;
                 heartbeat[0] = FleetHeartbeat.start(redis, HEARTBEAT_EVERY);
+                // Admin changes reach the other replicas through Redis, whatever ledger each keeps;
+                // the fleet's changes so far are read now, before the journal is replayed.
+                relay[0] = RedisChangeRelay.start(redis, journal, ControlPlane.SYNC_INTERVAL.dividedBy(2));
+                b.journal(relay[0]);
                 b.store(redisStore(config, redis, heartbeat[0]::liveReplicas));
             } catch (RuntimeException e) {
                 err.println("sluice serve: cannot use the Redis store: " + e.getMessage());
@@ -85,6 +95,8 @@ final class ServeCommand {
                     d -> g.adaptive().flatMap(a -> a.find(d)), FLEET_VIEW_EVERY);
             fleet[0] = view;
             g.runtime().fleet(peers(view, shared[0].config().replicaId()));
+            // Off the request path: on the relay's thread, as soon as it imported another replica's change.
+            relay[0].whenImported(() -> g.control().sync());
         }
         out.println("Sluice listening on " + g.baseUrl() + " (" + config.deployments().size() + " deployments, "
                 + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
@@ -100,6 +112,9 @@ final class ServeCommand {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (fleet[0] != null) {
                 fleet[0].close();
+            }
+            if (relay[0] != null) {
+                relay[0].close();
             }
             if (heartbeat[0] != null) {
                 heartbeat[0].close();

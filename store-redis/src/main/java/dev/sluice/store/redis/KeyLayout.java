@@ -76,6 +76,11 @@ final class KeyLayout {
         return slot(namespace) + "replicas";
     }
 
+    /** Every admin change any replica made, oldest first ({@link RedisChangeRelay}). */
+    String changes() {
+        return slot(namespace) + "changes";
+    }
+
     String ramp() {
         return slot(namespace) + "ramp";
     }
