@@ -52,7 +52,10 @@ public final class AdminServer {
 
     public Future<AdminServer> start() {
         HttpServerOptions options = new HttpServerOptions().setHost(settings.host()).setPort(settings.port())
-                .setCompressionSupported(false).setMaxHeaderSize(16 * 1024);
+                .setCompressionSupported(false).setMaxHeaderSize(16 * 1024)
+                // HTTP/1.1 only, as on the client port: the JDK client's h2c upgrade was accepted here and
+                // a large answer (the OpenAPI document) then reached it as a malformed HTTP/2 frame.
+                .setHttp2ClearTextEnabled(false);
         return vertx.createHttpServer(options).requestHandler(router::handle).listen().map(s -> {
             server = s;
             return this;
