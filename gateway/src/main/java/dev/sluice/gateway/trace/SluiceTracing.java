@@ -131,15 +131,22 @@ public final class SluiceTracing implements RequestEventSink, AutoCloseable {
             request.setStatus(StatusCode.ERROR);
         }
         Context inside = parent.with(request);
+        long end = start + e.latencyNanos();
         for (AttemptEvent a : e.attemptEvents()) {
-            attempt(inside, e.operation(), a);
+            attempt(inside, e.operation(), a, start, end);
         }
-        request.end(start + e.latencyNanos(), TimeUnit.NANOSECONDS);
+        request.end(end, TimeUnit.NANOSECONDS);
     }
 
-    private void attempt(Context parent, String operation, AttemptEvent a) {
+    /**
+     * An attempt's client span, kept inside its request's span: both starts are known to the
+     * millisecond only, so an attempt that began in a later millisecond than its request would
+     * otherwise end up to a millisecond after it.
+     */
+    private void attempt(Context parent, String operation, AttemptEvent a, long requestStart, long requestEnd) {
         String op = dev.sluice.gateway.metrics.GenAiNames.operationName(operation);
-        long start = TimeUnit.MILLISECONDS.toNanos(a.startedAtEpochMillis());
+        long start = Math.min(Math.max(TimeUnit.MILLISECONDS.toNanos(a.startedAtEpochMillis()), requestStart),
+                requestEnd);
         SpanBuilder b = tracer.spanBuilder(op + " " + a.providerModel()).setParent(parent)
                 .setSpanKind(SpanKind.CLIENT).setStartTimestamp(start, TimeUnit.NANOSECONDS)
                 .setAttribute("gen_ai.operation.name", op)
@@ -167,7 +174,7 @@ public final class SluiceTracing implements RequestEventSink, AutoCloseable {
         if (a.result() == AttemptResult.FAILED) {
             s.setStatus(StatusCode.ERROR);
         }
-        s.end(start + a.latencyNanos(), TimeUnit.NANOSECONDS);
+        s.end(Math.min(start + a.latencyNanos(), requestEnd), TimeUnit.NANOSECONDS);
     }
 
     /** The conventions' input counts every prompt token, cached or not; cache reads are a part of it. */
