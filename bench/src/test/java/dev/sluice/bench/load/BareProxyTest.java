@@ -100,7 +100,8 @@ class BareProxyTest {
 
     @Test
     void theHarnessMeasuresTheBareProxyByDefault() {
-        assertThat(HarnessOptions.defaults().targets()).containsExactly("direct", "nginx", "bare", "sluice");
+        // observed (ledger and metrics on) runs beside sluice by default: the cost of both, measured in one run.
+        assertThat(HarnessOptions.defaults().targets()).containsExactly("direct", "nginx", "bare", "sluice", "observed");
         assertThat(HarnessOptions.parse(new String[] {"--sluice-jvm-args", "-Xmx1g -XX:+UseParallelGC"}).childJvmArgs())
                 .endsWith("-Xmx1g", "-XX:+UseParallelGC");
     }
