@@ -60,7 +60,7 @@ final class JdbcLedger implements Ledger {
 
     static JdbcLedger open(LedgerSettings settings, Clock clock, String writerId) {
         Database db = Database.of(settings);
-        LedgerStore store = new LedgerStore(db, writerId);
+        LedgerStore store = new LedgerStore(db, writerId, settings.rows());
         try {
             store.migrate();
         } catch (SQLException | RuntimeException e) {

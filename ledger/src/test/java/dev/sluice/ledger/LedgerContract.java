@@ -206,6 +206,52 @@ abstract class LedgerContract {
     }
 
     @Test
+    void notAnsweredKeepsRowsForTheRequestsThatFailedAndSumsThemAll() throws SQLException {
+        JdbcLedger ledger = JdbcLedger.open(settings().withRows(LedgerSettings.Rows.NOT_ANSWERED), CLOCK, "w1");
+        Traffic.all().forEach(ledger::onRequest);
+        ledger.close();
+        assertThat(ledger.stats()).extracting(LedgerStats::recorded, LedgerStats::recordedAttempts,
+                LedgerStats::duplicates).containsExactly(9L, 2L, 0L);
+        // E4 (429 here), E6 (499), E7 (401), E9 (429 from Anthropic); E6 and E9 made one attempt each.
+        assertThat(column("SELECT trace_id FROM requests ORDER BY trace_id")).containsExactly(
+                "00000000000000000000000000000004", "00000000000000000000000000000006",
+                "00000000000000000000000000000007", "00000000000000000000000000000009");
+        assertThat(column("SELECT trace_id FROM attempts ORDER BY trace_id")).containsExactly(
+                "00000000000000000000000000000006", "00000000000000000000000000000009");
+        // The rollups hold all nine, the answered ones too.
+        Usage u = ledger.queries().orElseThrow().usage(WEEK, Grouping.TENANT);
+        assertThat(u.total().requests()).isEqualTo(9);
+        assertThat(u.total().answered()).isEqualTo(5);
+        assertThat(u.total().inputTokens()).isEqualTo(1430);
+        assertThat(u.total().outputTokens()).isEqualTo(557);
+        assertThat(count("batches_written")).isEqualTo(1);
+    }
+
+    @Test
+    void withoutRowsABatchWrittenAgainBySecondWriterIsSummedOnce() throws SQLException {
+        List<RequestEvent> batch = Traffic.all();
+        List<RequestEvent> reversed = new java.util.ArrayList<>(batch);
+        java.util.Collections.reverse(reversed);
+        try (dev.sluice.ledger.db.LedgerStore w1 = new dev.sluice.ledger.db.LedgerStore(Database.of(settings()), "w1",
+                LedgerSettings.Rows.NONE);
+                dev.sluice.ledger.db.LedgerStore w2 = new dev.sluice.ledger.db.LedgerStore(Database.of(settings()),
+                        "w2", LedgerSettings.Rows.NONE)) {
+            w1.migrate();
+            assertThat(w1.write(batch)).isEqualTo(new dev.sluice.ledger.db.LedgerStore.WriteResult(9, 0, 0));
+            // The same requests in another order: the same mark.
+            assertThat(w2.write(reversed)).isEqualTo(new dev.sluice.ledger.db.LedgerStore.WriteResult(0, 9, 0));
+            assertThat(w1.write(List.of(Traffic.e1())))
+                    .isEqualTo(new dev.sluice.ledger.db.LedgerStore.WriteResult(1, 0, 0));
+        }
+        assertThat(count("requests")).isZero();
+        assertThat(count("attempts")).isZero();
+        assertThat(count("batches_written")).isEqualTo(2);
+        Usage u = LedgerQueries.of(Database.of(settings()), CLOCK).usage(WEEK, Grouping.TENANT);
+        assertThat(u.total().requests()).isEqualTo(10);
+        assertThat(u.total().inputTokens()).isEqualTo(1540);
+    }
+
+    @Test
     void closeWritesEverythingAndCountsTheRows() {
         JdbcLedger ledger = open();
         Traffic.all().forEach(ledger::onRequest);
@@ -385,6 +431,17 @@ abstract class LedgerContract {
 
     static org.assertj.core.groups.Tuple triple(String g, long a, long b) {
         return org.assertj.core.groups.Tuple.tuple(g, a, b);
+    }
+
+    List<String> column(String sql) throws SQLException {
+        List<String> out = new java.util.ArrayList<>();
+        try (Connection c = Database.of(settings()).connect(); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
+            while (r.next()) {
+                out.add(r.getString(1));
+            }
+        }
+        return out;
     }
 
     long count(String table) throws SQLException {

@@ -1,5 +1,6 @@
 package dev.sluice.ledger.db;
 
+import dev.sluice.runtime.config.LedgerSettings.Rows;
 import dev.sluice.runtime.event.AttemptEvent;
 import dev.sluice.runtime.event.RequestEvent;
 import java.sql.Connection;
@@ -17,6 +18,11 @@ import java.util.Objects;
  * its request rows, their attempt rows and what they add to the rollups. Writing is idempotent on
  * (trace id, span id) and (trace id, span id, attempt): a batch written again after a failure whose
  * commit may or may not have happened, or by two replicas, adds every request exactly once.
+ *
+ * <p>Requests {@link Rows} does not keep have no row to collide on; the batch's part of them is
+ * marked instead, by a row of {@code batches_written} whose key is the sum of their ids' hashes
+ * ({@link #batchKey}): the same requests written again, in any order, add nothing. A batch replayed
+ * with other boundaries would count them again: the writer tries a failed batch again whole.
  */
 public final class LedgerStore implements AutoCloseable {
 
@@ -28,6 +34,7 @@ public final class LedgerStore implements AutoCloseable {
 
     private final Database db;
     private final String writer;
+    private final Rows rows;
     private Connection connection;
     /** By identity: the lifecycle passes each deployment's own scope map, so a lookup need not hash its entries. */
     private final java.util.Map<java.util.Map<String, String>, String> scopeJson = new java.util.IdentityHashMap<>();
@@ -36,8 +43,17 @@ public final class LedgerStore implements AutoCloseable {
      * @param writer this process's name in the rollup keys (its own rows, never another replica's)
      */
     public LedgerStore(Database db, String writer) {
+        this(db, writer, Rows.ALL);
+    }
+
+    /**
+     * @param writer this process's name in the rollup keys (its own rows, never another replica's)
+     * @param rows which requests get their own rows; all are summed in the rollups
+     */
+    public LedgerStore(Database db, String writer, Rows rows) {
         this.db = Objects.requireNonNull(db, "db");
         this.writer = Objects.requireNonNull(writer, "writer");
+        this.rows = Objects.requireNonNull(rows, "rows");
     }
 
     /** Brings the schema to the latest version (see {@link Migrations}); returns it. */
@@ -54,49 +70,59 @@ public final class LedgerStore implements AutoCloseable {
             return new WriteResult(0, 0, 0);
         }
         // One order for every writer: inserts that meet on a key wait for each other, never in a cycle.
-        List<RequestEvent> sorted = new ArrayList<>(batch);
-        sorted.sort(KEY);
+        List<RequestEvent> withRows = new ArrayList<>(batch.size());
+        List<RequestEvent> withoutRows = new ArrayList<>();
+        for (RequestEvent e : batch) {
+            (rows.keeps(e.status()) ? withRows : withoutRows).add(e);
+        }
+        withRows.sort(KEY);
         Connection c = connection();
         try {
             c.setAutoCommit(false);
-            int[] counts;
-            try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
-                for (RequestEvent e : sorted) {
-                    EventRows.bindRequest(s, e, writer, scopeJson);
-                    s.addBatch();
-                }
-                counts = s.executeBatch();
-            }
             Rollups.Batch rollups = new Rollups.Batch(writer);
             int inserted = 0;
             int attempts = 0;
-            try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_ATTEMPT)) {
-                for (int i = 0; i < sorted.size(); i++) {
-                    if (counts[i] == 0) {
-                        continue; // already recorded: by an earlier try of this batch, or another replica
-                    }
-                    if (counts[i] != 1) {
-                        throw new SQLException("ledger: the driver reported " + counts[i]
-                                + " rows for one insert (expected 0 or 1)");
-                    }
-                    RequestEvent e = sorted.get(i);
-                    inserted++;
-                    rollups.add(e);
-                    for (AttemptEvent a : e.attemptEvents()) {
-                        EventRows.bindAttempt(s, e, a, scopeJson);
+            if (!withRows.isEmpty()) {
+                int[] counts;
+                try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
+                    for (RequestEvent e : withRows) {
+                        EventRows.bindRequest(s, e, writer, scopeJson);
                         s.addBatch();
-                        attempts++;
+                    }
+                    counts = s.executeBatch();
+                }
+                try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_ATTEMPT)) {
+                    for (int i = 0; i < withRows.size(); i++) {
+                        if (counts[i] == 0) {
+                            continue; // already recorded: by an earlier try of this batch, or another replica
+                        }
+                        if (counts[i] != 1) {
+                            throw new SQLException("ledger: the driver reported " + counts[i]
+                                    + " rows for one insert (expected 0 or 1)");
+                        }
+                        RequestEvent e = withRows.get(i);
+                        inserted++;
+                        rollups.add(e);
+                        for (AttemptEvent a : e.attemptEvents()) {
+                            EventRows.bindAttempt(s, e, a, scopeJson);
+                            s.addBatch();
+                            attempts++;
+                        }
+                    }
+                    if (attempts > 0) {
+                        s.executeBatch();
                     }
                 }
-                if (attempts > 0) {
-                    s.executeBatch();
-                }
+            }
+            if (!withoutRows.isEmpty() && markWritten(c, withoutRows)) {
+                withoutRows.forEach(rollups::add);
+                inserted += withoutRows.size();
             }
             rollups.write(c, db.dialect());
             c.commit();
             // Back to auto-commit: SQLite's driver would otherwise begin the next (write-locking) transaction at once.
             c.setAutoCommit(true);
-            return new WriteResult(inserted, sorted.size() - inserted, attempts);
+            return new WriteResult(inserted, batch.size() - inserted, attempts);
         } catch (SQLException | RuntimeException e) {
             reset();
             throw e;
@@ -104,8 +130,55 @@ public final class LedgerStore implements AutoCloseable {
     }
 
     /**
+     * Marks {@code events} (requests without rows) as written; false when they were already, by an
+     * earlier try of this batch or by another replica.
+     */
+    private boolean markWritten(Connection c, List<RequestEvent> events) throws SQLException {
+        long newest = 0;
+        for (RequestEvent e : events) {
+            newest = Math.max(newest, e.receivedAtEpochMillis());
+        }
+        try (PreparedStatement s = c.prepareStatement(
+                "INSERT INTO batches_written (batch, received_at, requests, writer) VALUES (?, ?, ?, ?) "
+                        + "ON CONFLICT (batch) DO NOTHING")) {
+            s.setLong(1, batchKey(events));
+            s.setLong(2, newest);
+            s.setInt(3, events.size());
+            s.setString(4, writer);
+            return s.executeUpdate() == 1;
+        }
+    }
+
+    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
+    private static final long FNV_PRIME = 0x100000001b3L;
+
+    /**
+     * A batch's key: the sum of each request's FNV-1a 64-bit hash (over UTF-16 units, low byte first)
+     * of its trace id, a separator and its span id. A sum, so the order of the requests does not
+     * change it.
+     */
+    static long batchKey(List<RequestEvent> events) {
+        long sum = 0;
+        for (RequestEvent e : events) {
+            long h = fnv(FNV_OFFSET, e.traceId());
+            h = (h ^ '/') * FNV_PRIME;
+            sum += fnv(h, e.spanId());
+        }
+        return sum;
+    }
+
+    private static long fnv(long h, String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char ch = s.charAt(i);
+            h = (h ^ (ch & 0xff)) * FNV_PRIME;
+            h = (h ^ (ch >>> 8)) * FNV_PRIME;
+        }
+        return h;
+    }
+
+    /**
      * One bounded step of retention: deletes at most {@code limit} rows from each table that has
-     * rows past its age (requests and attempts older than {@code rows}, hourly rollups older than
+     * rows past its age (requests, attempts and batch marks older than {@code rows}, hourly rollups older than
      * {@link Grain#HOURLY_RETENTION} or {@code rollups} if sooner, daily rollups older than
      * {@code rollups}), each table in its own short transaction. Returns how many rows went; the
      * caller steps again while that is not 0, between batches.
@@ -120,6 +193,7 @@ public final class LedgerStore implements AutoCloseable {
         try {
             deleted += delete(c, "requests", "received_at < ?", rowCutoff, limit);
             deleted += delete(c, "attempts", "started_at < ?", rowCutoff, limit);
+            deleted += delete(c, "batches_written", "received_at < ?", rowCutoff, limit);
             for (Rollups.Table t : Rollups.ALL) {
                 deleted += delete(c, t.name(), "grain = 'h' AND period_start < ?", hourCutoff, limit);
                 deleted += delete(c, t.name(), "grain = 'd' AND period_start < ?", dayCutoff, limit);

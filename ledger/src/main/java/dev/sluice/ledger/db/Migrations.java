@@ -229,7 +229,21 @@ public final class Migrations {
                     "ALTER TABLE requests ADD COLUMN budget_ns BIGINT",
                     "ALTER TABLE requests ADD COLUMN bound_by TEXT",
                     // `/admin/explain` finds a request by its trace id alone (the key is trace and span).
-                    "CREATE INDEX IF NOT EXISTS requests_trace ON requests (trace_id)")));
+                    "CREATE INDEX IF NOT EXISTS requests_trace ON requests (trace_id)")),
+            // With `ledger.rows` keeping rows for some requests only, the others have no row whose key
+            // would stop a batch written twice (a retry, a journal replay, a second replica) from being
+            // summed twice: such a batch's part without rows is marked here, by the sum of its ids' hashes.
+            new Migration(6, "marks of batches written without rows", List.of("""
+                    CREATE TABLE batches_written (
+                      batch BIGINT NOT NULL PRIMARY KEY,
+                      received_at BIGINT NOT NULL,
+                      requests INTEGER NOT NULL,
+                      writer TEXT NOT NULL)""",
+                    "CREATE INDEX batches_written_received_at ON batches_written (received_at)")),
+            // The primary key (trace_id, span_id) already finds a request by its trace id alone; the
+            // index of step 5 only cost every insert its upkeep.
+            new Migration(7, "no second index on trace ids", List.of(
+                    "DROP INDEX IF EXISTS requests_trace")));
 
     private Migrations() {}
 

@@ -43,14 +43,15 @@ abstract class MigrationsContract {
 
     static final List<String> ALL = List.of("1 per-request and per-attempt rows", "2 hourly and daily rollups",
             "3 admin changes: audit and state", "4 request cost",
-            "5 the whole decision of a request");
+            "5 the whole decision of a request", "6 marks of batches written without rows",
+            "7 no second index on trace ids");
 
     @Test
     void fromNothingEveryStepIsApplied() throws SQLException {
         Database db = db();
         try (Connection c = db.connect()) {
             assertThat(Migrations.version(c, db.dialect())).isZero();
-            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(5);
+            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(7);
             assertThat(versions(c)).isEqualTo(ALL);
             assertThat(Migrations.version(c, db.dialect())).isEqualTo(Migrations.latest());
         }

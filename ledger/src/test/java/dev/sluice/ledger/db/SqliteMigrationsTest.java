@@ -34,6 +34,30 @@ class SqliteMigrationsTest extends MigrationsContract {
     }
 
     @Test
+    void aRequestIsFoundByItsTraceIdThroughThePrimaryKeyAlone() throws SQLException {
+        try (Connection c = db().connect()) {
+            Migrations.migrate(c, db().dialect(), db().schema());
+            try (Statement s = c.createStatement();
+                    ResultSet r = s.executeQuery("EXPLAIN QUERY PLAN SELECT * FROM requests WHERE trace_id = 'x'")) {
+                r.next();
+                assertThat(r.getString("detail"))
+                        .isEqualTo("SEARCH requests USING INDEX sqlite_autoindex_requests_1 (trace_id=?)");
+            }
+            java.util.List<String> indexes = new java.util.ArrayList<>();
+            try (Statement s = c.createStatement(); ResultSet r = s.executeQuery(
+                    "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('requests', 'attempts', "
+                            + "'batches_written') ORDER BY name")) {
+                while (r.next()) {
+                    indexes.add(r.getString(1));
+                }
+            }
+            assertThat(indexes).containsExactly("attempts_started_at", "batches_written_received_at",
+                    "requests_received_at", "sqlite_autoindex_attempts_1", "sqlite_autoindex_batches_written_1",
+                    "sqlite_autoindex_requests_1");
+        }
+    }
+
+    @Test
     void aReaderWithoutAFileSaysSo() {
         assertThatThrownBy(() -> LedgerQueries.open(LedgerSettings.sqlite(dir.resolve("none.db"))))
                 .isInstanceOf(LedgerException.class)

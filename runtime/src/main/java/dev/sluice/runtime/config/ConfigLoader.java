@@ -65,7 +65,7 @@ public final class ConfigLoader {
             "max_connections_per_address", "access_log", "max_answer_bytes");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
-            "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention");
+            "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention", "rows");
     private static final Set<String> GOVERNOR = Set.of("lease_ttl", "lease_sweep_interval");
     private static final Set<String> CLASS = Set.of("max_queue_wait", "max_queue_length", "deadline", "reserve");
     private static final Set<String> DEPLOYMENT = Set.of("kind", "base_url", "api_key_env", "scope",
@@ -393,8 +393,9 @@ public final class ConfigLoader {
         int batch = n.get("batch_size").intValue(d.batchSize());
         Duration retention = n.get("retention").duration(d.retention());
         Duration rollups = n.get("rollup_retention").duration(d.rollupRetention());
+        LedgerSettings.Rows rows = choice(n.get("rows"), LedgerSettings.Rows.values(), d.rows());
         return build(n.path(), () -> new LedgerSettings(kind, path, url, schema, user, passwordEnv, password, flush,
-                buffer, batch, retention, rollups));
+                buffer, batch, retention, rollups, rows));
     }
 
     private static ZoneId zone(YamlNode n) {

@@ -25,10 +25,39 @@ import java.util.Optional;
  * @param batchSize requests written in one transaction at most
  * @param retention per-request and per-attempt rows older than this are deleted
  * @param rollupRetention rollups older than this are deleted; at least {@code retention}
+ * @param rows which requests get their own rows (and attempt rows); every request is summed in the
+ *     rollups whatever this says
  */
 public record LedgerSettings(Kind kind, Path path, Optional<String> url, String schema, Optional<String> user,
         Optional<String> passwordEnv, Optional<Secret> password, Duration flushInterval, int bufferSize,
-        int batchSize, Duration retention, Duration rollupRetention) {
+        int batchSize, Duration retention, Duration rollupRetention, Rows rows) {
+
+    /**
+     * Which requests the ledger keeps a row for. A row costs the writer far more than its share of
+     * the rollups (its bound values and indexes, and its attempts' rows), so a gateway that only
+     * needs the sums, or the failures, can keep less.
+     */
+    public enum Rows {
+        /** Every request and attempt. */
+        ALL,
+        /** Only requests that did not end 2xx, with their attempts. */
+        NOT_ANSWERED,
+        /** None: the rollups alone. */
+        NONE;
+
+        public String wireName() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** Whether a request that ended with HTTP {@code status} gets a row. */
+        public boolean keeps(int status) {
+            return switch (this) {
+                case ALL -> true;
+                case NOT_ANSWERED -> status < 200 || status > 299;
+                case NONE -> false;
+            };
+        }
+    }
 
     /** Where the ledger is kept. */
     public enum Kind {
@@ -68,6 +97,7 @@ public record LedgerSettings(Kind kind, Path path, Optional<String> url, String 
         Objects.requireNonNull(flushInterval, "flushInterval");
         Objects.requireNonNull(retention, "retention");
         Objects.requireNonNull(rollupRetention, "rollupRetention");
+        Objects.requireNonNull(rows, "rows");
         ConfigException.require(kind != Kind.POSTGRES || url.isPresent(), "url",
                 "a jdbc:postgresql:// URL (required for kind postgres)", "nothing");
         url.ifPresent(u -> {
@@ -98,33 +128,39 @@ public record LedgerSettings(Kind kind, Path path, Optional<String> url, String 
     public static LedgerSettings sqlite(Path path) {
         return new LedgerSettings(Kind.SQLITE, path, Optional.empty(), DEFAULT_SCHEMA, Optional.empty(),
                 Optional.empty(), Optional.empty(), DEFAULT_FLUSH_INTERVAL, DEFAULT_BUFFER_SIZE, DEFAULT_BATCH_SIZE,
-                DEFAULT_RETENTION, DEFAULT_ROLLUP_RETENTION);
+                DEFAULT_RETENTION, DEFAULT_ROLLUP_RETENTION, Rows.ALL);
     }
 
     /** PostgreSQL at {@code url}, tables in {@code schema}, with every other default. */
     public static LedgerSettings postgres(String url, String schema) {
         return new LedgerSettings(Kind.POSTGRES, DEFAULT_PATH, Optional.of(url), schema, Optional.empty(),
                 Optional.empty(), Optional.empty(), DEFAULT_FLUSH_INTERVAL, DEFAULT_BUFFER_SIZE, DEFAULT_BATCH_SIZE,
-                DEFAULT_RETENTION, DEFAULT_ROLLUP_RETENTION);
+                DEFAULT_RETENTION, DEFAULT_ROLLUP_RETENTION, Rows.ALL);
     }
 
     /** No ledger: nothing is recorded. */
     public static LedgerSettings off() {
         return new LedgerSettings(Kind.OFF, DEFAULT_PATH, Optional.empty(), DEFAULT_SCHEMA, Optional.empty(),
                 Optional.empty(), Optional.empty(), DEFAULT_FLUSH_INTERVAL, DEFAULT_BUFFER_SIZE, DEFAULT_BATCH_SIZE,
-                DEFAULT_RETENTION, DEFAULT_ROLLUP_RETENTION);
+                DEFAULT_RETENTION, DEFAULT_ROLLUP_RETENTION, Rows.ALL);
     }
 
     /** A copy with another flush interval, buffer and batch size (tests, benchmarks). */
     public LedgerSettings withBuffering(Duration flush, int buffer, int batch) {
         return new LedgerSettings(kind, path, url, schema, user, passwordEnv, password, flush, buffer, batch,
-                retention, rollupRetention);
+                retention, rollupRetention, rows);
     }
 
     /** A copy with other retention periods. */
     public LedgerSettings withRetention(Duration rows, Duration rollups) {
         return new LedgerSettings(kind, path, url, schema, user, passwordEnv, password, flushInterval, bufferSize,
-                batchSize, rows, rollups);
+                batchSize, rows, rollups, this.rows);
+    }
+
+    /** A copy that keeps rows for {@code kept} requests only. */
+    public LedgerSettings withRows(Rows kept) {
+        return new LedgerSettings(kind, path, url, schema, user, passwordEnv, password, flushInterval, bufferSize,
+                batchSize, retention, rollupRetention, kept);
     }
 
     /** Where the ledger is, for messages: the file, or the URL without its query. */

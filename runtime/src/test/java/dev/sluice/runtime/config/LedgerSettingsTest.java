@@ -35,6 +35,7 @@ class LedgerSettingsTest {
         assertThat(l.batchSize()).isEqualTo(5_000);
         assertThat(l.retention()).isEqualTo(Duration.ofDays(30));
         assertThat(l.rollupRetention()).isEqualTo(Duration.ofDays(400));
+        assertThat(l.rows()).isEqualTo(LedgerSettings.Rows.ALL);
     }
 
     @Test
@@ -51,6 +52,7 @@ class LedgerSettingsTest {
                   batch_size: 200
                   retention: 7d
                   rollup_retention: 90d
+                  rows: not_answered
                 """, Map.of("LEDGER_PW", "hunter2")).ledger();
         assertThat(l.kind()).isEqualTo(LedgerSettings.Kind.POSTGRES);
         assertThat(l.url()).contains("jdbc:postgresql://db.internal:5432/usage");
@@ -62,7 +64,29 @@ class LedgerSettingsTest {
         assertThat(l.batchSize()).isEqualTo(200);
         assertThat(l.retention()).isEqualTo(Duration.ofDays(7));
         assertThat(l.rollupRetention()).isEqualTo(Duration.ofDays(90));
+        assertThat(l.rows()).isEqualTo(LedgerSettings.Rows.NOT_ANSWERED);
         assertThat(l.toString()).doesNotContain("hunter2");
+    }
+
+    @Test
+    void rowsAreKeptForAllOnlyTheRequestsNotAnsweredOrNone() {
+        assertThat(parse(MINI + "ledger: { rows: none }\n", Map.of()).ledger().rows())
+                .isEqualTo(LedgerSettings.Rows.NONE);
+        assertThat(error("ledger: { rows: failed }\n").getMessage())
+                .isEqualTo("ledger.rows: \"failed\" (expected: one of [all, not_answered, none])");
+    }
+
+    @Test
+    void notAnsweredKeepsEveryStatusButTwoHundreds() {
+        LedgerSettings.Rows r = LedgerSettings.Rows.NOT_ANSWERED;
+        assertThat(r.keeps(200)).isFalse();
+        assertThat(r.keeps(299)).isFalse();
+        assertThat(r.keeps(199)).isTrue();
+        assertThat(r.keeps(300)).isTrue();
+        assertThat(r.keeps(429)).isTrue();
+        assertThat(r.keeps(499)).isTrue();
+        assertThat(LedgerSettings.Rows.ALL.keeps(200)).isTrue();
+        assertThat(LedgerSettings.Rows.NONE.keeps(500)).isFalse();
     }
 
     @Test
