@@ -38,7 +38,11 @@ import java.util.SplittableRandom;
  * <pre>
  * java -cp bench/target/benchmarks.jar dev.sluice.bench.ledger.LedgerWriteBench \
  *     [--kind sqlite|postgres] [--requests 200000] [--rounds 3] [--batch 1000] [--url jdbc:postgresql://...]
+ *     [--rows all|not_answered|none]
  * </pre>
+ *
+ * <p>{@code --rows} is {@code ledger.rows}: every request of this traffic is answered, so
+ * {@code not_answered} writes as few rows as {@code none} (the rollups and one batch mark each).
  */
 public final class LedgerWriteBench {
 
@@ -50,19 +54,21 @@ public final class LedgerWriteBench {
         int rounds = Integer.parseInt(option(args, "--rounds", "3"));
         String url = option(args, "--url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         int batch = Integer.parseInt(option(args, "--batch", String.valueOf(LedgerSettings.DEFAULT_BATCH_SIZE)));
+        LedgerSettings.Rows rows = LedgerSettings.Rows.valueOf(option(args, "--rows", "all").toUpperCase(Locale.ROOT));
         List<RequestEvent> events = traffic(requests, 42);
         long attempts = events.stream().mapToLong(e -> e.attemptEvents().size()).sum();
-        System.out.printf(Locale.ROOT, "ledger write, %s: %d requests, %d attempts per round, %d rounds%n", kind,
-                requests, attempts, rounds);
+        System.out.printf(Locale.ROOT, "ledger write, %s, rows %s: %d requests, %d attempts per round, "
+                + "%d rounds%n", kind, rows.wireName(), requests, attempts, rounds);
         double[] rps = new double[rounds];
         for (int r = 0; r < rounds; r++) {
-            rps[r] = round(kind, url, batch, events, r);
+            rps[r] = round(kind, url, batch, rows, events, r);
         }
         Arrays.sort(rps);
         System.out.printf(Locale.ROOT, "median: %,.0f rows/s%n", rps[rounds / 2]);
     }
 
-    private static double round(String kind, String url, int batch, List<RequestEvent> events, int round)
+    private static double round(String kind, String url, int batch, LedgerSettings.Rows rows,
+            List<RequestEvent> events, int round)
             throws IOException, SQLException, InterruptedException {
         Path dir = null;
         String schema = null;
@@ -74,7 +80,7 @@ public final class LedgerWriteBench {
             dir = Files.createTempDirectory("sluice-ledger-bench");
             settings = LedgerSettings.sqlite(dir.resolve("ledger.db"));
         }
-        settings = settings.withBuffering(settings.flushInterval(), events.size(), batch);
+        settings = settings.withBuffering(settings.flushInterval(), events.size(), batch).withRows(rows);
         try {
             Ledger ledger = Ledger.open(settings);
             WriterCpu writerCpu = new WriterCpu();
@@ -92,13 +98,13 @@ public final class LedgerWriteBench {
             if (s.recorded() != events.size() || s.unrecorded() != 0) {
                 throw new IllegalStateException("not everything was recorded: " + s);
             }
-            long rows = s.recorded() + s.recordedAttempts();
-            double rps = rows / seconds;
+            long written = s.recorded() + s.recordedAttempts();
+            double rps = written / seconds;
             System.out.printf(Locale.ROOT, "round %d: %,d rows (%,d requests + %,d attempts) in %.2f s: %,.0f rows/s, "
                     + "%,.0f requests/s; writer thread CPU %.2f s: %,.0f rows per CPU second; process CPU %.2f s: "
-                    + "%,.0f rows per CPU second; load average %.1f%n", round + 1, rows, s.recorded(),
-                    s.recordedAttempts(), seconds, rps, s.recorded() / seconds, writerSeconds, rows / writerSeconds,
-                    cpuSeconds, rows / cpuSeconds,
+                    + "%,.0f rows per CPU second; writer CPU %.1f us per request; load average %.1f%n", round + 1,
+                    written, s.recorded(), s.recordedAttempts(), seconds, rps, s.recorded() / seconds, writerSeconds,
+                    written / writerSeconds, cpuSeconds, written / cpuSeconds, writerSeconds * 1e6 / s.recorded(),
                     java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
             return rps;
         } finally {

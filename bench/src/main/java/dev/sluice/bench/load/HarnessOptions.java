@@ -1,5 +1,6 @@
 package dev.sluice.bench.load;
 
+import dev.sluice.runtime.config.LedgerSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,11 +30,13 @@ import java.util.Optional;
  * @param clientThreads  event loops of the load generator
  * @param upstreamThreads event loops of the fake upstream
  * @param out            where to write the Markdown report, if anywhere
+ * @param ledgerRows     the observed Sluice's {@code ledger.rows}: which requests get a row of their own
  */
 public record HarnessOptions(List<String> targets, List<Integer> connections, List<Boolean> streaming,
         List<Double> rates, Duration prewarm, Duration warmup, Duration measure, long maxRequests, int rounds, int promptChars, boolean distinctPrompts,
         SluiceServer.Launch sluice,
-        Optional<Path> nginx, int nginxWorkers, int clientThreads, int upstreamThreads, Optional<Path> out) {
+        Optional<Path> nginx, int nginxWorkers, int clientThreads, int upstreamThreads, Optional<Path> out,
+        LedgerSettings.Rows ledgerRows) {
 
     static final List<String> TARGETS = List.of("direct", "nginx", "bare", "sluice", "observed");
 
@@ -67,10 +70,12 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
               --client-threads 2              load generator event loops
               --upstream-threads 1            fake upstream event loops
               --out FILE                      also write the Markdown report to FILE
+              --ledger-rows all               the observed Sluice's ledger.rows: all, not_answered or none
             """;
 
     public HarnessOptions {
         targets = List.copyOf(targets);
+        java.util.Objects.requireNonNull(ledgerRows, "ledgerRows");
         connections = List.copyOf(connections);
         streaming = List.copyOf(streaming);
         rates = List.copyOf(rates);
@@ -159,6 +164,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
         int clientThreads = 2;
         int upstreamThreads = 1;
         Optional<Path> out = Optional.empty();
+        LedgerSettings.Rows ledgerRows = LedgerSettings.Rows.ALL;
         for (int i = 0; i < args.length; i++) {
             String name = args[i];
             if (i + 1 >= args.length) {
@@ -192,6 +198,9 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
                 case "--client-threads" -> clientThreads = integer(name, v);
                 case "--upstream-threads" -> upstreamThreads = integer(name, v);
                 case "--out" -> out = Optional.of(Path.of(v));
+                case "--ledger-rows" -> ledgerRows = Arrays.stream(LedgerSettings.Rows.values())
+                        .filter(r -> r.wireName().equals(v)).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                                "--ledger-rows: " + v + " (expected: all, not_answered or none)"));
                 default -> throw new IllegalArgumentException(name + ": unknown option\n" + USAGE);
             }
         }
@@ -206,7 +215,7 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
             throw new IllegalArgumentException("--sluice: " + sluice + " (expected: child, in-process or jar:PATH)");
         }
         return new HarnessOptions(targets, connections, streaming, rates, prewarm, warmup, measure, maxRequests, rounds, promptChars, distinctPrompts, launch, nginx,
-                nginxWorkers, clientThreads, upstreamThreads, out);
+                nginxWorkers, clientThreads, upstreamThreads, out, ledgerRows);
     }
 
     private static List<String> split(String v) {

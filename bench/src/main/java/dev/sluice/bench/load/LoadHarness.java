@@ -113,9 +113,10 @@ public final class LoadHarness {
                         + "deployment, limits never reached, ledger and metrics off");
             }
             if (options.targets().contains("observed")) {
-                SluiceServer s = SluiceServer.start(options.sluice(), upstream.port(), true);
+                SluiceServer s = SluiceServer.start(options.sluice(), upstream.port(), true, options.ledgerRows());
                 observed = Optional.of(s);
-                env.add("Observed: the same Sluice with its usage ledger (SQLite, default flush and batch) and the admin "
+                env.add("Observed: the same Sluice with its usage ledger (SQLite, default flush and batch, rows "
+                        + options.ledgerRows().wireName() + ") and the admin "
                         + "listener's Prometheus metrics on; nothing scrapes them during the runs");
             }
             if (!options.prewarm().isZero()) {

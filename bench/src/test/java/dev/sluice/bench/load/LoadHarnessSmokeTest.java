@@ -144,6 +144,19 @@ class LoadHarnessSmokeTest {
         assertThat(config.missingEnvironment()).isEmpty();
     }
 
+    @Test
+    void theObservedGatewayKeepsTheLedgerRowsTheOptionSays() {
+        HarnessOptions o = HarnessOptions.parse(new String[] {"--ledger-rows", "not_answered"});
+        assertThat(o.ledgerRows()).isEqualTo(dev.sluice.runtime.config.LedgerSettings.Rows.NOT_ANSWERED);
+        assertThat(HarnessOptions.defaults().ledgerRows()).isEqualTo(dev.sluice.runtime.config.LedgerSettings.Rows.ALL);
+        SluiceConfig config = ConfigLoader.parse(SluiceServer.config(8081, upstream.port(),
+                java.util.Optional.of(java.nio.file.Path.of("ledger.db")), o.ledgerRows()), "bench.yaml");
+        assertThat(config.ledger().rows()).isEqualTo(dev.sluice.runtime.config.LedgerSettings.Rows.NOT_ANSWERED);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                () -> HarnessOptions.parse(new String[] {"--ledger-rows", "some"}))
+                .hasMessage("--ledger-rows: some (expected: all, not_answered or none)");
+    }
+
     static <T> T await(Future<T> f) throws Exception {
         return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
     }
