@@ -3,7 +3,8 @@ package dev.sluice.ledger;
 /**
  * What the ledger has done since it opened, for metrics and the dashboard.
  *
- * @param recorded requests written (each once, whatever the retries)
+ * @param recorded requests written (each once, whatever the retries): in the rollups, and with a row
+ *     when {@code ledger.rows} keeps one
  * @param recordedAttempts attempt rows written
  * @param duplicates requests already in the ledger when written (a batch written again after a
  *     failure, or the same event from two replicas): not counted twice

@@ -26,7 +26,13 @@ import java.util.Objects;
  */
 public final class LedgerStore implements AutoCloseable {
 
-    /** What one batch did. */
+    /**
+     * What one batch did.
+     *
+     * @param inserted requests newly written (in the rollups, and in a row where {@link Rows} keeps one)
+     * @param duplicates requests of the batch written before, by an earlier try or another writer
+     * @param attemptRows attempt rows inserted
+     */
     public record WriteResult(int inserted, int duplicates, int attemptRows) {}
 
     private static final Comparator<RequestEvent> KEY = Comparator.comparing(RequestEvent::traceId)
