@@ -89,36 +89,9 @@ public final class LedgerStore implements AutoCloseable {
             int inserted = 0;
             int attempts = 0;
             if (!withRows.isEmpty()) {
-                int[] counts;
-                try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
-                    for (RequestEvent e : withRows) {
-                        EventRows.bindRequest(s, e, writer, scopeJson);
-                        s.addBatch();
-                    }
-                    counts = s.executeBatch();
-                }
-                try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_ATTEMPT)) {
-                    for (int i = 0; i < withRows.size(); i++) {
-                        if (counts[i] == 0) {
-                            continue; // already recorded: by an earlier try of this batch, or another replica
-                        }
-                        if (counts[i] != 1) {
-                            throw new SQLException("ledger: the driver reported " + counts[i]
-                                    + " rows for one insert (expected 0 or 1)");
-                        }
-                        RequestEvent e = withRows.get(i);
-                        inserted++;
-                        rollups.add(e);
-                        for (AttemptEvent a : e.attemptEvents()) {
-                            EventRows.bindAttempt(s, e, a, scopeJson);
-                            s.addBatch();
-                            attempts++;
-                        }
-                    }
-                    if (attempts > 0) {
-                        s.executeBatch();
-                    }
-                }
+                RowsWritten written = writeRows(c, withRows, rollups);
+                inserted = written.requests();
+                attempts = written.attempts();
             }
             if (!withoutRows.isEmpty() && markWritten(c, withoutRows)) {
                 withoutRows.forEach(rollups::add);
@@ -134,6 +107,48 @@ public final class LedgerStore implements AutoCloseable {
             throw e;
         }
     }
+
+    /**
+     * Inserts the rows of {@code sorted} (in key order) and their attempts' rows, and sums in
+     * {@code rollups} the requests whose rows were new; returns how many requests and attempt rows.
+     */
+    private RowsWritten writeRows(Connection c, List<RequestEvent> sorted, Rollups.Batch rollups) throws SQLException {
+        int inserted = 0;
+        int attempts = 0;
+        int[] counts;
+        try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
+            for (RequestEvent e : sorted) {
+                EventRows.bindRequest(s, e, writer, scopeJson);
+                s.addBatch();
+            }
+            counts = s.executeBatch();
+        }
+        try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_ATTEMPT)) {
+            for (int i = 0; i < sorted.size(); i++) {
+                if (counts[i] == 0) {
+                    continue; // already recorded: by an earlier try of this batch, or another replica
+                }
+                if (counts[i] != 1) {
+                    throw new SQLException("ledger: the driver reported " + counts[i]
+                            + " rows for one insert (expected 0 or 1)");
+                }
+                RequestEvent e = sorted.get(i);
+                inserted++;
+                rollups.add(e);
+                for (AttemptEvent a : e.attemptEvents()) {
+                    EventRows.bindAttempt(s, e, a, scopeJson);
+                    s.addBatch();
+                    attempts++;
+                }
+            }
+            if (attempts > 0) {
+                s.executeBatch();
+            }
+        }
+        return new RowsWritten(inserted, attempts);
+    }
+
+    private record RowsWritten(int requests, int attempts) {}
 
     /**
      * Marks {@code events} (requests without rows) as written; false when they were already, by an
