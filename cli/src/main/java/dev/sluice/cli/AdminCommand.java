@@ -286,16 +286,18 @@ final class AdminCommand {
             }
             String name = p.substring(0, eq);
             String amount = p.substring(eq + 1);
+            boolean money = dev.sluice.limits.Dimension.byLimiterName(name).map(dev.sluice.limits.Dimension::money)
+                    .orElse(false);
             try {
-                if (name.equals("daily_cost")) {
-                    // A budget in dollars: daily_cost=25.50.
+                if (money) {
+                    // A budget in dollars: daily_cost=25.50, monthly_cost=400.
                     n.put(name, new java.math.BigDecimal(amount));
                 } else {
                     n.put(name, Long.parseLong(amount));
                 }
             } catch (NumberFormatException e) {
-                throw new Args.BadArguments("limit: '" + p + "' (expected: " + (name.equals("daily_cost")
-                        ? "dollars, as daily_cost=25.50" : "a whole number after '='") + ")");
+                throw new Args.BadArguments("limit: '" + p + "' (expected: " + (money
+                        ? "dollars, as " + name + "=25.50" : "a whole number after '='") + ")");
             }
         }
         return n;

@@ -85,6 +85,17 @@ class AdminCommandTest {
     }
 
     @Test
+    void moneyBudgetsAreGivenInDollars() {
+        assertThat(admin("sla-cli-admin", "limits", "tenant:acme", "daily_cost=25.50", "monthly_cost=400").status())
+                .isZero();
+        var limits = gateway.governor().config().settings(Scope.of(ScopeLevel.TENANT, "acme")).limits();
+        assertThat(limits.get(Dimension.DAILY_COST).orElseThrow().amount()).isEqualTo(25_500_000);
+        assertThat(limits.get(Dimension.MONTHLY_COST).orElseThrow().amount()).isEqualTo(400_000_000);
+        assertThat(admin("sla-cli-admin", "limits", "tenant:acme", "monthly_cost=lots").err())
+                .contains("expected: dollars, as monthly_cost=25.50");
+    }
+
+    @Test
     void theApisRefusalIsPrintedWithItsField() {
         Run r = admin("sla-cli-admin", "limits", "tenant:acme", "rpm=-1");
         assertThat(r.status()).isEqualTo(1);

@@ -29,7 +29,7 @@ public final class ControlJson {
     public static ObjectNode limits(Limits limits) {
         ObjectNode n = JSON.createObjectNode();
         for (Limit l : limits.all()) {
-            if (l.dimension() == dev.sluice.limits.Dimension.DAILY_COST) {
+            if (l.dimension().money()) {
                 // Dollars, as written in the file.
                 n.put(l.dimension().limiterName(), java.math.BigDecimal.valueOf(l.amount(), 6).stripTrailingZeros());
             } else if (l.burst().isPresent()) {

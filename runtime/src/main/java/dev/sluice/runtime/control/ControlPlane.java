@@ -767,13 +767,13 @@ public final class ControlPlane {
     }
 
     /**
-     * A daily cap may not be set below what its scope has already spent today: the change would
-     * say "allowed" of what the bucket already refuses, and the next refill would not come until
-     * midnight anyway.
+     * A daily or monthly cap may not be set below what its scope has already spent today or this
+     * month: the change would say "allowed" of what the bucket already refuses, and the next reset
+     * would not come until midnight or the month's end anyway.
      */
     private void requireCapsAboveSpent(Scope scope, Limits limits) {
         for (Limit l : limits.all()) {
-            if (l.dimension().kind() != Dimension.Kind.DAILY) {
+            if (!l.dimension().kind().calendar()) {
                 continue;
             }
             Optional<dev.sluice.store.BucketState.DimensionState> now = runtime.governor().bucket(scope)
@@ -785,7 +785,8 @@ public final class ControlPlane {
             if (l.amount() < spent) {
                 throw new EditRefused(EditRefused.Why.INVALID, "daily_cap_below_spent", "limits."
                         + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()
-                        + " (expected: at least " + spent + ", what " + scope.key() + " has spent today)");
+                        + " (expected: at least " + spent + ", what " + scope.key() + " has spent "
+                        + (l.dimension().kind() == Dimension.Kind.MONTHLY ? "this month" : "today") + ")");
             }
         }
     }

@@ -116,6 +116,53 @@ class MoneyBudgetLifecycleTest {
     }
 
     @Test
+    void aMonthlyBudgetIsReservedAndSettledBesideTheDailyOneAndRefusesWhenSpent() {
+        SluiceConfig c = ConfigLoader.parse(YAML.replace("daily_cost: 0.01", "daily_cost: 1, monthly_cost: 0.01"),
+                "budget.yaml", name -> null);
+        SluiceRuntime monthly = SluiceRuntime.builder(c, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .events(events).build();
+        for (int day = 0; day < 2; day++) {
+            RequestLifecycle life = arrive(monthly, c);
+            Attempt[] a = new Attempt[1];
+            life.admit(x -> a[0] = ((Admission.Admitted) x).attempt());
+            a[0].finish(new AttemptOutcome.Answered(new SignalNormaliser(ProviderKind.OPENAI).normalise(200,
+                    name -> List.of(), "", 0), new ObservedUsage(1_000, 200, 0, 0, true)));
+            life.answered(200, java.util.Optional.empty(), java.util.OptionalLong.empty());
+            clock.advance(java.time.Duration.ofDays(1));
+        }
+        // $0.0090 of the month's $0.0100 spent over two days; today's dollar is untouched.
+        assertThat(left(monthly, Dimension.DAILY_COST)).isEqualTo(1_000_000);
+        assertThat(left(monthly, Dimension.MONTHLY_COST)).isEqualTo(1_000);
+        RequestLifecycle life = arrive(monthly, c);
+        Admission[] out = new Admission[1];
+        life.admit(x -> out[0] = x);
+
+        Admission.Refused r = (Admission.Refused) out[0];
+        assertThat(r.rejection().decision()).isEqualTo(GatewayDecision.BUDGET_EXHAUSTED);
+        assertThat(r.rejection().code()).isEqualTo("tenant_budget_exhausted");
+        assertThat(r.rejection().retryable()).isFalse();
+        // 2026-01-03T00:00Z: February is 29 days away.
+        assertThat(r.rejection().retryAfterMillis()).isEqualTo(29 * 86_400_000L);
+        assertThat(r.rejection().message()).isEqualTo("tenant:acme has spent its monthly budget of $0.01 ($0.001 left, "
+                + "this request may cost up to $0.0045); it resets in 29.0 days.");
+        assertThat(left(monthly, Dimension.MONTHLY_COST)).isEqualTo(1_000);
+    }
+
+    private RequestLifecycle arrive(SluiceRuntime rt, SluiceConfig c) {
+        RequestLifecycle life = rt.arrive("4bf92f3577b34da6a3ce929d0e0e4736", RequestThread.inPlace());
+        life.operation("openai.chat");
+        life.planned(new RequestPlan("4bf92f3577b34da6a3ce929d0e0e4736", "openai.chat",
+                new Caller("acme-corp", "acme", "search", "main"), c.profiles().get("chat"), TrafficClass.INTERACTIVE,
+                clock.nanos() + 30_000_000_000L, new TokenEstimate(1_000, 200, 0, 1_000, 1_000, Tokenizer.O200K_BASE),
+                false));
+        return life;
+    }
+
+    private static double left(SluiceRuntime rt, Dimension d) {
+        return rt.governor().bucket(ACME).orElseThrow().of(d).orElseThrow().available();
+    }
+
+    @Test
     void pricesAreReadInDollarsPerMillionAndCacheReadsDefaultToTheInputPrice() {
         SluiceConfig c = ConfigLoader.parse(YAML.replace("{ input: 2.50, output: 10.00, cache_read: 1.25 }",
                 "{ input: 0.15, output: 0.60 }"), "budget.yaml", name -> null);
