@@ -189,7 +189,7 @@ public final class ConfigLoader {
     }
 
     /** {@code prices: {<deployment or model>: {input, output, cache_read}}}, dollars per million tokens. */
-    static Prices prices(YamlNode n) {
+    public static Prices prices(YamlNode n) {
         Map<String, Price> out = new LinkedHashMap<>();
         n.entries().forEach((name, v) -> out.put(name, price(v)));
         return new Prices(out);

@@ -116,6 +116,20 @@ public final class ControlPlane {
         return o;
     }
 
+    // ---- prices ----
+
+    /**
+     * Replaces the price table whole: later admissions reserve and settle money caps at it, what is
+     * in flight keeps what it reserved. Operators only: a price moves every budget.
+     */
+    public synchronized dev.sluice.runtime.config.Prices setPrices(Actor a, dev.sluice.runtime.config.Prices prices) {
+        requireAdmin(a, "change the prices");
+        ObjectNode before = ControlJson.prices(config().prices());
+        ObjectNode after = ControlJson.prices(prices);
+        record(a, "prices.set", "prices", before, after, after, config().withPrices(prices));
+        return prices;
+    }
+
     // ---- tenants ----
 
     public synchronized TenantConfig createTenant(Actor a, String org, String id, double weight, Limits guaranteed,
@@ -501,7 +515,7 @@ public final class ControlPlane {
         java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>();
         running.profiles().forEach((id, p) -> profiles.put(id, p.withLimits(fresh.profiles().get(id).limits())));
         SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles)
-                .withProviderScopes(fresh.providerScopes());
+                .withProviderScopes(fresh.providerScopes()).withPrices(fresh.prices());
         SluiceConfig next = fold(base, journal.replay());
         SluiceConfig after = runtime.change(c -> next);
         seed = base;
@@ -597,6 +611,9 @@ public final class ControlPlane {
             }
             case "config.reload" -> {
                 return c;
+            }
+            case "prices.set" -> {
+                return c.withPrices(ControlJson.prices(s, "prices"));
             }
             default -> throw new IllegalArgumentException("action: " + action);
         }
