@@ -465,10 +465,10 @@ public final class ControlPlane {
 
     /**
      * Reads the configuration file again and puts its key tree and its profiles' and deployments'
-     * limits in force, all at once or (on any error) not at all; the journal is replayed over it, so
-     * changes made through the API still win for what they touched. Other sections (listeners,
-     * store, ledger, admin tokens, class policies, deployments' addresses) need a restart and are
-     * kept as running.
+     * limits, its prices and its admin tokens in force, all at once or (on any error) not at all; the
+     * journal is replayed over it, so changes made through the API still win for what they touched.
+     * Other sections (listeners, store, ledger, class policies, deployments' addresses) need a
+     * restart and are kept as running.
      *
      * @throws EditRefused 422 naming the file's path and field when it does not validate, or when it
      *     adds or removes a deployment or profile; 409 when the configuration was not read from a file
@@ -510,12 +510,21 @@ public final class ControlPlane {
                     + ", with the same deployments under each; adding, removing or moving one needs a restart); "
                     + "nothing was changed");
         }
+        if (fresh.admin().isPresent() != running.admin().isPresent()) {
+            throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "admin", "admin: "
+                    + (fresh.admin().isPresent() ? "added" : "removed") + " (expected: as running; opening or closing the "
+                    + "admin listener needs a restart); nothing was changed");
+        }
         java.util.Map<String, dev.sluice.runtime.config.DeploymentConfig> deployments = new java.util.LinkedHashMap<>();
         running.deployments().forEach((id, d) -> deployments.put(id, d.withLimits(fresh.deployments().get(id).limits())));
         java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>();
         running.profiles().forEach((id, p) -> profiles.put(id, p.withLimits(fresh.profiles().get(id).limits())));
         SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles)
                 .withProviderScopes(fresh.providerScopes()).withPrices(fresh.prices());
+        if (running.admin().isPresent()) {
+            // The listener stays as it is; its tokens are the file's from now on.
+            base = base.withAdmin(running.admin().get().withTokens(fresh.admin().get().tokens()));
+        }
         SluiceConfig next = fold(base, journal.replay());
         SluiceConfig after = runtime.change(c -> next);
         seed = base;
