@@ -126,7 +126,10 @@ public final class ControlPlane {
         requireAdmin(a, "change the prices");
         ObjectNode before = ControlJson.prices(config().prices());
         ObjectNode after = ControlJson.prices(prices);
-        record(a, "prices.set", "prices", before, after, after, config().withPrices(prices));
+        // The table under a field of its own: a journal may stamp fields (a relay id) beside it.
+        ObjectNode state = ControlJson.JSON.createObjectNode();
+        state.set("prices", after);
+        record(a, "prices.set", "prices", before, after, state, config().withPrices(prices));
         return prices;
     }
 
@@ -622,7 +625,7 @@ public final class ControlPlane {
                 return c;
             }
             case "prices.set" -> {
-                return c.withPrices(ControlJson.prices(s, "prices"));
+                return c.withPrices(ControlJson.prices(s.path("prices"), "prices"));
             }
             default -> throw new IllegalArgumentException("action: " + action);
         }
