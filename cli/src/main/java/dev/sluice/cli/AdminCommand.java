@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Function;
 
 /**
@@ -40,6 +41,9 @@ final class AdminCommand {
               key-delete ID
               limits SCOPE rpm=60 tpm=90000 ...   replaces the limits of an org, tenant, team or key
               usage [--since 24h] [--by tenant|key|profile|deployment|class]
+              prices                     the price table, dollars per million tokens
+              price NAME input=2.50 output=10 [cache_read=1.25]
+                                         prices a deployment or model (replaces its entry)
               reload                     reads the configuration file again (as SIGHUP does)
               explain TRACE_ID           the whole decision of one request (also: sluice explain TRACE_ID)
               recent [--status rejected|slow|all] [--limit 20]
@@ -182,6 +186,36 @@ final class AdminCommand {
                                         + "  input " + u.path("input_tokens").asLong() + "  output "
                                         + u.path("output_tokens").asLong()));
             }
+            case "prices" -> {
+                Args.parse(options);
+                yield c.call("GET", "/admin/prices", null, r -> priceLines(r.path("prices")));
+            }
+            case "price" -> {
+                Args.parse(options);
+                if (positional.size() < 2) {
+                    throw new Args.BadArguments("NAME and its prices (input=2.50 output=10) are required");
+                }
+                ObjectNode entry = JSON.createObjectNode();
+                for (String p : positional.subList(1, positional.size())) {
+                    int eq = p.indexOf('=');
+                    try {
+                        entry.put(p.substring(0, Math.max(0, eq)), new java.math.BigDecimal(p.substring(eq + 1)));
+                    } catch (NumberFormatException | StringIndexOutOfBoundsException e) {
+                        throw new Args.BadArguments("price: '" + p + "' (expected: input=, output= or cache_read= and "
+                                + "dollars per million tokens, as input=2.50)");
+                    }
+                }
+                // The API replaces the table whole: read it, change one entry, write it back.
+                Optional<JsonNode> table = c.answer("GET", "/admin/prices", null);
+                if (table.isEmpty()) {
+                    yield 1;
+                }
+                ObjectNode body = JSON.createObjectNode();
+                ObjectNode prices = body.putObject("prices");
+                prices.setAll((ObjectNode) table.get().path("prices"));
+                prices.set(positional.get(0), entry);
+                yield c.call("PUT", "/admin/prices", body, r -> priceLines(r.path("prices")));
+            }
             case "reload" -> {
                 Args.parse(options);
                 yield c.call("POST", "/admin/reload", null, r -> "reloaded " + r.path("reloaded").asText() + " ("
@@ -286,16 +320,18 @@ final class AdminCommand {
             }
             String name = p.substring(0, eq);
             String amount = p.substring(eq + 1);
+            boolean money = dev.sluice.limits.Dimension.byLimiterName(name).map(dev.sluice.limits.Dimension::money)
+                    .orElse(false);
             try {
-                if (name.equals("daily_cost")) {
-                    // A budget in dollars: daily_cost=25.50.
+                if (money) {
+                    // A budget in dollars: daily_cost=25.50, monthly_cost=400.
                     n.put(name, new java.math.BigDecimal(amount));
                 } else {
                     n.put(name, Long.parseLong(amount));
                 }
             } catch (NumberFormatException e) {
-                throw new Args.BadArguments("limit: '" + p + "' (expected: " + (name.equals("daily_cost")
-                        ? "dollars, as daily_cost=25.50" : "a whole number after '='") + ")");
+                throw new Args.BadArguments("limit: '" + p + "' (expected: " + (money
+                        ? "dollars, as " + name + "=25.50" : "a whole number after '='") + ")");
             }
         }
         return n;
@@ -314,6 +350,14 @@ final class AdminCommand {
             throw new Args.BadArguments(what + " is required, once");
         }
         return positional.get(0);
+    }
+
+    private static String priceLines(JsonNode prices) {
+        List<String> out = new ArrayList<>();
+        prices.properties().forEach(e -> out.add(e.getKey() + "  input " + e.getValue().path("input").asDouble()
+                + "  output " + e.getValue().path("output").asDouble() + "  cache_read "
+                + e.getValue().path("cache_read").asDouble() + "  ($ per million tokens)"));
+        return out.isEmpty() ? "(none)" : String.join("\n", out);
     }
 
     static String enc(String s) {
@@ -335,6 +379,13 @@ final class AdminCommand {
      */
     record Client(String command, String url, String token, PrintStream out, PrintStream err) {
         int call(String method, String path, JsonNode body, Function<JsonNode, String> shown) {
+            Optional<JsonNode> json = answer(method, path, body);
+            json.ifPresent(j -> out.println(shown.apply(j)));
+            return json.isPresent() ? 0 : 1;
+        }
+
+        /** The API's answer, or empty once the error is printed. */
+        Optional<JsonNode> answer(String method, String path, JsonNode body) {
             HttpRequest r = HttpRequest.newBuilder(URI.create(url + path)).timeout(Duration.ofSeconds(30))
                     .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
                             : HttpRequest.BodyPublishers.ofString(body.toString()))
@@ -344,26 +395,25 @@ final class AdminCommand {
                 resp = HTTP.send(r, HttpResponse.BodyHandlers.ofString());
             } catch (IOException e) {
                 err.println("sluice " + command + ": cannot reach " + url + ": " + e.getMessage());
-                return 1;
+                return Optional.empty();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                return 1;
+                return Optional.empty();
             }
             JsonNode json;
             try {
                 json = JSON.readTree(resp.body());
             } catch (IOException e) {
                 err.println("sluice " + command + ": " + resp.statusCode() + " from " + url + path + " (not JSON)");
-                return 1;
+                return Optional.empty();
             }
             if (resp.statusCode() >= 300) {
                 JsonNode e = json.path("error");
                 err.println("sluice " + command + ": " + resp.statusCode() + " " + e.path("code").asText() + ": "
                         + e.path("message").asText() + (e.has("field") ? " [field " + e.path("field").asText() + "]" : ""));
-                return 1;
+                return Optional.empty();
             }
-            out.println(shown.apply(json));
-            return 0;
+            return Optional.of(json);
         }
     }
 }

@@ -38,6 +38,10 @@ final class ServeCommand {
 
     static int run(Args args, PrintStream out, PrintStream err) {
         String file = args.get("--config").orElseThrow(() -> new Args.BadArguments("--config FILE is required"));
+        String watch = args.get("--watch").orElse("on");
+        if (!watch.equals("on") && !watch.equals("off")) {
+            throw new Args.BadArguments("--watch " + watch + " (expected: on or off)");
+        }
         SluiceConfig config;
         try {
             config = ConfigLoader.load(Path.of(file));
@@ -100,14 +104,24 @@ final class ServeCommand {
         }
         out.println("Sluice listening on " + g.baseUrl() + " (" + config.deployments().size() + " deployments, "
                 + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
-        onHangUp(() -> {
+        Runnable reload = () -> {
             try {
                 SluiceConfig now = g.control().reloadFile(Actor.CONFIG);
                 out.println("sluice serve: reloaded " + now.sourceName() + " (" + now.keys().size() + " keys)");
             } catch (EditRefused e) {
                 err.println("sluice serve: reload refused: " + e.getMessage());
             }
-        });
+        };
+        onHangUp(reload);
+        if (watch.equals("on")) {
+            try {
+                // A file written in place (or moved into place) is reloaded as SIGHUP would.
+                ConfigWatch.start(Path.of(file), reload);
+            } catch (java.io.IOException e) {
+                err.println("sluice serve: cannot watch " + file + " (" + e.getMessage() + "); SIGHUP and "
+                        + "POST /admin/reload still reload it");
+            }
+        }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             if (fleet[0] != null) {

@@ -13,7 +13,9 @@ public final class SluiceCommand {
     static final String USAGE = """
             Usage: sluice <command> [options]
 
-              serve --config FILE [--port P]     run the gateway with a configuration file
+              serve --config FILE [--port P] [--watch on|off]
+                                                 run the gateway with a configuration file (reloaded
+                                                 when it changes, unless --watch off)
               check-config FILE                  validate a configuration file and exit
               demo [--seconds N] [--port P] [--provider-model K [--seed S]]
                                                  gateway + mock providers + synthetic tenants, live summary
@@ -50,7 +52,7 @@ public final class SluiceCommand {
         String[] rest = Arrays.copyOfRange(args, 1, args.length);
         try {
             return switch (args[0]) {
-                case "serve" -> ServeCommand.run(Args.parse(rest, "--config", "--port"), out, err);
+                case "serve" -> ServeCommand.run(Args.parse(rest, "--config", "--port", "--watch"), out, err);
                 case "check-config" -> CheckConfigCommand.run(rest, out, err);
                 case "demo" -> DemoCommand.run(Args.parse(rest, "--seconds", "--port", "--provider-model", "--seed"), out,
                         err);

@@ -85,6 +85,30 @@ class AdminCommandTest {
     }
 
     @Test
+    void moneyBudgetsAreGivenInDollars() {
+        assertThat(admin("sla-cli-admin", "limits", "tenant:acme", "daily_cost=25.50", "monthly_cost=400").status())
+                .isZero();
+        var limits = gateway.governor().config().settings(Scope.of(ScopeLevel.TENANT, "acme")).limits();
+        assertThat(limits.get(Dimension.DAILY_COST).orElseThrow().amount()).isEqualTo(25_500_000);
+        assertThat(limits.get(Dimension.MONTHLY_COST).orElseThrow().amount()).isEqualTo(400_000_000);
+        assertThat(admin("sla-cli-admin", "limits", "tenant:acme", "monthly_cost=lots").err())
+                .contains("expected: dollars, as monthly_cost=25.50");
+    }
+
+    @Test
+    void aPriceIsSetInOneLineAndTheTableShown() {
+        Run set = admin("sla-cli-admin", "price", "gpt-4o-mini", "input=0.15", "output=0.60");
+        assertThat(set.status()).as(set.err()).isZero();
+        assertThat(set.out()).isEqualTo("gpt-4o-mini  input 0.15  output 0.6  cache_read 0.15  ($ per million tokens)\n");
+        assertThat(gateway.runtime().config().prices().of("d", "gpt-4o-mini"))
+                .isEqualTo(new dev.sluice.runtime.config.Price(0.15, 0.60, 0.15));
+        assertThat(admin("sla-cli-read", "prices").out()).contains("gpt-4o-mini  input 0.15");
+        Run bad = admin("sla-cli-admin", "price", "gpt-4o-mini", "input=-1", "output=1");
+        assertThat(bad.status()).isEqualTo(1);
+        assertThat(bad.err()).contains("422").contains("[field prices.gpt-4o-mini.input]");
+    }
+
+    @Test
     void theApisRefusalIsPrintedWithItsField() {
         Run r = admin("sla-cli-admin", "limits", "tenant:acme", "rpm=-1");
         assertThat(r.status()).isEqualTo(1);

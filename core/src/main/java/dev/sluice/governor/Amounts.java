@@ -22,6 +22,7 @@ final class Amounts {
         a[Dimension.DAILY_REQUESTS.ordinal()] = 1;
         a[Dimension.DAILY_TOKENS.ordinal()] = inputTokens + outputTokens;
         a[Dimension.DAILY_COST.ordinal()] = costMicros;
+        a[Dimension.MONTHLY_COST.ordinal()] = costMicros;
         return a;
     }
 }

@@ -12,7 +12,7 @@ package dev.sluice.governor;
  *     to the predicted wait: a request that would still be generating when its deadline passes is
  *     refused at once instead.
  * @param costMicros the estimate's cost at the deployment's prices, in micro-dollars: reserved on
- *     every {@code daily_cost} cap of the path with the tokens, all or nothing, so concurrent
+ *     every {@code daily_cost} and {@code monthly_cost} cap of the path with the tokens, all or nothing, so concurrent
  *     requests cannot together spend past a cap by more than their usage exceeds their estimates
  */
 public record Demand(long inputTokens, long outputTokens, boolean streaming, long serviceNanos, long costMicros) {

@@ -21,7 +21,7 @@ final class Rejections {
     }
 
     static Rejection dailyCapSpent(ReserveOutcome.Short s) {
-        if (s.dimension() == Dimension.DAILY_COST) {
+        if (s.dimension().money()) {
             return budgetSpent(s);
         }
         return new Rejection(GatewayDecision.BUDGET_EXHAUSTED, code(s, "exhausted"), Optional.of(s.dimension()),
@@ -38,8 +38,9 @@ final class Rejections {
     private static Rejection budgetSpent(ReserveOutcome.Short s) {
         return new Rejection(GatewayDecision.BUDGET_EXHAUSTED, s.scope().level().prefix() + "_budget_exhausted",
                 Optional.of(s.dimension()), Optional.of(s.scope()), millis(s.waitNanos()), false,
-                String.format(Locale.ROOT, "%s has spent its daily budget of %s (%s left, this request may cost up "
-                        + "to %s); it resets in %s.", s.scope(), usd(s.capacity()), usd(Math.max(0, s.available())),
+                String.format(Locale.ROOT, "%s has spent its %s budget of %s (%s left, this request may cost up "
+                        + "to %s); it resets in %s.", s.scope(), s.dimension() == Dimension.MONTHLY_COST ? "monthly" : "daily",
+                        usd(s.capacity()), usd(Math.max(0, s.available())),
                         usd(s.needed()), human(s.waitNanos())),
                 Explanation.of(Optional.of(s.scope()), Optional.of(s.dimension()), false));
     }
@@ -180,6 +181,7 @@ final class Rejections {
             case DAILY_REQUESTS -> "daily requests";
             case DAILY_TOKENS -> "daily tokens";
             case DAILY_COST -> "daily budget (micro-dollars)";
+            case MONTHLY_COST -> "monthly budget (micro-dollars)";
         };
     }
 
@@ -190,6 +192,10 @@ final class Rejections {
     static String human(long nanos) {
         if (nanos < 1_000_000_000L) {
             return Math.max(1, millis(nanos)) + " ms";
+        }
+        if (nanos >= 86_400_000_000_000L) {
+            // A monthly cap's reset: seconds would say nothing at that length.
+            return String.format(Locale.ROOT, "%.1f days", nanos / 86_400e9);
         }
         return String.format(Locale.ROOT, "%.1f s", nanos / 1e9);
     }

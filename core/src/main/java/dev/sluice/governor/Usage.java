@@ -6,7 +6,7 @@ package dev.sluice.governor;
  * @param inputTokens input tokens that count against input limits
  * @param outputTokens output tokens produced (for a broken stream: what was produced)
  * @param costMicros what it cost at the deployment's prices, in micro-dollars (cache reads at their
- *     own price); settles the {@code daily_cost} cap as the tokens settle the token limits
+ *     own price); settles the {@code daily_cost} and {@code monthly_cost} caps as the tokens settle the token limits
  */
 public record Usage(long inputTokens, long outputTokens, long costMicros) {
 

@@ -4,11 +4,12 @@ package dev.sluice.limits;
  * A quantity a provider or an operator limits. Every bucket tracks any subset of these.
  *
  * <p>Rates are per minute and refill continuously; gauges count what is in flight and are given
- * back when a request ends; daily caps count up and reset at midnight in the configured zone.
+ * back when a request ends; daily caps count up and reset at midnight in the configured zone,
+ * monthly caps at the midnight that starts a calendar month there.
  *
- * <p>{@link #DAILY_COST} is a daily cap on money, counted in micro-dollars ({@link #MICROS_PER_USD}
- * to the dollar) so that it is a whole number like every other amount; configuration and the admin
- * API write it in dollars.
+ * <p>{@link #DAILY_COST} and {@link #MONTHLY_COST} are caps on money, counted in micro-dollars
+ * ({@link #MICROS_PER_USD} to the dollar) so that they are whole numbers like every other amount;
+ * configuration and the admin API write them in dollars.
  */
 public enum Dimension {
     REQUESTS("rpm", Kind.RATE),
@@ -19,9 +20,10 @@ public enum Dimension {
     CONCURRENT_STREAMS("streams", Kind.GAUGE),
     DAILY_REQUESTS("daily_requests", Kind.DAILY),
     DAILY_TOKENS("daily_tokens", Kind.DAILY),
-    DAILY_COST("daily_cost", Kind.DAILY);
+    DAILY_COST("daily_cost", Kind.DAILY),
+    MONTHLY_COST("monthly_cost", Kind.MONTHLY);
 
-    /** Micro-dollars to the dollar: the unit of {@link #DAILY_COST}. */
+    /** Micro-dollars to the dollar: the unit of {@link #DAILY_COST} and {@link #MONTHLY_COST}. */
     public static final long MICROS_PER_USD = 1_000_000L;
 
     /** How a dimension's capacity comes back. */
@@ -31,7 +33,14 @@ public enum Dimension {
         /** Held while the request runs, released when it ends. */
         GAUGE,
         /** Counts up during a calendar day. */
-        DAILY
+        DAILY,
+        /** Counts up during a calendar month. */
+        MONTHLY;
+
+        /** A cap counted over a calendar period (a day or a month): waiting seconds does not help. */
+        public boolean calendar() {
+            return this == DAILY || this == MONTHLY;
+        }
     }
 
     private static final Dimension[] VALUES = values();
@@ -54,6 +63,11 @@ public enum Dimension {
 
     public Kind kind() {
         return kind;
+    }
+
+    /** A cap on money, in micro-dollars, written in dollars. */
+    public boolean money() {
+        return this == DAILY_COST || this == MONTHLY_COST;
     }
 
     public static Dimension byOrdinal(int ordinal) {

@@ -61,7 +61,7 @@ public final class BucketPlan {
     private static boolean hasDaily(int[] dimensions) {
         boolean daily = false;
         for (int d : dimensions) {
-            daily |= Dimension.byOrdinal(d).kind() == Dimension.Kind.DAILY;
+            daily |= Dimension.byOrdinal(d).kind().calendar();
         }
         return daily;
     }
@@ -81,7 +81,7 @@ public final class BucketPlan {
         return Optional.of(p);
     }
 
-    /** Whether any dimension is a daily cap (then the calendar matters). */
+    /** Whether any dimension is a daily or monthly cap (then the calendar matters). */
     boolean hasDailyCap() {
         return hasDailyCap;
     }

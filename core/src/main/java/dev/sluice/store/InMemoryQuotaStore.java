@@ -22,7 +22,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
     private static final Dimension[] DIMS = Dimension.values();
     /** A power of two: more than the threads that usually reserve at once. */
     private static final int LEASE_STRIPES = 16;
-    /** Six levels (org, tenant, team, key, profile, deployment) and one to spare: what a lease's long records. */
+    /** Org, tenant, team, key, profile, provider scopes and deployment, with room to spare: what a lease's two longs record. */
     private static final int MAX_PATH = MemoryLease.MAX_BUCKETS;
 
     private final NanoClock clock;
@@ -84,6 +84,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
         // answer names the bucket that binds longest and nothing stays held anywhere.
         int taken = 0;
         long takenDims = 0;
+        long takenDimsHigh = 0;
         ReserveOutcome.Short binding = null;
         for (int i = 0; i < path.length; i++) {
             MemoryBucket b = held[i];
@@ -97,7 +98,11 @@ public final class InMemoryQuotaStore implements QuotaStore {
                 }
                 if (shortHere == null && binding == null) {
                     b.take(wanted, amounts);
-                    takenDims |= (long) wanted << (MemoryLease.BITS * i);
+                    if (i < MemoryLease.PER_WORD) {
+                        takenDims = MemoryLease.with(takenDims, i, wanted);
+                    } else {
+                        takenDimsHigh = MemoryLease.with(takenDimsHigh, i, wanted);
+                    }
                     taken = i + 1;
                 } else {
                     binding = MemoryBucket.longer(shortHere, binding);
@@ -111,7 +116,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
                 MemoryBucket b = held[i];
                 b.lock();
                 try {
-                    b.untake(MemoryLease.takenAt(takenDims, i), amounts);
+                    b.untake(MemoryLease.takenAt(takenDims, takenDimsHigh, i), amounts);
                 } finally {
                     b.unlock();
                 }
@@ -119,7 +124,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
             return binding;
         }
         LeaseStripe stripe = leaseStripes[(int) Thread.currentThread().threadId() & (leaseStripes.length - 1)];
-        MemoryLease lease = new MemoryLease(held, takenDims, amounts, now + leaseTtlNanos, stripe);
+        MemoryLease lease = new MemoryLease(held, takenDims, takenDimsHigh, amounts, now + leaseTtlNanos, stripe);
         stripe.add(lease);
         return new ReserveOutcome.Granted(lease);
     }
@@ -264,7 +269,7 @@ public final class InMemoryQuotaStore implements QuotaStore {
         throw new IllegalArgumentException("lease: " + handle.getClass().getName() + " (expected: a lease of this store)");
     }
 
-    private record CachedDay(long fromMillis, long untilMillis, long day, long midnightMillis) {}
+    private record CachedDay(long fromMillis, long untilMillis, long day, long midnightMillis, long monthEndMillis) {}
 
     private CachedDay day() {
         long millis = clock.epochMillis();
@@ -273,7 +278,8 @@ public final class InMemoryQuotaStore implements QuotaStore {
             LocalDate date = Instant.ofEpochMilli(millis).atZone(dailyResetZone).toLocalDate();
             long midnight = date.plusDays(1).atStartOfDay(dailyResetZone).toInstant().toEpochMilli();
             long dayStart = date.atStartOfDay(dailyResetZone).toInstant().toEpochMilli();
-            c = new CachedDay(dayStart, midnight, date.toEpochDay(), midnight);
+            long monthEnd = date.withDayOfMonth(1).plusMonths(1).atStartOfDay(dailyResetZone).toInstant().toEpochMilli();
+            c = new CachedDay(dayStart, midnight, date.toEpochDay(), midnight, monthEnd);
             cachedDay = c;
         }
         return c;
@@ -287,5 +293,10 @@ public final class InMemoryQuotaStore implements QuotaStore {
     /** Time left until midnight in the reset zone. */
     long nanosToMidnight() {
         return (day().midnightMillis - clock.epochMillis()) * 1_000_000L;
+    }
+
+    /** Time left until the midnight that starts the next month in the reset zone. */
+    long nanosToMonthEnd() {
+        return (day().monthEndMillis - clock.epochMillis()) * 1_000_000L;
     }
 }

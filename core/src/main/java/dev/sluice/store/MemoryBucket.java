@@ -23,9 +23,10 @@ final class MemoryBucket extends BriefLock {
     private static final int RATE_DIMS = kindMask(RATE);
     private static final int GAUGE_DIMS = kindMask(GAUGE);
     private static final int DAILY_DIMS = kindMask(Dimension.Kind.DAILY);
+    private static final int MONTHLY_DIMS = kindMask(Dimension.Kind.MONTHLY);
 
     // Slots of one dimension's run in s, the ones every check and take reads first.
-    /** Rates: tokens available, negative is debt; gauges: in flight; daily caps: used today. As double bits. */
+    /** Rates: tokens available, negative is debt; gauges: in flight; daily and monthly caps: used so far. As double bits. */
     private static final int LEVEL = 0;
     /** Adaptive rate factor in (0, 1], as double bits. */
     private static final int FACTOR = 1;
@@ -91,7 +92,7 @@ final class MemoryBucket extends BriefLock {
 
     /**
      * Brings the bucket up to {@code now} under {@code plan}: adopts the plan if it is not the one
-     * in use (a reload), refills rates and rolls daily caps over. Call with the lock held.
+     * in use (a reload), refills rates and rolls daily and monthly caps over. Call with the lock held.
      *
      * @return the dimensions the plan limits, as a bit set by ordinal
      */
@@ -123,7 +124,9 @@ final class MemoryBucket extends BriefLock {
         if (hasDailyCap) {
             long today = store.today();
             if (today != day) {
-                for (int m = limited & DAILY_DIMS; m != 0; m &= m - 1) {
+                // A month is a function of the day in the reset zone, so the day alone is kept.
+                int reset = CalendarMonths.of(today) != CalendarMonths.of(day) ? DAILY_DIMS | MONTHLY_DIMS : DAILY_DIMS;
+                for (int m = limited & reset; m != 0; m &= m - 1) {
                     s[base(Integer.numberOfTrailingZeros(m)) + LEVEL] = Double.doubleToRawLongBits(0);
                 }
                 day = today;
@@ -220,10 +223,12 @@ final class MemoryBucket extends BriefLock {
             if (Double.longBitsToDouble(s[b + LEVEL]) + need <= cap) {
                 continue;
             }
-            // A gauge frees up when others finish, a daily cap at midnight.
+            // A gauge frees up when others finish, a daily cap at midnight, a monthly one when the month turns.
             boolean daily = (DAILY_DIMS & (1 << d)) != 0;
-            long wait = daily ? store.nanosToMidnight() : ReserveOutcome.Short.UNKNOWN_WAIT;
-            binding = longer(shortOf(pathIndex, d, wait, need > cap, daily, need), binding);
+            boolean monthly = (MONTHLY_DIMS & (1 << d)) != 0;
+            long wait = daily ? store.nanosToMidnight()
+                    : monthly ? store.nanosToMonthEnd() : ReserveOutcome.Short.UNKNOWN_WAIT;
+            binding = longer(shortOf(pathIndex, d, wait, need > cap, daily || monthly, need), binding);
         }
         return binding;
     }
@@ -273,7 +278,7 @@ final class MemoryBucket extends BriefLock {
         return binding;
     }
 
-    /** The shortfall that explains a rejection best: one that never fits, then a daily cap, then the longest wait. */
+    /** The shortfall that explains a rejection best: one that never fits, then a calendar cap, then the longest wait. */
     static ReserveOutcome.Short longer(ReserveOutcome.Short candidate, ReserveOutcome.Short current) {
         if (current == null) {
             return candidate;
@@ -335,7 +340,7 @@ final class MemoryBucket extends BriefLock {
     }
 
     /**
-     * Ends a lease's hold on the dimensions in {@code dims}: rates and daily caps keep
+     * Ends a lease's hold on the dimensions in {@code dims}: rates and calendar caps keep
      * {@code actual} instead of what was reserved ({@code actual} null: nothing, the request never
      * went), gauges give their slots back. A refund never lifts a rate above its capacity: unused
      * tokens do not add burst.
@@ -364,7 +369,7 @@ final class MemoryBucket extends BriefLock {
         }
     }
 
-    /** Ends a lease that was never settled: rates and daily caps keep the estimate, gauges are freed. */
+    /** Ends a lease that was never settled: rates and calendar caps keep the estimate, gauges are freed. */
     void expire(int dims, long[] reserved) {
         for (int m = dims; m != 0; m &= m - 1) {
             int d = Integer.numberOfTrailingZeros(m);

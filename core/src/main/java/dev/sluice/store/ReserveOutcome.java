@@ -19,7 +19,8 @@ public sealed interface ReserveOutcome {
      * @param waitNanos time until the request would fit, from refill arithmetic (and any pause);
      *     {@link #UNKNOWN_WAIT} for concurrency, where it depends on others finishing
      * @param neverFits the request is larger than the bucket can ever hold: waiting cannot help
-     * @param dailyCap the binding dimension is a daily cap, spent until {@code waitNanos} from now
+     * @param dailyCap the binding dimension is a calendar cap (daily or monthly), spent until
+     *     {@code waitNanos} from now (the name is older than monthly caps)
      * @param available what the bucket had when asked
      * @param needed what the request asked for
      * @param capacity the most the bucket can ever hold on this dimension

@@ -100,15 +100,35 @@ class InMemoryQuotaStoreTest {
     }
 
     @Test
-    void aPathOfMoreThanSevenBucketsIsRefused() {
-        // A lease keeps what it took per bucket in one bit per dimension (nine) of one long.
-        BucketPlan[] eight = new BucketPlan[8];
-        for (int i = 0; i < eight.length; i++) {
-            eight[i] = plan(ScopeLevel.TENANT, "t" + i, Limit.of(Dimension.REQUESTS, 60));
+    void aPathOfMoreThanTwelveBucketsIsRefused() {
+        // A lease keeps what it took per bucket in one bit per dimension (ten) of two longs: six buckets each.
+        BucketPlan[] thirteen = new BucketPlan[13];
+        for (int i = 0; i < thirteen.length; i++) {
+            thirteen[i] = plan(ScopeLevel.TENANT, "t" + i, Limit.of(Dimension.REQUESTS, 60));
         }
 
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.reserve(eight, need(1, 0, 0), TTL))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 7");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.reserve(thirteen, need(1, 0, 0), TTL))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at most 12");
+    }
+
+    @Test
+    void aLeaseOnTwelveBucketsEndsOnEveryOne() {
+        BucketPlan[] twelve = new BucketPlan[12];
+        for (int i = 0; i < twelve.length; i++) {
+            twelve[i] = plan(ScopeLevel.TENANT, "t" + i, Limit.of(Dimension.REQUESTS, 60), Limit.of(Dimension.MONTHLY_COST, 100));
+        }
+        long[] amounts = need(1, 0, 0);
+        amounts[Dimension.MONTHLY_COST.ordinal()] = 40;
+        LeaseHandle l = ((ReserveOutcome.Granted) store.reserve(twelve, amounts, TTL)).lease();
+        long[] actual = new long[Dimension.COUNT];
+        actual[Dimension.REQUESTS.ordinal()] = 1;
+        actual[Dimension.MONTHLY_COST.ordinal()] = 25;
+        store.settle(l, actual);
+        for (BucketPlan p : twelve) {
+            BucketState.DimensionState cost = dim(p, Dimension.MONTHLY_COST);
+            assertThat(cost.available()).isEqualTo(75.0);
+            assertThat(cost.conserved()).isTrue();
+        }
     }
 
     /**

@@ -855,6 +855,66 @@ public abstract class QuotaStoreContract {
         }
     }
 
+    // ---- monthly caps ---------------------------------------------------------------------
+
+    @Test
+    void aSpentMonthlyCapWaitsForTheMonthToTurnInTheResetZone() {
+        // 2026-01-01T00:00Z is 01:00 in Berlin: February starts there 31 days less an hour later.
+        QuotaStore s = store(ZoneId.of("Europe/Berlin"));
+        BucketPlan p = tenant(Limit.of(Dimension.MONTHLY_COST, 1_000_000));
+        LeaseHandle l = granted(reserve(s, p, need(Dimension.MONTHLY_COST, 600_000)));
+        s.settle(l, need(Dimension.MONTHLY_COST, 400_000));
+        assertThat(dim(s, p, Dimension.MONTHLY_COST).available()).isEqualTo(600_000.0);
+        ReserveOutcome.Short sh = shortOf(reserve(s, p, need(Dimension.MONTHLY_COST, 700_000)));
+        assertThat(sh.dimension()).isEqualTo(Dimension.MONTHLY_COST);
+        assertThat(sh.dailyCap()).isTrue();
+        assertThat(sh.neverFits()).isFalse();
+        assertThat(sh.available()).isEqualTo(600_000);
+        assertThat(sh.waitNanos()).isEqualTo(Duration.ofHours(31 * 24 - 1).toNanos());
+        // Midnight does not reset a monthly cap.
+        clock.advance(Duration.ofDays(1));
+        assertThat(shortOf(reserve(s, p, need(Dimension.MONTHLY_COST, 700_000))).waitNanos())
+                .isEqualTo(Duration.ofHours(30 * 24 - 1).toNanos());
+        clock.advance(Duration.ofHours(30 * 24 - 1).minusMillis(1));
+        assertThat(shortOf(reserve(s, p, need(Dimension.MONTHLY_COST, 700_000))).waitNanos()).isEqualTo(1_000_000L);
+        clock.advance(Duration.ofMillis(1));
+        granted(reserve(s, p, need(Dimension.MONTHLY_COST, 700_000)));
+        assertThat(dim(s, p, Dimension.MONTHLY_COST).available()).isEqualTo(300_000.0);
+    }
+
+    @Test
+    void aMonthlyCapCountsEveryDayOfTheMonthBesideADailyCap() {
+        // $0.10 a day and $0.25 a month: two full days, then the month has $0.05 left.
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.DAILY_COST, 100_000), Limit.of(Dimension.MONTHLY_COST, 250_000));
+        long[] dime = need(Dimension.DAILY_COST, 100_000, Dimension.MONTHLY_COST, 100_000);
+        LeaseHandle first = granted(reserve(s, p, dime));
+        s.settle(first, dime);
+        ReserveOutcome.Short today = shortOf(reserve(s, p, need(Dimension.DAILY_COST, 1, Dimension.MONTHLY_COST, 1)));
+        assertThat(today.dimension()).isEqualTo(Dimension.DAILY_COST);
+        assertThat(today.waitNanos()).isEqualTo(Duration.ofHours(24).toNanos());
+        clock.advance(Duration.ofDays(1));
+        LeaseHandle second = granted(reserve(s, p, dime));
+        s.settle(second, dime);
+        clock.advance(Duration.ofDays(1));
+        assertThat(dim(s, p, Dimension.DAILY_COST).available()).isEqualTo(100_000.0);
+        assertThat(dim(s, p, Dimension.MONTHLY_COST).available()).isEqualTo(50_000.0);
+        ReserveOutcome.Short month = shortOf(reserve(s, p, dime));
+        assertThat(month.dimension()).isEqualTo(Dimension.MONTHLY_COST);
+        assertThat(month.dailyCap()).isTrue();
+        assertThat(month.available()).isEqualTo(50_000);
+        assertThat(month.waitNanos()).isEqualTo(Duration.ofDays(29).toNanos());
+        // Nothing was held by the refusal: half a dime still fits, and the daily cap took it too.
+        LeaseHandle third = granted(reserve(s, p, need(Dimension.DAILY_COST, 50_000, Dimension.MONTHLY_COST, 50_000)));
+        s.settle(third, need(Dimension.DAILY_COST, 30_000, Dimension.MONTHLY_COST, 30_000));
+        BucketState.DimensionState monthly = dim(s, p, Dimension.MONTHLY_COST);
+        assertThat(monthly.available()).isEqualTo(20_000.0);
+        assertThat(monthly.settled()).isEqualTo(230_000);
+        assertThat(monthly.refunded()).isEqualTo(20_000);
+        assertThat(monthly.conserved()).isTrue();
+        assertThat(dim(s, p, Dimension.DAILY_COST).available()).isEqualTo(70_000.0);
+    }
+
     // ---- invariants -----------------------------------------------------------------------
 
     @Test

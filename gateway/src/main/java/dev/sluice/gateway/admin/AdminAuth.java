@@ -9,6 +9,7 @@ import java.security.MessageDigest;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Resolves the admin token a request presents ({@code Authorization: Bearer}). Only SHA-256 hashes
@@ -20,13 +21,39 @@ final class AdminAuth {
 
     private record Entry(byte[] hash, AdminPrincipal principal) {}
 
-    private final Map<ByteBuffer, Entry> byHash = new HashMap<>();
+    /** The tokens of one version of the settings, by hash. */
+    private record Ring(AdminSettings from, Map<ByteBuffer, Entry> byHash) {}
+
+    private final Supplier<AdminSettings> settings;
+    private volatile Ring ring;
 
     AdminAuth(AdminSettings settings) {
-        for (AdminToken t : settings.tokens().values()) {
+        this(() -> settings);
+    }
+
+    /** Tokens from {@code settings} as they are now: a reload that changes them is in force at the next request. */
+    AdminAuth(Supplier<AdminSettings> settings) {
+        this.settings = settings;
+        this.ring = ring(settings.get());
+    }
+
+    private static Ring ring(AdminSettings s) {
+        Map<ByteBuffer, Entry> byHash = new HashMap<>();
+        for (AdminToken t : s.tokens().values()) {
             t.secretSha256().ifPresent(h -> byHash.put(ByteBuffer.wrap(h), new Entry(h,
                     new AdminPrincipal(t.id(), t.scope(), t.oversubscription()))));
         }
+        return new Ring(s, byHash);
+    }
+
+    private Map<ByteBuffer, Entry> current() {
+        AdminSettings now = settings.get();
+        Ring r = ring;
+        if (r.from() != now) {
+            r = ring(now);
+            ring = r;
+        }
+        return r.byHash();
     }
 
     /** The principal of the token {@code request} presents, if it presents a known one. */
@@ -40,7 +67,7 @@ final class AdminAuth {
             return Optional.empty();
         }
         byte[] hash = ConfigLoader.sha256(presented);
-        Entry e = byHash.get(ByteBuffer.wrap(hash));
+        Entry e = current().get(ByteBuffer.wrap(hash));
         if (e == null || !MessageDigest.isEqual(e.hash, hash)) {
             return Optional.empty();
         }

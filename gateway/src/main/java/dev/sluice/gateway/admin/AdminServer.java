@@ -36,7 +36,8 @@ public final class AdminServer {
             dev.sluice.runtime.alert.AlertRules alerts) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.router = new AdminRouter(new AdminAuth(settings), settings.maxBodyBytes(),
+        this.router = new AdminRouter(new AdminAuth(() -> control.runtime().config().admin().orElse(settings)),
+                settings.maxBodyBytes(),
                 new AdminRateLimit(settings.maxRequestsPerMinute(), System::nanoTime));
         AdminRoutes.install(router, vertx, settings, control.runtime(), metrics);
         DashboardRoutes.install(router, vertx, control, Objects.requireNonNull(lastMinute, "lastMinute"));

@@ -101,6 +101,8 @@ final class ManagementRoutes {
         r.add(HttpMethod.GET, "/admin/profiles", Access.READ, m::listProfiles);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
+        r.add(HttpMethod.GET, "/admin/prices", Access.READ, m::getPrices);
+        r.add(HttpMethod.PUT, "/admin/prices", Access.ADMIN, m::putPrices);
         io.vertx.core.buffer.Buffer openApi = openApi();
         r.add(HttpMethod.GET, "/admin/openapi.json", Access.OPEN, x -> x.send(200, "application/json", openApi));
     }
@@ -372,6 +374,32 @@ final class ManagementRoutes {
             SluiceConfig c = control.reloadFile(actor(x));
             return AdminExchange.JSON.createObjectNode().put("reloaded", c.sourceName()).put("orgs", c.orgs().size())
                     .put("tenants", c.tenants().size()).put("keys", c.keys().size());
+        });
+    }
+
+    // ---- prices ----
+
+    private void getPrices(AdminExchange x) {
+        ObjectNode out = AdminExchange.JSON.createObjectNode();
+        out.set("prices", ControlJson.prices(control.runtime().config().prices()));
+        x.json(200, out);
+    }
+
+    private void putPrices(AdminExchange x) {
+        Optional<YamlNode> b = body(x, Set.of("prices"));
+        if (b.isEmpty()) {
+            return;
+        }
+        change(x, 200, () -> {
+            dev.sluice.runtime.config.Prices p;
+            try {
+                p = ControlJson.prices(b.get().get("prices").json().orElse(null), "prices");
+            } catch (ConfigException e) {
+                throw ControlPlane.invalid(e);
+            }
+            ObjectNode out = AdminExchange.JSON.createObjectNode();
+            out.set("prices", ControlJson.prices(control.setPrices(actor(x), p)));
+            return out;
         });
     }
 

@@ -50,6 +50,7 @@ public final class DashboardState {
         out.put("window_seconds", LastMinute.SECONDS);
         out.put("view", partner ? "partner" : "all");
         tenants(out.putArray("tenants"), m, control, actor);
+        spend(out.putArray("spend"), control, actor);
         ArrayNode pauses = out.putArray("pauses");
         for (Pause p : control.pauses(actor)) {
             pauses.add(ControlJson.pause(p));
@@ -82,6 +83,43 @@ public final class DashboardState {
             out.addObject().put("tenant", e.getKey()).put("rpm", a[LastMinute.T_REQUESTS])
                     .put("input_tpm", a[LastMinute.T_INPUT]).put("output_tpm", a[LastMinute.T_OUTPUT])
                     .put("cache_read_tpm", a[LastMinute.T_CACHE_READ]).put("rejected", a[LastMinute.T_REJECTED]);
+        }
+    }
+
+    /**
+     * Money against the caps: every scope the actor may read that has a {@code daily_cost} or
+     * {@code monthly_cost} cap, with what it spent today and this month (from its bucket, so what
+     * is reserved by requests in flight counts), in dollars.
+     */
+    private static void spend(ArrayNode out, ControlPlane control, Actor actor) {
+        dev.sluice.runtime.config.SluiceConfig c = control.config();
+        List<Map.Entry<Scope, dev.sluice.limits.Limits>> capped = new ArrayList<>();
+        c.orgs().forEach((id, o) -> {
+            capped.add(Map.entry(Scope.of(ScopeLevel.ORGANISATION, id), o.limits()));
+            o.tenants().forEach((tid, t) -> {
+                capped.add(Map.entry(Scope.of(ScopeLevel.TENANT, tid), t.limits()));
+                t.teams().forEach((name, team) -> {
+                    capped.add(Map.entry(Scope.of(ScopeLevel.TEAM, tid + "/" + name), team.limits()));
+                    team.keys().forEach((kid, k) -> capped.add(Map.entry(Scope.of(ScopeLevel.API_KEY, kid), k.limits())));
+                });
+            });
+        });
+        for (var e : capped) {
+            var daily = e.getValue().get(dev.sluice.limits.Dimension.DAILY_COST);
+            var monthly = e.getValue().get(dev.sluice.limits.Dimension.MONTHLY_COST);
+            if (daily.isEmpty() && monthly.isEmpty() || !control.mayRead(actor, e.getKey())) {
+                continue;
+            }
+            var bucket = control.runtime().governor().bucket(e.getKey());
+            ObjectNode n = out.addObject().put("scope", e.getKey().key());
+            for (var cap : List.of(Map.entry("today", daily), Map.entry("month", monthly))) {
+                cap.getValue().ifPresent(l -> {
+                    double spent = bucket.flatMap(b -> b.of(l.dimension()))
+                            .map(d -> Math.max(0, d.capacity() - d.available())).orElse(0.0);
+                    n.putObject(cap.getKey()).put("spent_usd", spent / dev.sluice.limits.Dimension.MICROS_PER_USD)
+                            .put("cap_usd", (double) l.amount() / dev.sluice.limits.Dimension.MICROS_PER_USD);
+                });
+            }
         }
     }
 

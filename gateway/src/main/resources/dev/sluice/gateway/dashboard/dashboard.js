@@ -92,6 +92,16 @@
     }), "no requests in the last minute", 6);
   }
 
+  function money(p) {
+    return p ? "$" + p.spent_usd.toFixed(2) + " of $" + p.cap_usd.toFixed(2) : "-";
+  }
+
+  function drawSpend(s) {
+    fill(body("spend"), (s.spend || []).map(function (x) {
+      return row(x.scope, [["scope", x.scope], ["today", money(x.today)], ["month", money(x.month)]]);
+    }), "no money caps (daily_cost, monthly_cost) on any scope", 3);
+  }
+
   function drawProfiles(s) {
     fill(body("q-profiles"), (s.profiles || []).map(function (p) {
       var tr = row(p.profile, [["profile", p.profile], ["deployment", p.deployment], ["requests", p.requests],
@@ -347,6 +357,7 @@
     $("view").textContent = s.view;
     $("state-at").textContent = s.at;
     drawTenants(s);
+    drawSpend(s);
     drawPauses(s);
     if (s.view === "all") {
       drawProfiles(s);

@@ -48,6 +48,7 @@ class DashboardRoutesTest {
                     reseller: { scope: "partner:o2", token: "sla-dash-partner" }
                 deployments: { east: { kind: openai, base_url: "%s", limits: { rpm: 600, input_tpm: 100000 } } }
                 profiles: { p: { deployment: east, model: gpt-4o-mini } }
+                prices: { gpt-4o-mini: { input: 1000, output: 1000 } }
                 orgs:
                   o:
                     tenants:
@@ -55,7 +56,7 @@ class DashboardRoutesTest {
                       initech: { teams: { z: { keys: { k3: { secret: "sk-dash-initech" } } } } }
                   o2:
                     tenants:
-                      globex: { teams: { y: { keys: { k2: { secret: "sk-dash-globex" } } } } }
+                      globex: { limits: { daily_cost: 5, monthly_cost: 100 }, teams: { y: { keys: { k2: { secret: "sk-dash-globex" } } } } }
                 """.formatted(openai.baseUrl()), "dashboard.yaml", v -> null);
     }
 
@@ -146,6 +147,13 @@ class DashboardRoutesTest {
         }
         assertThat(s.path("view").asText()).isEqualTo("partner");
         assertThat(s.path("tenants").findValuesAsText("tenant")).containsExactly("globex");
+        // Its spend against its caps, in dollars: the answered request cost something at $1,000 per million.
+        assertThat(s.path("spend").findValuesAsText("scope")).containsExactly("tenant:globex");
+        JsonNode spend = s.path("spend").path(0);
+        assertThat(spend.path("today").path("cap_usd").asDouble()).isEqualTo(5.0);
+        assertThat(spend.path("month").path("cap_usd").asDouble()).isEqualTo(100.0);
+        assertThat(spend.path("today").path("spent_usd").asDouble()).isPositive()
+                .isEqualTo(spend.path("month").path("spent_usd").asDouble());
         assertThat(s.has("deployments")).isFalse();
         assertThat(s.has("profiles")).isFalse();
         assertThat(s.has("bottlenecks")).isFalse();

@@ -138,6 +138,21 @@ class ManagementApiTest {
     }
 
     @Test
+    void moneyBudgetsAreWrittenAndShownInDollars() throws Exception {
+        HttpResponse<String> r = admin("PATCH", "/admin/keys/shop-key", ADMIN,
+                "{\"limits\":{\"daily_cost\":2.5,\"monthly_cost\":40}}");
+        assertThat(r.statusCode()).isEqualTo(200);
+        var limits = gateway.governor().config().settings(Scope.of(ScopeLevel.API_KEY, "shop-key")).limits();
+        assertThat(limits.get(Dimension.DAILY_COST).orElseThrow().amount()).isEqualTo(2_500_000);
+        assertThat(limits.get(Dimension.MONTHLY_COST).orElseThrow().amount()).isEqualTo(40_000_000);
+        JsonNode shown = json(admin("GET", "/admin/keys/shop-key", READ, null)).path("limits");
+        assertThat(shown.path("monthly_cost").decimalValue()).isEqualByComparingTo("40");
+        HttpResponse<String> bad = admin("PATCH", "/admin/keys/shop-key", ADMIN, "{\"limits\":{\"monthly_cost\":0}}");
+        assertThat(bad.statusCode()).isEqualTo(422);
+        assertThat(error(bad).path("field").asText()).isEqualTo("limits.monthly_cost");
+    }
+
+    @Test
     void badInputIsRefusedWithTheFieldPathAndChangesNothing() throws Exception {
         HttpResponse<String> unknown = admin("POST", "/admin/tenants", ADMIN, "{\"id\":\"bad1\",\"org\":\"o\",\"wieght\":2}");
         assertThat(unknown.statusCode()).isEqualTo(400);

@@ -86,6 +86,15 @@ class ReloadTest {
     }
 
     @Test
+    void aReloadPutsTheFilesAdminTokensInForce() throws Exception {
+        Files.writeString(file, YAML.replace("WEIGHT", "1").replace("v: { scope: read, token: \"sla-reload-read\" }",
+                "w: { scope: read, token: \"sla-reload-read-2\" }"));
+        assertThat(reload("sla-reload-admin").statusCode()).isEqualTo(200);
+        assertThat(AdminCalls.admin(gateway, "GET", "/admin/orgs", "sla-reload-read-2", null).statusCode()).isEqualTo(200);
+        assertThat(AdminCalls.admin(gateway, "GET", "/admin/orgs", "sla-reload-read", null).statusCode()).isEqualTo(401);
+    }
+
+    @Test
     void onlyAnAdminTokenReloads() throws Exception {
         assertThat(reload("sla-reload-read").statusCode()).isEqualTo(403);
     }

@@ -42,7 +42,7 @@ class TwoReplicasOnRedisTest {
     private record Replica(Gateway gateway, LinkedBlockingQueue<Boolean> imported) {}
 
     @Test
-    void aKeyAndAPauseMadeOnOneReplicaAnswerOnTheOther() throws Exception {
+    void aKeyAPauseAndPricesMadeOnOneReplicaAnswerOnTheOther() throws Exception {
         Vertx vertx = Vertx.vertx();
         try {
             Replica a = start(vertx, "a.db");
@@ -63,6 +63,13 @@ class TwoReplicasOnRedisTest {
             assertThat(refused.statusCode()).isEqualTo(429);
             assertThat(refused.headers().firstValue("x-should-retry")).hasValue("false");
             assertThat(refused.body()).contains("incident 7");
+
+            // A new price table reaches the other replica's admissions within the relay's interval.
+            assertThat(AdminCalls.admin(a.gateway(), "PUT", "/admin/prices", "sla-relay-admin",
+                    "{\"prices\":{\"gpt-4o-mini\":{\"input\":0.15,\"output\":0.60}}}").statusCode()).isEqualTo(200);
+            awaitImport(b, () -> !b.gateway().runtime().config().prices().byName().isEmpty());
+            assertThat(b.gateway().runtime().config().prices().of("d", "gpt-4o-mini"))
+                    .isEqualTo(new dev.sluice.runtime.config.Price(0.15, 0.60, 0.15));
 
             AdminCalls.stop(a.gateway());
             AdminCalls.stop(b.gateway());

@@ -65,6 +65,11 @@ public record AdminSettings(String host, int port, long maxBodyBytes, Map<String
         this(host, port, maxBodyBytes, tokens, DEFAULT_MAX_REQUESTS_PER_MINUTE, DEFAULT_METRICS_AUTH);
     }
 
+    /** A copy with other tokens (a reloaded file's). */
+    public AdminSettings withTokens(Map<String, AdminToken> next) {
+        return new AdminSettings(host, port, maxBodyBytes, next, maxRequestsPerMinute, metricsAuth);
+    }
+
     /** A copy listening on {@code newPort}. */
     public AdminSettings withPort(int newPort) {
         return new AdminSettings(host, newPort, maxBodyBytes, tokens, maxRequestsPerMinute, metricsAuth);

@@ -189,7 +189,7 @@ public final class ConfigLoader {
     }
 
     /** {@code prices: {<deployment or model>: {input, output, cache_read}}}, dollars per million tokens. */
-    static Prices prices(YamlNode n) {
+    public static Prices prices(YamlNode n) {
         Map<String, Price> out = new LinkedHashMap<>();
         n.entries().forEach((name, v) -> out.put(name, price(v)));
         return new Prices(out);
@@ -768,7 +768,7 @@ public final class ConfigLoader {
                 OptionalLong burst = burstNode.present() ? OptionalLong.of(burstNode.longValue(0)) : OptionalLong.empty();
                 Optional<ShortWindow> window = window(v.get("window"));
                 limit = build(n.path(), () -> new Limit(d, amount, burst, window));
-            } else if (d == Dimension.DAILY_COST) {
+            } else if (d.money()) {
                 long amount = dollarsAsMicros(v);
                 limit = build(n.path(), () -> Limit.of(d, amount));
             } else {
@@ -781,8 +781,8 @@ public final class ConfigLoader {
     }
 
     /**
-     * A money cap in dollars ({@code daily_cost: 25} or {@code 0.50}), as micro-dollars: more than
-     * 0 and at most a million dollars a day, to the micro-dollar.
+     * A money cap in dollars ({@code daily_cost: 25}, {@code monthly_cost: 0.50}), as micro-dollars:
+     * more than 0 and at most a million dollars, to the micro-dollar.
      */
     static long dollarsAsMicros(YamlNode v) {
         double usd = v.requiredDouble();

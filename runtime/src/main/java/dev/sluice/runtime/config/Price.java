@@ -2,7 +2,7 @@ package dev.sluice.runtime.config;
 
 /**
  * What a model's tokens cost, in dollars per million tokens. A dollar per million tokens is a
- * micro-dollar per token, so a cost in micro-dollars (the unit of the {@code daily_cost} cap) is
+ * micro-dollar per token, so a cost in micro-dollars (the unit of the money caps) is
  * the tokens times these numbers.
  *
  * @param inputPerMillion prompt tokens not read from the provider's cache

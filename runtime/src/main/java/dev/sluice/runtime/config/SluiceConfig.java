@@ -36,7 +36,7 @@ import java.util.Optional;
  * @param metrics which optional labels the Prometheus metrics carry
  * @param tracing where OpenTelemetry spans go (nowhere by default)
  * @param rollouts the migrations of profiles from one deployment to another ({@code rollouts:}); empty for none
- * @param prices what tokens cost, per deployment or model, for the {@code daily_cost} caps
+ * @param prices what tokens cost, per deployment or model, for the money caps ({@code daily_cost}, {@code monthly_cost})
  * @param providerScopes provider quotas shared above one deployment, by id, in file order
  * @param alerts the gateway's own alert rules' thresholds and the webhook they are sent to
  */

@@ -29,7 +29,7 @@ public final class ControlJson {
     public static ObjectNode limits(Limits limits) {
         ObjectNode n = JSON.createObjectNode();
         for (Limit l : limits.all()) {
-            if (l.dimension() == dev.sluice.limits.Dimension.DAILY_COST) {
+            if (l.dimension().money()) {
                 // Dollars, as written in the file.
                 n.put(l.dimension().limiterName(), java.math.BigDecimal.valueOf(l.amount(), 6).stripTrailingZeros());
             } else if (l.burst().isPresent()) {
@@ -39,6 +39,24 @@ public final class ControlJson {
             }
         }
         return n;
+    }
+
+    /** The price table as in the file: per name, dollars per million input, output and cache-read tokens. */
+    public static ObjectNode prices(dev.sluice.runtime.config.Prices prices) {
+        ObjectNode n = JSON.createObjectNode();
+        prices.byName().forEach((name, p) -> n.putObject(name).put("input", p.inputPerMillion())
+                .put("output", p.outputPerMillion()).put("cache_read", p.cacheReadPerMillion()));
+        return n;
+    }
+
+    /** Reads a price table written as in the file; a {@link dev.sluice.config.ConfigException} names the path. */
+    public static dev.sluice.runtime.config.Prices prices(JsonNode n, String path) {
+        if (n == null || !n.isObject()) {
+            throw new dev.sluice.config.ConfigException(path, "an object of prices by deployment or model name",
+                    n == null ? "nothing" : n.getNodeType().name().toLowerCase(java.util.Locale.ROOT));
+        }
+        YamlNode root = YamlNode.root(JSON.createObjectNode().set(path, n));
+        return ConfigLoader.prices(root.get(path));
     }
 
     /** Reads limits written as in the file; a {@link dev.sluice.config.ConfigException} names the path. */

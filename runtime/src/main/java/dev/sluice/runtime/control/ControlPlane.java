@@ -116,6 +116,23 @@ public final class ControlPlane {
         return o;
     }
 
+    // ---- prices ----
+
+    /**
+     * Replaces the price table whole: later admissions reserve and settle money caps at it, what is
+     * in flight keeps what it reserved. Operators only: a price moves every budget.
+     */
+    public synchronized dev.sluice.runtime.config.Prices setPrices(Actor a, dev.sluice.runtime.config.Prices prices) {
+        requireAdmin(a, "change the prices");
+        ObjectNode before = ControlJson.prices(config().prices());
+        ObjectNode after = ControlJson.prices(prices);
+        // The table under a field of its own: a journal may stamp fields (a relay id) beside it.
+        ObjectNode state = ControlJson.JSON.createObjectNode();
+        state.set("prices", after);
+        record(a, "prices.set", "prices", before, after, state, config().withPrices(prices));
+        return prices;
+    }
+
     // ---- tenants ----
 
     public synchronized TenantConfig createTenant(Actor a, String org, String id, double weight, Limits guaranteed,
@@ -451,10 +468,10 @@ public final class ControlPlane {
 
     /**
      * Reads the configuration file again and puts its key tree and its profiles' and deployments'
-     * limits in force, all at once or (on any error) not at all; the journal is replayed over it, so
-     * changes made through the API still win for what they touched. Other sections (listeners,
-     * store, ledger, admin tokens, class policies, deployments' addresses) need a restart and are
-     * kept as running.
+     * limits, its prices and its admin tokens in force, all at once or (on any error) not at all; the
+     * journal is replayed over it, so changes made through the API still win for what they touched.
+     * Other sections (listeners, store, ledger, class policies, deployments' addresses) need a
+     * restart and are kept as running.
      *
      * @throws EditRefused 422 naming the file's path and field when it does not validate, or when it
      *     adds or removes a deployment or profile; 409 when the configuration was not read from a file
@@ -496,12 +513,21 @@ public final class ControlPlane {
                     + ", with the same deployments under each; adding, removing or moving one needs a restart); "
                     + "nothing was changed");
         }
+        if (fresh.admin().isPresent() != running.admin().isPresent()) {
+            throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "admin", "admin: "
+                    + (fresh.admin().isPresent() ? "added" : "removed") + " (expected: as running; opening or closing the "
+                    + "admin listener needs a restart); nothing was changed");
+        }
         java.util.Map<String, dev.sluice.runtime.config.DeploymentConfig> deployments = new java.util.LinkedHashMap<>();
         running.deployments().forEach((id, d) -> deployments.put(id, d.withLimits(fresh.deployments().get(id).limits())));
         java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>();
         running.profiles().forEach((id, p) -> profiles.put(id, p.withLimits(fresh.profiles().get(id).limits())));
         SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles)
-                .withProviderScopes(fresh.providerScopes());
+                .withProviderScopes(fresh.providerScopes()).withPrices(fresh.prices());
+        if (running.admin().isPresent()) {
+            // The listener stays as it is; its tokens are the file's from now on.
+            base = base.withAdmin(running.admin().get().withTokens(fresh.admin().get().tokens()));
+        }
         SluiceConfig next = fold(base, journal.replay());
         SluiceConfig after = runtime.change(c -> next);
         seed = base;
@@ -597,6 +623,9 @@ public final class ControlPlane {
             }
             case "config.reload" -> {
                 return c;
+            }
+            case "prices.set" -> {
+                return c.withPrices(ControlJson.prices(s.path("prices"), "prices"));
             }
             default -> throw new IllegalArgumentException("action: " + action);
         }
@@ -767,13 +796,13 @@ public final class ControlPlane {
     }
 
     /**
-     * A daily cap may not be set below what its scope has already spent today: the change would
-     * say "allowed" of what the bucket already refuses, and the next refill would not come until
-     * midnight anyway.
+     * A daily or monthly cap may not be set below what its scope has already spent today or this
+     * month: the change would say "allowed" of what the bucket already refuses, and the next reset
+     * would not come until midnight or the month's end anyway.
      */
     private void requireCapsAboveSpent(Scope scope, Limits limits) {
         for (Limit l : limits.all()) {
-            if (l.dimension().kind() != Dimension.Kind.DAILY) {
+            if (!l.dimension().kind().calendar()) {
                 continue;
             }
             Optional<dev.sluice.store.BucketState.DimensionState> now = runtime.governor().bucket(scope)
@@ -785,7 +814,8 @@ public final class ControlPlane {
             if (l.amount() < spent) {
                 throw new EditRefused(EditRefused.Why.INVALID, "daily_cap_below_spent", "limits."
                         + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()
-                        + " (expected: at least " + spent + ", what " + scope.key() + " has spent today)");
+                        + " (expected: at least " + spent + ", what " + scope.key() + " has spent "
+                        + (l.dimension().kind() == Dimension.Kind.MONTHLY ? "this month" : "today") + ")");
             }
         }
     }

@@ -23,7 +23,7 @@ import java.util.Optional;
  * </ul>
  *
  * <p>Every charge is also priced ({@link Price}, the attempt's deployment and model): input, output
- * and cache reads each at their own price, which settles the {@code daily_cost} caps.
+ * and cache reads each at their own price, which settles the {@code daily_cost} and {@code monthly_cost} caps.
  */
 sealed interface Charge {
 

@@ -59,6 +59,29 @@ class ControlPlaneTest {
     }
 
     @Test
+    void aMonthlyBudgetCannotBeSetBelowWhatWasSpentThisMonth() {
+        Decision d = runtime.governor().admit(new AdmissionRequest("t1", new RequestPath("o", "acme", "acme/x", "k", "p", "d"),
+                new Demand(3_000, 1_000, false, 0, 250_000), TrafficClass.INTERACTIVE,
+                clock.nanos() + Duration.ofSeconds(10).toNanos()));
+        assertThat(d).isInstanceOf(Decision.Admitted.class);
+        // No cap yet, so nothing counted: a first monthly_cost is accepted at any amount.
+        control.updateKey(OPS, "k", Optional.of(Limits.of(Limit.of(Dimension.MONTHLY_COST, 1_000_000))), Optional.empty());
+        ((Decision.Admitted) d).reservation().release();
+        Decision spend = runtime.governor().admit(new AdmissionRequest("t2", new RequestPath("o", "acme", "acme/x", "k", "p",
+                "d"), new Demand(3_000, 1_000, false, 0, 250_000), TrafficClass.INTERACTIVE,
+                clock.nanos() + Duration.ofSeconds(10).toNanos()));
+        assertThat(spend).isInstanceOf(Decision.Admitted.class);
+        clock.advance(Duration.ofDays(1));
+        assertThatThrownBy(() -> control.updateKey(OPS, "k", Optional.of(Limits.of(Limit.of(Dimension.MONTHLY_COST,
+                249_999))), Optional.empty())).isInstanceOfSatisfying(EditRefused.class, e -> {
+                    assertThat(e.code()).isEqualTo("daily_cap_below_spent");
+                    assertThat(e.field()).isEqualTo("limits.monthly_cost");
+                    assertThat(e.getMessage()).contains("at least 250000").contains("has spent this month");
+                });
+        ((Decision.Admitted) spend).reservation().release();
+    }
+
+    @Test
     void aPartnerHandsOutItsAllocationTimesItsOversubscription() {
         Actor reseller = new Actor("reseller", AdminScope.partner("resale"), 1.5);
         Limits rpm600 = Limits.of(Limit.of(Dimension.REQUESTS, 600));

@@ -59,13 +59,7 @@ class MoneyBudgetLifecycleTest {
     private final SluiceRuntime runtime = SluiceRuntime.builder(CONFIG, store).clock(clock).events(events).build();
 
     private RequestLifecycle arrive() {
-        RequestLifecycle life = runtime.arrive("4bf92f3577b34da6a3ce929d0e0e4736", RequestThread.inPlace());
-        life.operation("openai.chat");
-        life.planned(new RequestPlan("4bf92f3577b34da6a3ce929d0e0e4736", "openai.chat",
-                new Caller("acme-corp", "acme", "search", "main"), CONFIG.profiles().get("chat"), TrafficClass.INTERACTIVE,
-                clock.nanos() + 30_000_000_000L, new TokenEstimate(1_000, 200, 0, 1_000, 1_000, Tokenizer.O200K_BASE),
-                false));
-        return life;
+        return arrive(runtime, CONFIG);
     }
 
     private double budgetLeft() {
@@ -94,25 +88,68 @@ class MoneyBudgetLifecycleTest {
     @Test
     void aRequestBeyondWhatIsLeftOfTheBudgetIsRefusedAtOnceAndNotRetryable() {
         for (int i = 0; i < 2; i++) {
-            RequestLifecycle life = arrive();
-            Attempt[] a = new Attempt[1];
-            life.admit(x -> a[0] = ((Admission.Admitted) x).attempt());
-            a[0].finish(new AttemptOutcome.Answered(new SignalNormaliser(ProviderKind.OPENAI).normalise(200,
-                    name -> List.of(), "", 0), new ObservedUsage(1_000, 200, 0, 0, true)));
-            life.answered(200, java.util.Optional.empty(), java.util.OptionalLong.empty());
+            answerAsEstimated(arrive());
         }
         // $0.0090 of $0.0100 spent: another $0.0045 does not fit.
-        RequestLifecycle life = arrive();
+        Admission.Refused r = refusedBudget(arrive());
+        assertThat(r.rejection().message()).startsWith("tenant:acme has spent its daily budget of $0.01 ($0.001 left, "
+                + "this request may cost up to $0.0045); it resets in ");
+        assertThat(budgetLeft()).isEqualTo(1_000);
+    }
+
+    @Test
+    void aMonthlyBudgetIsReservedAndSettledBesideTheDailyOneAndRefusesWhenSpent() {
+        SluiceConfig c = ConfigLoader.parse(YAML.replace("daily_cost: 0.01", "daily_cost: 1, monthly_cost: 0.01"),
+                "budget.yaml", name -> null);
+        SluiceRuntime monthly = SluiceRuntime.builder(c, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .events(events).build();
+        for (int day = 0; day < 2; day++) {
+            answerAsEstimated(arrive(monthly, c));
+            clock.advance(java.time.Duration.ofDays(1));
+        }
+        // $0.0090 of the month's $0.0100 spent over two days; today's dollar is untouched.
+        assertThat(left(monthly, Dimension.DAILY_COST)).isEqualTo(1_000_000);
+        assertThat(left(monthly, Dimension.MONTHLY_COST)).isEqualTo(1_000);
+        Admission.Refused r = refusedBudget(arrive(monthly, c));
+        // 2026-01-03T00:00Z: February is 29 days away.
+        assertThat(r.rejection().retryAfterMillis()).isEqualTo(29 * 86_400_000L);
+        assertThat(r.rejection().message()).isEqualTo("tenant:acme has spent its monthly budget of $0.01 ($0.001 left, "
+                + "this request may cost up to $0.0045); it resets in 29.0 days.");
+        assertThat(left(monthly, Dimension.MONTHLY_COST)).isEqualTo(1_000);
+    }
+
+    private RequestLifecycle arrive(SluiceRuntime rt, SluiceConfig c) {
+        RequestLifecycle life = rt.arrive("4bf92f3577b34da6a3ce929d0e0e4736", RequestThread.inPlace());
+        life.operation("openai.chat");
+        life.planned(new RequestPlan("4bf92f3577b34da6a3ce929d0e0e4736", "openai.chat",
+                new Caller("acme-corp", "acme", "search", "main"), c.profiles().get("chat"), TrafficClass.INTERACTIVE,
+                clock.nanos() + 30_000_000_000L, new TokenEstimate(1_000, 200, 0, 1_000, 1_000, Tokenizer.O200K_BASE),
+                false));
+        return life;
+    }
+
+    /** The request's admission, which must be a refusal on a tenant's spent budget, not to be retried. */
+    private static Admission.Refused refusedBudget(RequestLifecycle life) {
         Admission[] out = new Admission[1];
         life.admit(x -> out[0] = x);
-
         Admission.Refused r = (Admission.Refused) out[0];
         assertThat(r.rejection().decision()).isEqualTo(GatewayDecision.BUDGET_EXHAUSTED);
         assertThat(r.rejection().code()).isEqualTo("tenant_budget_exhausted");
         assertThat(r.rejection().retryable()).isFalse();
-        assertThat(r.rejection().message()).startsWith("tenant:acme has spent its daily budget of $0.01 ($0.001 left, "
-                + "this request may cost up to $0.0045); it resets in ");
-        assertThat(budgetLeft()).isEqualTo(1_000);
+        return r;
+    }
+
+    /** Admits the request and answers it with exactly its estimated 1,000 input and 200 output tokens. */
+    private static void answerAsEstimated(RequestLifecycle life) {
+        Attempt[] a = new Attempt[1];
+        life.admit(x -> a[0] = ((Admission.Admitted) x).attempt());
+        a[0].finish(new AttemptOutcome.Answered(new SignalNormaliser(ProviderKind.OPENAI).normalise(200,
+                name -> List.of(), "", 0), new ObservedUsage(1_000, 200, 0, 0, true)));
+        life.answered(200, java.util.Optional.empty(), java.util.OptionalLong.empty());
+    }
+
+    private static double left(SluiceRuntime rt, Dimension d) {
+        return rt.governor().bucket(ACME).orElseThrow().of(d).orElseThrow().available();
     }
 
     @Test

@@ -83,6 +83,7 @@ final class Library {
                 case RATE -> 'R';
                 case GAUGE -> 'G';
                 case DAILY -> 'D';
+                case MONTHLY -> 'M';
             }).append('\'');
         }
         return k.append('}').toString();

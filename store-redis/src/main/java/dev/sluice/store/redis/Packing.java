@@ -52,9 +52,12 @@ final class Packing {
     }
 
     static byte[] calendar(DayTable t) {
-        ByteBuffer b = buffer(8 * (1 + DayTable.MIDNIGHTS)).putDouble(t.firstDay());
+        ByteBuffer b = buffer(8 * (1 + DayTable.MIDNIGHTS + t.monthEnds().length)).putDouble(t.firstDay());
         for (long m : t.midnights()) {
             b.putDouble(m);
+        }
+        for (long e : t.monthEnds()) {
+            b.putDouble(e);
         }
         return b.array();
     }

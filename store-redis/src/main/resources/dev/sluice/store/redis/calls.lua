@@ -34,7 +34,7 @@ end
 -- On the buckets whose path index is set in held_mask, leaves the headroom held_fraction held back
 -- for higher classes (MemoryBucket.checkHeadroom; see check_headroom in state.lua), or runs credit
 -- of a short window's minute ahead of the refill (Headroom.credit; see check in state.lua).
-local function reserve(ctx, set, bucket_keys, first, pls, now, day, to_midnight, member, ttl, held_fraction,
+local function reserve(ctx, set, bucket_keys, first, pls, now, day, ends, member, ttl, held_fraction,
     held_mask, credit)
   local a = amounts(member)
   local held = {}
@@ -52,7 +52,7 @@ local function reserve(ctx, set, bucket_keys, first, pls, now, day, to_midnight,
     for k = 1, pl.n do
       local need = a[d[k] + 1]
       if need > 0 then
-        local short = check(v, pl, k, need, now, to_midnight, lent)
+        local short = check(v, pl, k, need, now, ends, lent)
         if keep then
           local h = check_headroom(v, pl, k, need, now, held_fraction)
           if h and binds(h, short) then short = h end
@@ -186,7 +186,7 @@ local function batch(keys, args)
   local ctx = context(raw)
   local t = {}
   local out = {}
-  local day, to_midnight, day_ms
+  local day, ends, day_ms
   for i = 1, ops do
     local base = from + 4 * (i - 1)
     local kind, first, _, plan_at, ttl, _, held_fraction, held_mask, credit =
@@ -194,7 +194,7 @@ local function batch(keys, args)
     local set = keys[first]
     local now, ms = clock(args[base + 1], t)
     if ms ~= day_ms then
-      day, to_midnight = calendar(cal, ms)
+      day, ends = calendar(cal, ms)
       day_ms = ms
     end
     local pls = plans(args[plan_at])
@@ -204,7 +204,7 @@ local function batch(keys, args)
         reclaim(ctx, set, now, b)
         budget[set] = 0
       end
-      out[i] = reserve(ctx, set, keys, first + 1, pls, now, day, to_midnight, args[base + 2], ttl, held_fraction,
+      out[i] = reserve(ctx, set, keys, first + 1, pls, now, day, ends, args[base + 2], ttl, held_fraction,
         held_mask, credit)
     else
       out[i] = settle(ctx, set, keys, first + 1, pls, now, day, args[base + 2], args[base + 3])

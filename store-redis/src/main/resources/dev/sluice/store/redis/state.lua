@@ -19,14 +19,15 @@
 --
 -- Clock (argument): '' for the server's clock (TIME, read once per call), else '<dd' now (ns)
 -- and epoch ms.
--- Calendar (argument): '<dddddd' epoch-day of the first midnight and five consecutive midnights
--- (epoch ms) of the reset zone, oldest first.
+-- Calendar (argument): '<dddddddddd' epoch-day of the first midnight, five consecutive midnights
+-- (epoch ms) of the reset zone, oldest first, then for each of the first four days the midnight
+-- (epoch ms) that starts the month after its own.
 
 local FORMAT = 2
 -- Server time is counted from 2026-01-01T00:00:00Z so nanoseconds stay exact in a double for
 -- months and within a few nanoseconds for decades.
 local EPOCH_BASE = 1767225600
--- Per dimension ordinal its kind (R rate, G gauge, D daily cap), the dimension count and the
+-- Per dimension ordinal its kind (R rate, G gauge, D daily cap, M monthly cap), the dimension count and the
 -- struct format of an amount per dimension: written in by Java, since a function library may use
 -- no library (string, struct) while it loads.
 local KIND = @KIND@
@@ -59,18 +60,51 @@ local function num(x)
   return string.format('%.17g', x)
 end
 
--- Today's number in the reset zone and nanoseconds to its next midnight.
+-- The proleptic Gregorian date of an epoch day, and back (the civil-calendar arithmetic of
+-- java.time.LocalDate, which the in-memory store uses).
+local function civil(z)
+  z = z + 719468
+  local era = math.floor(z / 146097)
+  local doe = z - era * 146097
+  local yoe = math.floor((doe - math.floor(doe / 1460) + math.floor(doe / 36524) - math.floor(doe / 146096)) / 365)
+  local doy = doe - (365 * yoe + math.floor(yoe / 4) - math.floor(yoe / 100))
+  local mp = math.floor((5 * doy + 2) / 153)
+  local m = mp < 10 and mp + 3 or mp - 9
+  local y = yoe + era * 400
+  if m <= 2 then y = y + 1 end
+  return y, m
+end
+
+local function epoch_day(y, m, d)
+  if m <= 2 then y = y - 1 end
+  local era = math.floor(y / 400)
+  local yoe = y - era * 400
+  local doy = math.floor((153 * (m > 2 and m - 3 or m + 9) + 2) / 5) + d - 1
+  return era * 146097 + yoe * 365 + math.floor(yoe / 4) - math.floor(yoe / 100) + doy - 719468
+end
+
+-- The month holding an epoch day of the reset zone: year * 12 + month, January 0 (CalendarMonths).
+local function month_of(day)
+  local y, m = civil(day)
+  return y * 12 + m - 1
+end
+
+-- Today's number in the reset zone, and the nanoseconds to its next midnight and to the month's
+-- end as {D = ..., M = ...}, the wait of a spent cap of each kind.
 local function calendar(arg, ms)
-  local d0, m0, m1, m2, m3, m4 = struct.unpack('<dddddd', arg)
+  local d0, m0, m1, m2, m3, m4, e0, e1, e2, e3 = struct.unpack('<dddddddddd', arg)
   if ms >= m0 and ms < m4 then
-    if ms < m1 then return d0, (m1 - ms) * 1000000 end
-    if ms < m2 then return d0 + 1, (m2 - ms) * 1000000 end
-    if ms < m3 then return d0 + 2, (m3 - ms) * 1000000 end
-    return d0 + 3, (m4 - ms) * 1000000
+    if ms < m1 then return d0, {D = (m1 - ms) * 1000000, M = (e0 - ms) * 1000000} end
+    if ms < m2 then return d0 + 1, {D = (m2 - ms) * 1000000, M = (e1 - ms) * 1000000} end
+    if ms < m3 then return d0 + 2, {D = (m3 - ms) * 1000000, M = (e2 - ms) * 1000000} end
+    return d0 + 3, {D = (m4 - ms) * 1000000, M = (e3 - ms) * 1000000}
   end
   -- More than a day away from the caller's calendar: count plain 24-hour days.
   local n = math.floor((ms - m0) / 86400000)
-  return d0 + n, (m0 + (n + 1) * 86400000 - ms) * 1000000
+  local y, m = civil(d0 + n)
+  if m == 12 then y, m = y + 1, 1 else m = m + 1 end
+  local next_month = epoch_day(y, m, 1) - d0
+  return d0 + n, {D = (m0 + (n + 1) * 86400000 - ms) * 1000000, M = (m0 + next_month * 86400000 - ms) * 1000000}
 end
 
 -- Parsed plans by their packed text. The same paths come again and again, and a function
@@ -245,7 +279,7 @@ local function flush(ctx)
   end
 end
 
--- Brings rates up to now and rolls daily caps over (MemoryBucket.refill). math.min and
+-- Brings rates up to now and rolls daily and monthly caps over (MemoryBucket.refill). math.min and
 -- math.max are written out (same comparisons, same results) because this runs on every call.
 local function refill(v, pl, now, day)
   local n, kind, cap = pl.n, pl.kind, pl.cap
@@ -275,8 +309,10 @@ local function refill(v, pl, now, day)
     v[3] = now
   end
   if day ~= v[4] then
+    -- A month is a function of the day in the reset zone, so the day alone is kept.
+    local month_turned = month_of(day) ~= month_of(v[4])
     for k = 1, n do
-      if kind[k] == 'D' then v[W * k - 5 + L] = 0 end
+      if kind[k] == 'D' or (month_turned and kind[k] == 'M') then v[W * k - 5 + L] = 0 end
     end
     v[4] = day
   end
@@ -326,7 +362,8 @@ end
 
 -- Whether need fits on the plan's k-th dimension now; if not, the shortfall (MemoryBucket.check).
 -- credit: the part of a rate's minute beyond its window the request may run ahead of the refill.
-local function check(v, pl, k, need, now, to_midnight, credit)
+-- ends: the wait of a spent cap, by kind (calendar).
+local function check(v, pl, k, need, now, ends, credit)
   local cap = pl.cap[k]
   local kind = pl.kind[k]
   local o = W * k - 5
@@ -353,9 +390,9 @@ local function check(v, pl, k, need, now, to_midnight, credit)
     if v[o + L] + need <= cap then return nil end
     return shortfall(v, o, pl, k, -1, false, false, need)
   else
-    if need > cap then return shortfall(v, o, pl, k, to_midnight, true, true, need) end
+    if need > cap then return shortfall(v, o, pl, k, ends[kind], true, true, need) end
     if v[o + L] + need <= cap then return nil end
-    return shortfall(v, o, pl, k, to_midnight, false, true, need)
+    return shortfall(v, o, pl, k, ends[kind], false, true, need)
   end
 end
 
@@ -366,7 +403,7 @@ end
 local function check_headroom(v, pl, k, need, now, fraction)
   local cap = pl.cap[k]
   local kind = pl.kind[k]
-  if need > cap or kind == 'D' then return nil end
+  if need > cap or kind == 'D' or kind == 'M' then return nil end
   local o = W * k - 5
   local level = v[o + L]
   local short
