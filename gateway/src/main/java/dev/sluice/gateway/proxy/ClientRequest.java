@@ -108,15 +108,22 @@ final class ClientRequest {
         Operation op = route.operation();
         family = op.family();
         lifecycle.operation(op.eventName());
+        if (route.azure()) {
+            Optional<String> badVersion = Route.azureApiVersionProblem(req.query());
+            if (badVersion.isPresent()) {
+                fail(400, "invalid_api_version", badVersion.get(), Optional.of("api-version"));
+                return;
+            }
+        }
         if (Credentials.conflicting(req)) {
             fail(400, "conflicting_credentials", "The request carries different API keys in two places (say "
-                    + "'Authorization' and 'x-api-key'); send one.", Optional.empty());
+                    + "'Authorization' and 'api-key'); send one.", Optional.empty());
             return;
         }
         key = Credentials.presented(req).flatMap(k -> core.keys.resolve(k, core.clock.epochMillis())).orElse(null);
         if (key == null) {
             fail(401, "invalid_api_key", "Missing or unknown API key. Send it as 'Authorization: Bearer <key>', "
-                    + "'x-api-key' or 'x-goog-api-key'.", Optional.empty());
+                    + "'x-api-key', 'api-key' or 'x-goog-api-key'.", Optional.empty());
             return;
         }
         lifecycle.identified(new Caller(key.org(), key.tenant(), key.team(), key.id()));
