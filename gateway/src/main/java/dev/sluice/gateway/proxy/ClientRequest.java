@@ -149,11 +149,11 @@ final class ClientRequest {
                     Optional.empty());
             return;
         }
-        long max = core.config.server().maxBodyBytes();
+        long max = core.config().server().maxBodyBytes();
         long declared = parseLong(req.getHeader("content-length"));
         body = Buffer.buffer(declared > 0 && declared <= max ? (int) declared : 1024);
         // A body that trickles in (or never comes) must not hold the connection and its buffer for ever.
-        long timer = core.vertx.setTimer(core.config.server().bodyTimeout().toMillis(), id -> bodyTimedOut());
+        long timer = core.vertx.setTimer(core.config().server().bodyTimeout().toMillis(), id -> bodyTimedOut());
         req.handler(chunk -> {
             if (state != State.READING) {
                 refusedBytes += chunk.length();
@@ -209,7 +209,7 @@ final class ClientRequest {
         if (state == State.READING) {
             body = null;
             resp.putHeader("connection", "close");
-            fail(408, "request_timeout", "The request body did not arrive within " + core.config.server().bodyTimeout()
+            fail(408, "request_timeout", "The request body did not arrive within " + core.config().server().bodyTimeout()
                     .toMillis() + " ms of its head (server.body_timeout).", Optional.empty());
         }
     }

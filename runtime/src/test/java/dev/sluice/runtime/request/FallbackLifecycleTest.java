@@ -176,24 +176,104 @@ class FallbackLifecycleTest {
         answer(next, b);
     }
 
-    @Test
-    void aServerFaultMovesTheNextAttempt() {
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {500, 502, 503, 504, 529})
+    void aServerFaultMovesTheNextAttemptChargingTheFirstOnlyTheRequest(int status) {
         RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
         Attempt a = admitted(life);
         a.sending();
 
-        AfterAttempt after = a.finish(new AttemptOutcome.Failed(answer(503, Map.of()), Optional.empty()));
+        AfterAttempt after = a.finish(new AttemptOutcome.Failed(answer(status, Map.of()), Optional.empty()));
 
         assertThat(after).isEqualTo(new AfterAttempt.Reroute("provider_5xx"));
-        answer(life, admitted(life));
+        assertThat(store.openLeases()).as("never held on two deployments at once").isZero();
+        Attempt b = admitted(life);
+        assertThat(b.deployment().id()).isEqualTo("az");
+        answer(life, b);
+        assertThat(attempts).extracting(AttemptEvent::deployment).containsExactly("oa", "az");
+        assertThat(attempts.get(0).settlement()).isEqualTo(Settlement.SETTLED);
+        assertThat(attempts.get(0).usage()).isEqualTo(dev.sluice.runtime.event.TokenCounts.NONE);
         assertThat(requests.get(0).fallback()).contains("provider_5xx");
+        assertThat(requests.get(0).deployment()).contains("az");
     }
 
     @Test
-    void aTimeoutDoesNotMove() {
+    void aTimeoutMovesTheNextAttemptChargingTheFirstTheEstimatedPromptWhereItRan() {
         RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
         Attempt a = admitted(life);
         a.sending();
+        clock.advanceMillis(2_000);
+
+        AfterAttempt after = a.finish(new AttemptOutcome.Failed(SignalNormaliser.timeout(), Optional.empty()));
+
+        assertThat(after).isEqualTo(new AfterAttempt.Reroute("provider_timeout"));
+        assertThat(store.openLeases()).as("the first reservation ended before the next is asked for").isZero();
+        Attempt b = admitted(life);
+        assertThat(b.deployment().id()).isEqualTo("az");
+        answer(life, b);
+        assertThat(attempts).extracting(AttemptEvent::result)
+                .containsExactly(AttemptResult.FAILED, AttemptResult.ANSWERED);
+        assertThat(attempts.get(0).settlement()).isEqualTo(Settlement.SETTLED);
+        // The provider read the prompt: the first deployment is charged the estimated 1,000 input tokens, no output.
+        assertThat(attempts.get(0).usage().input()).isEqualTo(1_000);
+        assertThat(attempts.get(0).usage().output()).isZero();
+        assertThat(attempts.get(1).usage().input()).isEqualTo(900);
+        assertThat(requests.get(0).fallback()).contains("provider_timeout");
+    }
+
+    @Test
+    void aConnectionResetBeforeAnyAnswerMovesTheNextAttempt() {
+        RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
+        Attempt a = admitted(life);
+        a.sending();
+
+        AfterAttempt after = a.finish(new AttemptOutcome.Failed(SignalNormaliser.connectionFailed(), Optional.empty()));
+
+        assertThat(after).isEqualTo(new AfterAttempt.Reroute("connection_reset"));
+        assertThat(store.openLeases()).isZero();
+        answer(life, admitted(life));
+        assertThat(attempts.get(0).usage().input()).isEqualTo(1_000);
+        assertThat(requests.get(0).fallback()).contains("connection_reset");
+        assertThat(requests.get(0).deployment()).contains("az");
+    }
+
+    @Test
+    void anUnreachableDeploymentMovesTheNextAttemptAndItsReservationIsReleasedWhole() {
+        RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
+        Attempt a = admitted(life);
+        a.sending();
+
+        AfterAttempt after = a.finish(new AttemptOutcome.NeverSent(SignalNormaliser.connectionFailed()));
+
+        assertThat(after).isEqualTo(new AfterAttempt.Reroute("unreachable"));
+        assertThat(store.openLeases()).isZero();
+        answer(life, admitted(life));
+        assertThat(attempts).extracting(AttemptEvent::deployment).containsExactly("oa", "az");
+        assertThat(attempts.get(0).settlement()).isEqualTo(Settlement.RELEASED);
+        assertThat(runtime.counters().reservationsReleased()).isEqualTo(1);
+        assertThat(requests.get(0).fallback()).contains("unreachable");
+    }
+
+    @Test
+    void aBrokenStreamAfterPartOfTheAnswerDoesNotMove() {
+        RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
+        Attempt a = admitted(life);
+        a.sending();
+
+        AfterAttempt after = a.finish(new AttemptOutcome.Failed(SignalNormaliser.connectionFailed(),
+                Optional.of(new ObservedUsage(0, 30, 0, 0, false))));
+        life.answered(200, Optional.empty(), OptionalLong.empty());
+
+        assertThat(after).isEqualTo(AfterAttempt.DONE);
+        assertThat(attempts).hasSize(1);
+    }
+
+    @Test
+    void aFaultAfterTheDeadlineDoesNotMove() {
+        RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
+        Attempt a = admitted(life);
+        a.sending();
+        clock.advanceMillis(31_000); // past the plan's 30-second deadline
 
         AfterAttempt after = a.finish(new AttemptOutcome.Failed(SignalNormaliser.timeout(), Optional.empty()));
         life.answered(504, Optional.of("upstream_timeout"), OptionalLong.empty());
