@@ -99,6 +99,8 @@ final class ManagementRoutes {
         r.add(HttpMethod.GET, "/admin/quota/{scope}", Access.READ, m::quota);
         r.add(HttpMethod.GET, "/admin/deployments/{deployment}", Access.READ, m::deployment);
         r.add(HttpMethod.GET, "/admin/profiles", Access.READ, m::listProfiles);
+        r.add(HttpMethod.GET, "/admin/profiles/{profile}", Access.READ, m::getProfile);
+        r.add(HttpMethod.PATCH, "/admin/profiles/{profile}", Access.ADMIN, m::patchProfile);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
         io.vertx.core.buffer.Buffer openApi = openApi();
@@ -452,24 +454,37 @@ final class ManagementRoutes {
                 refuse(x, e);
                 return;
             }
-            ObjectNode n = AdminExchange.JSON.createObjectNode().put("id", p.id()).put("model", p.model())
-                    .put("routing", p.routing().name().toLowerCase(java.util.Locale.ROOT));
-            ObjectNode fb = n.putObject("fallback").put("max_cost_ratio", p.fallback().maxCostRatio())
-                    .put("same_region", p.fallback().sameRegion());
-            ArrayNode classes = fb.putArray("classes");
-            p.fallback().classes().stream().sorted().forEach(k -> classes.add(k.wireName()));
-            ArrayNode targets = n.putArray("deployments");
-            for (var t : p.targets()) {
-                var d = c.deployments().get(t.deployment());
-                ObjectNode dn = targets.addObject().put("deployment", t.deployment()).put("model", t.model())
-                        .put("weight", t.weight()).put("kind", d.kind().wireName());
-                d.capabilities().region().ifPresent(r -> dn.put("region", r));
-                ArrayNode scopes = dn.putArray("provider_scopes");
-                d.providerScopes().forEach(scopes::add);
-            }
+            ObjectNode n = ControlJson.profile(p, c);
             items.add(n);
         }
         page(x, items);
+    }
+
+    /** One model profile, as the list shows it. Operators only. */
+    private void getProfile(AdminExchange x) {
+        answer(x, 200, () -> {
+            String id = x.param("profile");
+            control.requireRead(actor(x), Scope.of(ScopeLevel.MODEL_PROFILE, id));
+            var c = control.config();
+            var p = Optional.ofNullable(c.profiles().get(id)).orElseThrow(() -> TreeEdits.notFound("profile", id));
+            return ControlJson.profile(p, c);
+        });
+    }
+
+    /**
+     * Changes a profile's routing: its deployments (order, provider models, weights), its routing
+     * and its fallback policy, checked as the configuration file's are (422 naming the field, and
+     * nothing changed), audited, kept in the journal and so on every replica.
+     */
+    private void patchProfile(AdminExchange x) {
+        Optional<ObjectNode> json = x.jsonBody();
+        if (json.isEmpty()) {
+            return;
+        }
+        change(x, 200, () -> {
+            var p = control.updateProfile(actor(x), x.param("profile"), json.get());
+            return ControlJson.profile(p, control.config());
+        });
     }
 
     /**

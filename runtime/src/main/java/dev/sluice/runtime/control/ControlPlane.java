@@ -415,6 +415,38 @@ public final class ControlPlane {
         return out;
     }
 
+    // ---- model profiles ----
+
+    /**
+     * Changes a profile's routing ({@code deployments}, {@code routing}, {@code fallback}; see
+     * {@link ConfigLoader#patchProfile}), checked as the configuration file's profile is. Admins
+     * only: a profile is above every tenant.
+     *
+     * @throws EditRefused 404 for an unknown profile; 422 naming the field for a bad value
+     */
+    public synchronized dev.sluice.runtime.config.ProfileConfig updateProfile(Actor a, String id, JsonNode patch) {
+        requireAdmin(a, "change a model profile");
+        dev.sluice.runtime.config.ProfileConfig before = Optional.ofNullable(config().profiles().get(id))
+                .orElseThrow(() -> TreeEdits.notFound("profile", id));
+        dev.sluice.runtime.config.ProfileConfig after;
+        try {
+            after = ConfigLoader.patchProfile(before, patch, config().deployments());
+        } catch (ConfigException e) {
+            throw invalid(e);
+        }
+        ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
+        state.setAll(ControlJson.profileRouting(after));
+        record(a, "profile.update", "profile:" + id, ControlJson.profileRouting(before), ControlJson.profileRouting(after),
+                state, withProfile(config(), after));
+        return after;
+    }
+
+    private static SluiceConfig withProfile(SluiceConfig c, dev.sluice.runtime.config.ProfileConfig p) {
+        java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>(c.profiles());
+        profiles.put(p.id(), p);
+        return c.withProfiles(profiles);
+    }
+
     // ---- replay and reload ----
 
     /**
@@ -597,6 +629,20 @@ public final class ControlPlane {
             }
             case "config.reload" -> {
                 return c;
+            }
+            case "profile.update" -> {
+                String id = s.path("id").asText();
+                dev.sluice.runtime.config.ProfileConfig p = c.profiles().get(id);
+                if (p == null) {
+                    return c; // removed from the file since
+                }
+                ObjectNode patch = ((ObjectNode) s).deepCopy();
+                patch.remove("id");
+                try {
+                    return withProfile(c, ConfigLoader.patchProfile(p, patch, c.deployments()));
+                } catch (ConfigException e) {
+                    return c; // a deployment it names was removed from the file: the file's version stands
+                }
             }
             default -> throw new IllegalArgumentException("action: " + action);
         }
