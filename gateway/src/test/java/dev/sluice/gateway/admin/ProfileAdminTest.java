@@ -51,18 +51,14 @@ class ProfileAdminTest {
     @AfterAll
     static void stop() throws Exception {
         AdminCalls.stop(gateway);
-        AdminCalls.close(vertx);
-    }
-
-    static HttpResponse<String> admin(String method, String path, String token, String body) throws Exception {
-        return AdminCalls.admin(gateway, method, path, token, body);
+        AdminCalls.close(vertx); // the mock provider with it
     }
 
     @Test
     void aPatchedProfileIsServedOnItsNewDeploymentsAtOnce() throws Exception {
         assertThat(AdminCalls.chat(gateway, "sk-prof-k").statusCode()).as("its only deployment is cut").isEqualTo(502);
 
-        HttpResponse<String> r = admin("PATCH", "/admin/profiles/p", ADMIN,
+        HttpResponse<String> r = AdminCalls.admin(gateway, "PATCH", "/admin/profiles/p", ADMIN,
                 "{\"deployments\":[\"up\",\"cut\"],\"fallback\":{\"max_cost_ratio\":1.5}}");
 
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
@@ -72,28 +68,28 @@ class ProfileAdminTest {
         HttpResponse<String> chat = AdminCalls.chat(gateway, "sk-prof-k");
         assertThat(chat.statusCode()).as(chat.body()).isEqualTo(200);
         assertThat(chat.headers().firstValue("x-sluice-deployment")).contains("up");
-        JsonNode shown = AdminCalls.json(admin("GET", "/admin/profiles/p", READ, null));
+        JsonNode shown = AdminCalls.json(AdminCalls.admin(gateway, "GET", "/admin/profiles/p", READ, null));
         assertThat(shown.path("deployments").findValuesAsText("deployment")).containsExactly("up", "cut");
-        assertThat(admin("GET", "/admin/audit?limit=1", READ, null).body()).contains("profile.update");
+        assertThat(AdminCalls.admin(gateway, "GET", "/admin/audit?limit=1", READ, null).body()).contains("profile.update");
     }
 
     @Test
     void aBadDefinitionIs422WithTheFieldPathAndChangesNothing() throws Exception {
-        String before = admin("GET", "/admin/profiles/p", READ, null).body();
+        String before = AdminCalls.admin(gateway, "GET", "/admin/profiles/p", READ, null).body();
 
-        HttpResponse<String> r = admin("PATCH", "/admin/profiles/p", ADMIN, "{\"deployments\":[\"up\",\"nowhere\"]}");
+        HttpResponse<String> r = AdminCalls.admin(gateway, "PATCH", "/admin/profiles/p", ADMIN, "{\"deployments\":[\"up\",\"nowhere\"]}");
 
         assertThat(r.statusCode()).isEqualTo(422);
         assertThat(AdminCalls.json(r).path("error").path("field").asText()).isEqualTo("deployments[1]");
-        assertThat(admin("GET", "/admin/profiles/p", READ, null).body()).isEqualTo(before);
-        assertThat(admin("PATCH", "/admin/profiles/p", ADMIN, "{\"fallback\":{\"classes\":\"batch\"}}").statusCode())
+        assertThat(AdminCalls.admin(gateway, "GET", "/admin/profiles/p", READ, null).body()).isEqualTo(before);
+        assertThat(AdminCalls.admin(gateway, "PATCH", "/admin/profiles/p", ADMIN, "{\"fallback\":{\"classes\":\"batch\"}}").statusCode())
                 .isEqualTo(422);
     }
 
     @Test
     void onlyAdminsChangeAProfileAndAnUnknownOneIs404() throws Exception {
-        assertThat(admin("PATCH", "/admin/profiles/p", READ, "{\"deployments\":[\"up\"]}").statusCode()).isEqualTo(403);
-        assertThat(admin("PATCH", "/admin/profiles/q", ADMIN, "{\"deployments\":[\"up\"]}").statusCode()).isEqualTo(404);
-        assertThat(admin("GET", "/admin/profiles/q", READ, null).statusCode()).isEqualTo(404);
+        assertThat(AdminCalls.admin(gateway, "PATCH", "/admin/profiles/p", READ, "{\"deployments\":[\"up\"]}").statusCode()).isEqualTo(403);
+        assertThat(AdminCalls.admin(gateway, "PATCH", "/admin/profiles/q", ADMIN, "{\"deployments\":[\"up\"]}").statusCode()).isEqualTo(404);
+        assertThat(AdminCalls.admin(gateway, "GET", "/admin/profiles/q", READ, null).statusCode()).isEqualTo(404);
     }
 }

@@ -176,41 +176,40 @@ class FallbackLifecycleTest {
         answer(next, b);
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.ValueSource(ints = {500, 502, 503, 504, 529})
-    void aServerFaultMovesTheNextAttemptChargingTheFirstOnlyTheRequest(int status) {
+    /**
+     * Ends a request's first attempt (on oa) with {@code outcome}, expects the move for
+     * {@code reason} with nothing held in between, and answers it on az.
+     */
+    private void movedBy(AttemptOutcome outcome, String reason) {
         RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
         Attempt a = admitted(life);
         a.sending();
 
-        AfterAttempt after = a.finish(new AttemptOutcome.Failed(answer(status, Map.of()), Optional.empty()));
+        AfterAttempt after = a.finish(outcome);
 
-        assertThat(after).isEqualTo(new AfterAttempt.Reroute("provider_5xx"));
+        assertThat(after).isEqualTo(new AfterAttempt.Reroute(reason));
         assertThat(store.openLeases()).as("never held on two deployments at once").isZero();
         Attempt b = admitted(life);
         assertThat(b.deployment().id()).isEqualTo("az");
         answer(life, b);
         assertThat(attempts).extracting(AttemptEvent::deployment).containsExactly("oa", "az");
+        assertThat(requests.get(0).fallback()).contains(reason);
+        assertThat(requests.get(0).deployment()).contains("az");
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {500, 502, 503, 504, 529})
+    void aServerFaultMovesTheNextAttemptChargingTheFirstOnlyTheRequest(int status) {
+        movedBy(new AttemptOutcome.Failed(answer(status, Map.of()), Optional.empty()), "provider_5xx");
+
         assertThat(attempts.get(0).settlement()).isEqualTo(Settlement.SETTLED);
         assertThat(attempts.get(0).usage()).isEqualTo(dev.sluice.runtime.event.TokenCounts.NONE);
-        assertThat(requests.get(0).fallback()).contains("provider_5xx");
-        assertThat(requests.get(0).deployment()).contains("az");
     }
 
     @Test
     void aTimeoutMovesTheNextAttemptChargingTheFirstTheEstimatedPromptWhereItRan() {
-        RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
-        Attempt a = admitted(life);
-        a.sending();
-        clock.advanceMillis(2_000);
+        movedBy(new AttemptOutcome.Failed(SignalNormaliser.timeout(), Optional.empty()), "provider_timeout");
 
-        AfterAttempt after = a.finish(new AttemptOutcome.Failed(SignalNormaliser.timeout(), Optional.empty()));
-
-        assertThat(after).isEqualTo(new AfterAttempt.Reroute("provider_timeout"));
-        assertThat(store.openLeases()).as("the first reservation ended before the next is asked for").isZero();
-        Attempt b = admitted(life);
-        assertThat(b.deployment().id()).isEqualTo("az");
-        answer(life, b);
         assertThat(attempts).extracting(AttemptEvent::result)
                 .containsExactly(AttemptResult.FAILED, AttemptResult.ANSWERED);
         assertThat(attempts.get(0).settlement()).isEqualTo(Settlement.SETTLED);
@@ -218,40 +217,21 @@ class FallbackLifecycleTest {
         assertThat(attempts.get(0).usage().input()).isEqualTo(1_000);
         assertThat(attempts.get(0).usage().output()).isZero();
         assertThat(attempts.get(1).usage().input()).isEqualTo(900);
-        assertThat(requests.get(0).fallback()).contains("provider_timeout");
     }
 
     @Test
     void aConnectionResetBeforeAnyAnswerMovesTheNextAttempt() {
-        RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
-        Attempt a = admitted(life);
-        a.sending();
+        movedBy(new AttemptOutcome.Failed(SignalNormaliser.connectionFailed(), Optional.empty()), "connection_reset");
 
-        AfterAttempt after = a.finish(new AttemptOutcome.Failed(SignalNormaliser.connectionFailed(), Optional.empty()));
-
-        assertThat(after).isEqualTo(new AfterAttempt.Reroute("connection_reset"));
-        assertThat(store.openLeases()).isZero();
-        answer(life, admitted(life));
         assertThat(attempts.get(0).usage().input()).isEqualTo(1_000);
-        assertThat(requests.get(0).fallback()).contains("connection_reset");
-        assertThat(requests.get(0).deployment()).contains("az");
     }
 
     @Test
     void anUnreachableDeploymentMovesTheNextAttemptAndItsReservationIsReleasedWhole() {
-        RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
-        Attempt a = admitted(life);
-        a.sending();
+        movedBy(new AttemptOutcome.NeverSent(SignalNormaliser.connectionFailed()), "unreachable");
 
-        AfterAttempt after = a.finish(new AttemptOutcome.NeverSent(SignalNormaliser.connectionFailed()));
-
-        assertThat(after).isEqualTo(new AfterAttempt.Reroute("unreachable"));
-        assertThat(store.openLeases()).isZero();
-        answer(life, admitted(life));
-        assertThat(attempts).extracting(AttemptEvent::deployment).containsExactly("oa", "az");
         assertThat(attempts.get(0).settlement()).isEqualTo(Settlement.RELEASED);
         assertThat(runtime.counters().reservationsReleased()).isEqualTo(1);
-        assertThat(requests.get(0).fallback()).contains("unreachable");
     }
 
     @Test
