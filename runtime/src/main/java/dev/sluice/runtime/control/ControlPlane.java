@@ -434,10 +434,23 @@ public final class ControlPlane {
         } catch (ConfigException e) {
             throw invalid(e);
         }
+        SluiceConfig next = withProfile(config(), after);
+        for (var r : next.rollouts()) {
+            if (r.profile().equals(id) && !r.from().equals(after.deployment())) {
+                throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "deployments[0]", "deployments[0]: \""
+                        + after.deployment() + "\" (expected: " + r.from() + ", which rollout " + r.id()
+                        + " moves traffic from); nothing was changed");
+            }
+        }
+        try {
+            dev.sluice.runtime.rollout.RolloutCompatibility.check(next);
+        } catch (ConfigException e) {
+            throw invalid(e);
+        }
         ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
         state.setAll(ControlJson.profileRouting(after));
         record(a, "profile.update", "profile:" + id, ControlJson.profileRouting(before), ControlJson.profileRouting(after),
-                state, withProfile(config(), after));
+                state, next);
         return after;
     }
 

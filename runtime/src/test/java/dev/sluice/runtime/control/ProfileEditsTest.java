@@ -117,4 +117,45 @@ class ProfileEditsTest {
         assertThat(p.routing()).isEqualTo(ProfileConfig.Routing.ORDER);
         assertThat(p.fallback().classes()).containsExactly(TrafficClass.BATCH);
     }
+
+    static final SluiceConfig TWO = ConfigLoader.parse("""
+            deployments:
+              a: { kind: openai, base_url: "http://127.0.0.1:1" }
+              b: { kind: openai, base_url: "http://127.0.0.1:2" }
+            profiles:
+              p: { model: gpt-4o-mini, deployments: [a, b], fallback: { same_region: true }, limits: { rpm: 60 } }
+            rollouts:
+              move: { profile: p, to: b, steps: [0.1, 1.0] }
+            orgs:
+              o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-pe2" } } } } } } }
+            """, "two.yaml", v -> null);
+
+    @Test
+    void aReloadTakesTheFilesLimitsAndKeepsEveryProfilesDeploymentsAndFallbackPolicy() {
+        SluiceRuntime two = SluiceRuntime.builder(TWO, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .adaptive(false).build();
+
+        new ControlPlane(two, ControlJournal.inMemory()).reload(OPS, TWO);
+
+        ProfileConfig p = two.config().profiles().get("p");
+        assertThat(p.targets()).extracting(ProfileTarget::deployment).containsExactly("a", "b");
+        assertThat(p.fallback().sameRegion()).isTrue();
+        assertThat(p.limits()).isEqualTo(TWO.profiles().get("p").limits());
+    }
+
+    @Test
+    void aProfileUnderARolloutKeepsTheDeploymentTheRolloutMovesFrom() throws Exception {
+        SluiceRuntime two = SluiceRuntime.builder(TWO, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .adaptive(false).build();
+        ControlPlane c = new ControlPlane(two, ControlJournal.inMemory());
+
+        assertThatThrownBy(() -> c.updateProfile(OPS, "p", json("{\"deployments\":[\"b\",\"a\"]}")))
+                .isInstanceOfSatisfying(EditRefused.class, e -> {
+                    assertThat(e.field()).isEqualTo("deployments[0]");
+                    assertThat(e.getMessage()).contains("rollout move");
+                });
+        assertThat(two.config()).isSameAs(TWO);
+        assertThat(c.updateProfile(OPS, "p", json("{\"deployments\":[\"a\",{\"deployment\":\"b\",\"weight\":2}]}"))
+                .targets()).hasSize(2);
+    }
 }
