@@ -649,8 +649,13 @@ public final class ControlPlane {
                 if (p == null) {
                     return c; // removed from the file since
                 }
-                ObjectNode patch = ((ObjectNode) s).deepCopy();
-                patch.remove("id");
+                // Only the routing fields: a journal may add its own to the state (the change relay's relay_id).
+                ObjectNode patch = ControlJson.JSON.createObjectNode();
+                for (String field : ConfigLoader.PROFILE_ROUTING) {
+                    if (s.has(field)) {
+                        patch.set(field, s.get(field));
+                    }
+                }
                 try {
                     return withProfile(c, ConfigLoader.patchProfile(p, patch, c.deployments()));
                 } catch (ConfigException e) {

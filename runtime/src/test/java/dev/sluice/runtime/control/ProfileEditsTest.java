@@ -158,4 +158,16 @@ class ProfileEditsTest {
         assertThat(c.updateProfile(OPS, "p", json("{\"deployments\":[\"a\",{\"deployment\":\"b\",\"weight\":2}]}"))
                 .targets()).hasSize(2);
     }
+
+    @Test
+    void aStateCarryingTheChangeRelaysOwnFieldIsReplayedAll() throws Exception {
+        ControlJournal journal = ControlJournal.inMemory();
+        // As RedisChangeRelay stores every change, here and on the replicas it imports it into.
+        journal.append(new AuditRecord(0, java.time.Instant.EPOCH, "ops", "profile.update", "profile:p", "{}", "{}"),
+                "{\"id\":\"p\",\"deployments\":[\"b\",\"a\"],\"relay_id\":\"replica-1:42\"}");
+
+        new ControlPlane(runtime, journal).replay();
+
+        assertThat(runtime.config().profiles().get("p").deployment()).isEqualTo("b");
+    }
 }
