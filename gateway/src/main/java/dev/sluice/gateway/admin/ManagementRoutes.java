@@ -100,7 +100,9 @@ final class ManagementRoutes {
         r.add(HttpMethod.GET, "/admin/deployments/{deployment}", Access.READ, m::deployment);
         r.add(HttpMethod.GET, "/admin/profiles", Access.READ, m::listProfiles);
         r.add(HttpMethod.GET, "/admin/profiles/{profile}", Access.READ, m::getProfile);
+        r.add(HttpMethod.POST, "/admin/profiles", Access.ADMIN, m::createProfile);
         r.add(HttpMethod.PATCH, "/admin/profiles/{profile}", Access.ADMIN, m::patchProfile);
+        r.add(HttpMethod.DELETE, "/admin/profiles/{profile}", Access.ADMIN, m::deleteProfile);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
         io.vertx.core.buffer.Buffer openApi = openApi();
@@ -469,6 +471,33 @@ final class ManagementRoutes {
             var p = Optional.ofNullable(c.profiles().get(id)).orElseThrow(() -> TreeEdits.notFound("profile", id));
             return ControlJson.profile(p, c);
         });
+    }
+
+    /**
+     * Adds a profile: {@code id} and the fields of a profile in a configuration file, checked as
+     * the file's are (422 naming the field), audited, journaled and relayed like every change.
+     */
+    private void createProfile(AdminExchange x) {
+        Optional<ObjectNode> json = x.jsonBody();
+        if (json.isEmpty()) {
+            return;
+        }
+        JsonNode id = json.get().path("id");
+        if (!id.isTextual()) {
+            x.error(422, "invalid_value", "id: " + (id.isMissingNode() ? "missing" : id.toString())
+                    + " (expected: the profile's name, a string)", Optional.of("id"));
+            return;
+        }
+        ObjectNode definition = json.get().deepCopy();
+        definition.remove("id");
+        change(x, 201, () -> ControlJson.profile(control.createProfile(actor(x), id.asText(), definition),
+                control.config()));
+    }
+
+    /** Removes a profile no key or rollout uses (409 naming them otherwise). */
+    private void deleteProfile(AdminExchange x) {
+        change(x, 200, () -> ControlJson.profile(control.deleteProfile(actor(x), x.param("profile")), control.config())
+                .put("deleted", true));
     }
 
     /**

@@ -92,4 +92,31 @@ class ProfileAdminTest {
         assertThat(AdminCalls.admin(gateway, "PATCH", "/admin/profiles/q", ADMIN, "{\"deployments\":[\"up\"]}").statusCode()).isEqualTo(404);
         assertThat(AdminCalls.admin(gateway, "GET", "/admin/profiles/q", READ, null).statusCode()).isEqualTo(404);
     }
+
+    @Test
+    void aProfileMadeThroughTheApiServesAKeyGivenItAndIsDeletedOnceNoKeyUsesIt() throws Exception {
+        HttpResponse<String> made = AdminCalls.admin(gateway, "POST", "/admin/profiles", ADMIN,
+                "{\"id\":\"fresh\",\"model\":\"gpt-4o-mini\",\"deployments\":[\"up\",\"cut\"]}");
+        assertThat(made.statusCode()).as(made.body()).isEqualTo(201);
+        assertThat(AdminCalls.json(made).path("deployments").findValuesAsText("deployment")).containsExactly("up", "cut");
+        assertThat(AdminCalls.admin(gateway, "PATCH", "/admin/keys/k", ADMIN, "{\"profiles\":[\"p\",\"fresh\"]}")
+                .statusCode()).isEqualTo(200);
+
+        HttpResponse<String> chat = AdminCalls.post(gateway, "/v1/chat/completions", "sk-prof-k",
+                "{\"model\":\"fresh\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+        assertThat(chat.statusCode()).as(chat.body()).isEqualTo(200);
+        assertThat(chat.headers().firstValue("x-sluice-deployment")).contains("up");
+
+        HttpResponse<String> inUse = AdminCalls.admin(gateway, "DELETE", "/admin/profiles/fresh", ADMIN, null);
+        assertThat(inUse.statusCode()).isEqualTo(409);
+        assertThat(inUse.body()).contains("profile_in_use").contains("key k");
+        assertThat(AdminCalls.admin(gateway, "PATCH", "/admin/keys/k", ADMIN, "{\"profiles\":[\"p\"]}").statusCode())
+                .isEqualTo(200);
+        assertThat(AdminCalls.admin(gateway, "DELETE", "/admin/profiles/fresh", ADMIN, null).statusCode()).isEqualTo(200);
+        assertThat(AdminCalls.admin(gateway, "GET", "/admin/profiles/fresh", READ, null).statusCode()).isEqualTo(404);
+        HttpResponse<String> bad = AdminCalls.admin(gateway, "POST", "/admin/profiles", ADMIN,
+                "{\"id\":\"worse\",\"model\":\"m\",\"deployments\":[{\"deployment\":\"up\",\"weight\":\"x\"}]}");
+        assertThat(bad.statusCode()).isEqualTo(422);
+        assertThat(AdminCalls.json(bad).path("error").path("field").asText()).isEqualTo("deployments[0].weight");
+    }
 }

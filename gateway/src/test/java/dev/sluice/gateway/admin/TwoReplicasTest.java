@@ -34,13 +34,7 @@ class TwoReplicasTest {
 
     @Test
     void aChangeOnOneReplicaIsInForceOnTheOtherAfterItsNextLook() throws Exception {
-        SluiceConfig config = ConfigLoader.parse("""
-                server: { port: 0 }
-                admin: { port: 0, tokens: { ops: { scope: admin, token: "sla-two-admin" } } }
-                deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1" } }
-                profiles: { p: { deployment: d, model: gpt-4o-mini } }
-                orgs: { o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-two-k" } } } } } } } }
-                """, "two.yaml", v -> null).withLedger(LedgerSettings.sqlite(dir.resolve("shared.db")));
+        SluiceConfig config = config("shared.db");
         Vertx vertx = Vertx.vertx();
         try {
             Gateway a = start(vertx, config);
@@ -66,15 +60,7 @@ class TwoReplicasTest {
 
     @Test
     void aProfilesRoutingChangedOnOneReplicaIsInForceOnTheOtherAndAfterARestart() throws Exception {
-        SluiceConfig config = ConfigLoader.parse("""
-                server: { port: 0 }
-                admin: { port: 0, tokens: { ops: { scope: admin, token: "sla-two-admin" } } }
-                deployments:
-                  d: { kind: openai, base_url: "http://127.0.0.1:1" }
-                  e: { kind: openai, base_url: "http://127.0.0.1:2" }
-                profiles: { p: { deployment: d, model: gpt-4o-mini } }
-                orgs: { o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-two-k" } } } } } } } }
-                """, "two.yaml", v -> null).withLedger(LedgerSettings.sqlite(dir.resolve("profiles.db")));
+        SluiceConfig config = config("profiles.db");
         Vertx vertx = Vertx.vertx();
         try {
             Gateway a = start(vertx, config);
@@ -95,6 +81,19 @@ class TwoReplicasTest {
         } finally {
             AdminCalls.close(vertx);
         }
+    }
+
+    /** Two replicas' configuration, with the ledger (and so the journal) they share in {@code db}. */
+    private SluiceConfig config(String db) {
+        return ConfigLoader.parse("""
+                server: { port: 0 }
+                admin: { port: 0, tokens: { ops: { scope: admin, token: "sla-two-admin" } } }
+                deployments:
+                  d: { kind: openai, base_url: "http://127.0.0.1:1" }
+                  e: { kind: openai, base_url: "http://127.0.0.1:2" }
+                profiles: { p: { deployment: d, model: gpt-4o-mini } }
+                orgs: { o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-two-k" } } } } } } } }
+                """, "two.yaml", v -> null).withLedger(LedgerSettings.sqlite(dir.resolve(db)));
     }
 
     private static Gateway start(Vertx vertx, SluiceConfig config) throws Exception {

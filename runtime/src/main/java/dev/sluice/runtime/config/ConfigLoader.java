@@ -79,7 +79,8 @@ public final class ConfigLoader {
             "shed_after_refusals", "shed_within", "rate_window", "fault_max");
     private static final Set<String> RAMP = Set.of("enabled", "stages", "stage_duration", "min_samples",
             "max_growth_per_minute");
-    private static final Set<String> PROFILE = Set.of("deployment", "deployments", "routing", "model", "tokenizer",
+    /** The fields of a profile in a configuration file (and of {@code POST /admin/profiles}). */
+    public static final Set<String> PROFILE = Set.of("deployment", "deployments", "routing", "model", "tokenizer",
             "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits", "task",
             "fallback");
     private static final Set<String> PROFILE_TARGET = Set.of("deployment", "model", "weight");
@@ -587,6 +588,16 @@ public final class ConfigLoader {
         FallbackSettings fallback = fallback(n.get("fallback"), FallbackSettings.DEFAULTS);
         return build(n.path(), () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, reservation,
                 limits, task, targets, routing, fallback));
+    }
+
+    /**
+     * A profile defined by {@code definition}, the fields of a profile in a configuration file,
+     * read and checked as the file's are (the admin API's {@code POST /admin/profiles}).
+     *
+     * @throws ConfigException naming the definition's field path
+     */
+    public static ProfileConfig profile(String id, JsonNode definition, Map<String, DeploymentConfig> deployments) {
+        return profile(id, YamlNode.root(definition), deployments);
     }
 
     /** The fields of a profile the admin API changes while running ({@link #patchProfile}). */

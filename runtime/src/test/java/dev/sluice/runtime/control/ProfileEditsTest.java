@@ -170,4 +170,51 @@ class ProfileEditsTest {
 
         assertThat(runtime.config().profiles().get("p").deployment()).isEqualTo("b");
     }
+
+    @Test
+    void aProfileIsCreatedAsTheFileWouldDefineItAndReplayedAtTheNextStart() throws Exception {
+        ProfileConfig p = control.createProfile(OPS, "fast", json("""
+                {"model":"gpt-4o-mini","deployments":["b","a"],"fallback":{"classes":["interactive"]},
+                 "limits":{"rpm":30}}"""));
+
+        assertThat(p.targets()).extracting(ProfileTarget::deployment).containsExactly("b", "a");
+        assertThat(runtime.config().profiles()).containsKey("fast");
+        assertThat(control.journal().audit(1, Long.MAX_VALUE).get(0).action()).isEqualTo("profile.create");
+        SluiceRuntime restarted = SluiceRuntime.builder(CONFIG, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .adaptive(false).build();
+        new ControlPlane(restarted, control.journal()).replay();
+        assertThat(restarted.config().profiles().get("fast")).isEqualTo(p);
+    }
+
+    @Test
+    void aBadNewProfileIsRefusedWithTheFieldPathAndChangesNothing() throws Exception {
+        SluiceConfig before = runtime.config();
+        assertThatThrownBy(() -> control.createProfile(OPS, "x", json("{\"model\":\"m\",\"deployment\":\"nope\"}")))
+                .isInstanceOfSatisfying(EditRefused.class, e -> assertThat(e.field()).isEqualTo("deployment"));
+        assertThatThrownBy(() -> control.createProfile(OPS, "x", json("{\"deployment\":\"a\"}")))
+                .isInstanceOfSatisfying(EditRefused.class, e -> assertThat(e.field()).isEqualTo("model"));
+        assertThatThrownBy(() -> control.createProfile(OPS, "p", json("{\"model\":\"m\",\"deployment\":\"a\"}")))
+                .isInstanceOfSatisfying(EditRefused.class, e -> assertThat(e.why()).isEqualTo(EditRefused.Why.CONFLICT));
+        assertThatThrownBy(() -> control.createProfile(OPS, "a/b", json("{\"model\":\"m\",\"deployment\":\"a\"}")))
+                .isInstanceOfSatisfying(EditRefused.class, e -> assertThat(e.field()).isEqualTo("id"));
+        assertThat(runtime.config()).isSameAs(before);
+    }
+
+    @Test
+    void aProfileAKeyUsesIsNotDeletedAndOneNobodyUsesIs() throws Exception {
+        assertThatThrownBy(() -> control.deleteProfile(OPS, "p"))
+                .isInstanceOfSatisfying(EditRefused.class, e -> {
+                    assertThat(e.code()).isEqualTo("profile_in_use");
+                    assertThat(e.getMessage()).contains("key k");
+                });
+        control.createProfile(OPS, "spare", json("{\"model\":\"gpt-4o\",\"deployment\":\"b\"}"));
+
+        control.deleteProfile(OPS, "spare");
+
+        assertThat(runtime.config().profiles()).doesNotContainKey("spare");
+        SluiceRuntime restarted = SluiceRuntime.builder(CONFIG, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .adaptive(false).build();
+        new ControlPlane(restarted, control.journal()).replay();
+        assertThat(restarted.config().profiles()).containsOnlyKeys("p");
+    }
 }
