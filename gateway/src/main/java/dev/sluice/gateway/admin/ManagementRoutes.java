@@ -490,8 +490,12 @@ final class ManagementRoutes {
         }
         ObjectNode definition = json.get().deepCopy();
         definition.remove("id");
-        change(x, 201, () -> ControlJson.profile(control.createProfile(actor(x), id.asText(), definition),
-                control.config()));
+        change(x, 201, () -> {
+            var p = control.createProfile(actor(x), id.asText(), definition);
+            // On this worker, not on an event loop at the profile's first request: a vocabulary takes seconds to load.
+            control.runtime().estimator().countTokens(p.tokenizer(), "warm up");
+            return ControlJson.profile(p, control.config());
+        });
     }
 
     /** Removes a profile no key or rollout uses (409 naming them otherwise). */
