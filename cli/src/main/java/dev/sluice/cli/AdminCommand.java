@@ -44,6 +44,11 @@ final class AdminCommand {
               prices                     the price table, dollars per million tokens
               price NAME input=2.50 output=10 [cache_read=1.25]
                                          prices a deployment or model (replaces its entry)
+              profiles                   the model profiles, one line each: routing, deployments, fallback policy
+              profile ID                 one profile: each deployment with its model, weight, kind, region, scopes
+              profile-set ID [--deployments a,b=gpt-4o:3] [--routing order|weight] [--fallback-classes interactive,critical]
+                         [--max-cost-ratio 1.5] [--same-region true|false]
+                                         changes its routing (deployments: ID[=MODEL][:WEIGHT], first choice first)
               reload                     reads the configuration file again (as SIGHUP does)
               explain TRACE_ID           the whole decision of one request (also: sluice explain TRACE_ID)
               recent [--status rejected|slow|all] [--limit 20]
@@ -232,7 +237,111 @@ final class AdminCommand {
                                 .asText() + "  " + q.path("trace_id").asText() + "  " + q.path("tenant").asText("-")
                                 + "  " + q.path("status").asInt() + "  " + q.path("reason").asText()));
             }
+            case "profiles" -> {
+                Args.parse(options);
+                yield c.call("GET", "/admin/profiles?limit=500", null, r -> lines(r.path("items"), AdminCommand::profileLine));
+            }
+            case "profile" -> {
+                Args.parse(options);
+                yield c.call("GET", "/admin/profiles/" + enc(one(positional, "ID")), null, AdminCommand::profileShown);
+            }
+            case "profile-set" -> {
+                Args a = Args.parse(options, "--deployments", "--routing", "--fallback-classes", "--max-cost-ratio",
+                        "--same-region");
+                String id = one(positional, "ID");
+                ObjectNode body = JSON.createObjectNode();
+                a.get("--deployments").ifPresent(d -> Arrays.stream(d.split(",")).forEach(t -> body.withArray("deployments")
+                        .add(target(t))));
+                a.get("--routing").ifPresent(r -> body.put("routing", r));
+                ObjectNode fb = JSON.createObjectNode();
+                a.get("--fallback-classes").ifPresent(k -> Arrays.stream(k.split(",")).forEach(fb.withArray("classes")::add));
+                a.get("--max-cost-ratio").ifPresent(m -> fb.put("max_cost_ratio", number("--max-cost-ratio", m)));
+                a.get("--same-region").ifPresent(b -> fb.put("same_region", bool("--same-region", b)));
+                if (!fb.isEmpty()) {
+                    body.set("fallback", fb);
+                }
+                if (body.isEmpty()) {
+                    throw new Args.BadArguments("nothing to change: give --deployments, --routing or a fallback option");
+                }
+                yield c.call("PATCH", "/admin/profiles/" + enc(id), body, r -> "profile " + profileLine(r));
+            }
             default -> throw new Args.BadArguments("unknown verb '" + verb + "'");
+        };
+    }
+
+    /** A profile on one line: {@code id  routing order  deployments a, b=gpt-4o:3  fallback ...}. */
+    static String profileLine(JsonNode p) {
+        List<String> targets = new ArrayList<>();
+        for (JsonNode d : p.path("deployments")) {
+            targets.add(d.path("deployment").asText() + "=" + d.path("model").asText() + ":" + d.path("weight").asInt());
+        }
+        JsonNode fb = p.path("fallback");
+        List<String> classes = new ArrayList<>();
+        fb.path("classes").forEach(k -> classes.add(k.asText()));
+        return p.path("id").asText() + "  routing " + p.path("routing").asText() + "  deployments "
+                + String.join(", ", targets) + "  fallback " + (classes.isEmpty() ? "(none)" : String.join(",", classes))
+                + (fb.has("max_cost_ratio") ? " max_cost_ratio " + fb.path("max_cost_ratio").asText() : "")
+                + (fb.path("same_region").asBoolean() ? " same_region" : "");
+    }
+
+    /** A profile with one line per deployment. */
+    private static String profileShown(JsonNode p) {
+        List<String> out = new ArrayList<>();
+        out.add(profileLine(p));
+        for (JsonNode d : p.path("deployments")) {
+            List<String> scopes = new ArrayList<>();
+            d.path("provider_scopes").forEach(x -> scopes.add(x.asText()));
+            out.add("  " + d.path("deployment").asText() + "  " + d.path("kind").asText() + "  model "
+                    + d.path("model").asText() + "  weight " + d.path("weight").asInt() + "  region "
+                    + d.path("region").asText("-") + "  scopes " + (scopes.isEmpty() ? "-" : String.join(",", scopes)));
+        }
+        return String.join("\n", out);
+    }
+
+    /** {@code ID[=MODEL][:WEIGHT]} as the API's target: the id alone, or an object. */
+    private static JsonNode target(String t) {
+        String rest = t.strip();
+        Integer weight = null;
+        int colon = rest.lastIndexOf(':');
+        if (colon > 0) {
+            try {
+                weight = Integer.parseInt(rest.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new Args.BadArguments("--deployments: '" + t + "' (expected: ID[=MODEL][:WEIGHT], WEIGHT a whole number)");
+            }
+            rest = rest.substring(0, colon);
+        }
+        int eq = rest.indexOf('=');
+        String id = eq > 0 ? rest.substring(0, eq) : rest;
+        if (id.isEmpty()) {
+            throw new Args.BadArguments("--deployments: '" + t + "' (expected: ID[=MODEL][:WEIGHT])");
+        }
+        if (eq < 0 && weight == null) {
+            return JSON.getNodeFactory().textNode(id);
+        }
+        ObjectNode o = JSON.createObjectNode().put("deployment", id);
+        if (eq > 0) {
+            o.put("model", rest.substring(eq + 1));
+        }
+        if (weight != null) {
+            o.put("weight", weight);
+        }
+        return o;
+    }
+
+    private static double number(String option, String v) {
+        try {
+            return Double.parseDouble(v);
+        } catch (NumberFormatException e) {
+            throw new Args.BadArguments(option + ": '" + v + "' (expected: a number)");
+        }
+    }
+
+    private static boolean bool(String option, String v) {
+        return switch (v) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new Args.BadArguments(option + ": '" + v + "' (expected: true or false)");
         };
     }
 

@@ -28,8 +28,10 @@ class AdminCommandTest {
         var config = ConfigLoader.parse("""
                 server: { port: 0 }
                 admin: { port: 0, tokens: { ops: { scope: admin, token: "sla-cli-admin" }, v: { scope: read, token: "sla-cli-read" } } }
-                deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1" } }
-                profiles: { p: { deployment: d, model: gpt-4o-mini } }
+                deployments:
+                  d: { kind: openai, base_url: "http://127.0.0.1:1" }
+                  e: { kind: openai, base_url: "http://127.0.0.1:2" }
+                profiles: { p: { deployment: d, model: gpt-4o-mini }, q: { deployment: d, model: gpt-4o-mini } }
                 orgs: { o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-cli-k" } } } } } } } }
                 """, "cli-admin.yaml", v -> null);
         vertx = Vertx.vertx();
@@ -106,6 +108,24 @@ class AdminCommandTest {
         Run bad = admin("sla-cli-admin", "price", "gpt-4o-mini", "input=-1", "output=1");
         assertThat(bad.status()).isEqualTo(1);
         assertThat(bad.err()).contains("422").contains("[field prices.gpt-4o-mini.input]");
+    }
+
+    @Test
+    void aProfilesRoutingIsShownAndChangedOneLineEach() {
+        assertThat(admin("sla-cli-read", "profiles").out())
+                .contains("q  routing order  deployments d=gpt-4o-mini:1  fallback critical,interactive,eval,background");
+
+        Run set = admin("sla-cli-admin", "profile-set", "q", "--deployments", "e=gpt-4o:3,d", "--fallback-classes",
+                "interactive", "--max-cost-ratio", "1.5");
+
+        assertThat(set.err()).isEmpty();
+        assertThat(set.out()).isEqualTo("profile q  routing weight  deployments e=gpt-4o:3, d=gpt-4o-mini:1  fallback "
+                + "interactive max_cost_ratio 1.5\n");
+        assertThat(admin("sla-cli-read", "profile", "q").out()).contains("\n  e  openai  model gpt-4o  weight 3  region -");
+        Run bad = admin("sla-cli-admin", "profile-set", "q", "--deployments", "e,nowhere");
+        assertThat(bad.status()).isEqualTo(1);
+        assertThat(bad.err()).startsWith("sluice admin: 422 ").contains("[field deployments[1]]");
+        assertThat(admin("sla-cli-admin", "profile-set", "q").status()).isEqualTo(2);
     }
 
     @Test

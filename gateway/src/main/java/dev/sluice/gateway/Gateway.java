@@ -124,8 +124,9 @@ public final class Gateway {
         return "http://" + config.server().host() + ":" + port;
     }
 
+    /** The configuration in force now: the start-up one with every admin change since (and other replicas'). */
     public SluiceConfig config() {
-        return config;
+        return runtime.config();
     }
 
     /** The usage ledger every request is recorded in ({@link Ledger#off()} unless one was given). */

@@ -155,6 +155,11 @@ final class GatewayFixture implements BeforeAllCallback, AfterEachCallback, Afte
                   fallback-flaky: { model: gpt-4o-mini, deployments: [flaky, oa] }
                   # A fallback on another provider between them, for requests Sluice cannot translate there.
                   fallback-translated: { model: gpt-4o-mini, deployments: [limited, { deployment: an, model: claude-sonnet-4 }, oa] }
+                  # A first deployment that is cut (refuses connections, resets, hangs, answers 502), the healthy one behind.
+                  fallback-cut: { model: gpt-4o-mini, deployments: [closed, oa] }
+                  fallback-reset: { model: gpt-4o-mini, deployments: [fake-reset, oa] }
+                  fallback-hang: { model: gpt-4o-mini, deployments: [fake-hang, oa] }
+                  fallback-502: { model: gpt-4o-mini, deployments: [fake-html-error, oa] }
                 %s
                 orgs:
                   acme-corp:

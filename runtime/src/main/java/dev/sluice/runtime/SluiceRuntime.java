@@ -154,11 +154,10 @@ public final class SluiceRuntime {
         if (after == before) {
             return before;
         }
-        if (!after.deployments().keySet().equals(before.deployments().keySet())
-                || !after.profiles().keySet().equals(before.profiles().keySet())) {
-            throw new IllegalArgumentException("change: deployments " + after.deployments().keySet() + ", profiles "
-                    + after.profiles().keySet() + " (expected: those running, " + before.deployments().keySet() + " and "
-                    + before.profiles().keySet() + "; adding or removing one needs a restart)");
+        if (!after.deployments().keySet().equals(before.deployments().keySet())) {
+            throw new IllegalArgumentException("change: deployments " + after.deployments().keySet()
+                    + " (expected: those running, " + before.deployments().keySet()
+                    + "; adding or removing one needs a restart)");
         }
         governor.reconfigure(after.governorConfig());
         config = after;

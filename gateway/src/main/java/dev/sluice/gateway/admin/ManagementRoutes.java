@@ -99,6 +99,10 @@ final class ManagementRoutes {
         r.add(HttpMethod.GET, "/admin/quota/{scope}", Access.READ, m::quota);
         r.add(HttpMethod.GET, "/admin/deployments/{deployment}", Access.READ, m::deployment);
         r.add(HttpMethod.GET, "/admin/profiles", Access.READ, m::listProfiles);
+        r.add(HttpMethod.GET, "/admin/profiles/{profile}", Access.READ, m::getProfile);
+        r.add(HttpMethod.POST, "/admin/profiles", Access.ADMIN, m::createProfile);
+        r.add(HttpMethod.PATCH, "/admin/profiles/{profile}", Access.ADMIN, m::patchProfile);
+        r.add(HttpMethod.DELETE, "/admin/profiles/{profile}", Access.ADMIN, m::deleteProfile);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
         r.add(HttpMethod.GET, "/admin/prices", Access.READ, m::getPrices);
@@ -480,24 +484,68 @@ final class ManagementRoutes {
                 refuse(x, e);
                 return;
             }
-            ObjectNode n = AdminExchange.JSON.createObjectNode().put("id", p.id()).put("model", p.model())
-                    .put("routing", p.routing().name().toLowerCase(java.util.Locale.ROOT));
-            ObjectNode fb = n.putObject("fallback").put("max_cost_ratio", p.fallback().maxCostRatio())
-                    .put("same_region", p.fallback().sameRegion());
-            ArrayNode classes = fb.putArray("classes");
-            p.fallback().classes().stream().sorted().forEach(k -> classes.add(k.wireName()));
-            ArrayNode targets = n.putArray("deployments");
-            for (var t : p.targets()) {
-                var d = c.deployments().get(t.deployment());
-                ObjectNode dn = targets.addObject().put("deployment", t.deployment()).put("model", t.model())
-                        .put("weight", t.weight()).put("kind", d.kind().wireName());
-                d.capabilities().region().ifPresent(r -> dn.put("region", r));
-                ArrayNode scopes = dn.putArray("provider_scopes");
-                d.providerScopes().forEach(scopes::add);
-            }
+            ObjectNode n = ControlJson.profile(p, c);
             items.add(n);
         }
         page(x, items);
+    }
+
+    /** One model profile, as the list shows it. Operators only. */
+    private void getProfile(AdminExchange x) {
+        answer(x, 200, () -> {
+            String id = x.param("profile");
+            control.requireRead(actor(x), Scope.of(ScopeLevel.MODEL_PROFILE, id));
+            var c = control.config();
+            var p = Optional.ofNullable(c.profiles().get(id)).orElseThrow(() -> TreeEdits.notFound("profile", id));
+            return ControlJson.profile(p, c);
+        });
+    }
+
+    /**
+     * Adds a profile: {@code id} and the fields of a profile in a configuration file, checked as
+     * the file's are (422 naming the field), audited, journaled and relayed like every change.
+     */
+    private void createProfile(AdminExchange x) {
+        Optional<ObjectNode> json = x.jsonBody();
+        if (json.isEmpty()) {
+            return;
+        }
+        JsonNode id = json.get().path("id");
+        if (!id.isTextual()) {
+            x.error(422, "invalid_value", "id: " + (id.isMissingNode() ? "missing" : id.toString())
+                    + " (expected: the profile's name, a string)", Optional.of("id"));
+            return;
+        }
+        ObjectNode definition = json.get().deepCopy();
+        definition.remove("id");
+        change(x, 201, () -> {
+            var p = control.createProfile(actor(x), id.asText(), definition);
+            // On this worker, not on an event loop at the profile's first request: a vocabulary takes seconds to load.
+            control.runtime().estimator().countTokens(p.tokenizer(), "warm up");
+            return ControlJson.profile(p, control.config());
+        });
+    }
+
+    /** Removes a profile no key or rollout uses (409 naming them otherwise). */
+    private void deleteProfile(AdminExchange x) {
+        change(x, 200, () -> ControlJson.profile(control.deleteProfile(actor(x), x.param("profile")), control.config())
+                .put("deleted", true));
+    }
+
+    /**
+     * Changes a profile's routing: its deployments (order, provider models, weights), its routing
+     * and its fallback policy, checked as the configuration file's are (422 naming the field, and
+     * nothing changed), audited, kept in the journal and so on every replica.
+     */
+    private void patchProfile(AdminExchange x) {
+        Optional<ObjectNode> json = x.jsonBody();
+        if (json.isEmpty()) {
+            return;
+        }
+        change(x, 200, () -> {
+            var p = control.updateProfile(actor(x), x.param("profile"), json.get());
+            return ControlJson.profile(p, control.config());
+        });
     }
 
     /**

@@ -11,7 +11,8 @@ public final class Credentials {
 
     /**
      * The key the client presented: {@code Authorization: Bearer} (OpenAI SDKs), {@code x-api-key}
-     * (Anthropic), {@code x-goog-api-key} or the {@code key} query parameter (Gemini).
+     * (Anthropic), {@code api-key} (Azure OpenAI SDKs), {@code x-goog-api-key} or the {@code key} query
+     * parameter (Gemini).
      */
     public static Optional<String> presented(HttpServerRequest request) {
         List<String> all = all(request);
@@ -44,7 +45,8 @@ public final class Credentials {
                 out.add(v);
             }
         }
-        for (String v : new String[] {request.getHeader("x-api-key"), request.getHeader("x-goog-api-key"),
+        for (String v : new String[] {request.getHeader("x-api-key"), request.getHeader("api-key"),
+                request.getHeader("x-goog-api-key"),
                 request.getParam("key")}) {
             if (v != null && !v.isBlank()) {
                 out.add(v.strip());

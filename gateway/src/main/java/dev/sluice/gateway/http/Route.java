@@ -16,17 +16,34 @@ import java.util.Optional;
  * {@code /v1/v1/messages} (one with {@code /v1} given to the official SDKs, which append
  * {@code /v1/messages}); Gemini's routes under {@code /v1beta} and {@code /v1} alike. A path that
  * more than one family uses ({@code GET /v1/models}, {@code GET /v1/models/{id}}) is the family's
- * that the request's headers name ({@link #dialect}).
+ * that the request's headers name ({@link #dialect}). Azure OpenAI's deployment paths
+ * ({@code /openai/deployments/{name}/chat/completions}, {@code .../completions},
+ * {@code .../embeddings}) are the OpenAI operations with the deployment name as the path's model,
+ * which names a profile, so that an Azure SDK given Sluice as its endpoint works unchanged.
  *
  * @param operation what is asked
- * @param pathModel the model named in the path (Gemini, and the catalogue's single model), else
- *        empty: the model is in the body
+ * @param pathModel the model named in the path (Gemini, an Azure deployment path, and the
+ *        catalogue's single model), else empty: the model is in the body
+ * @param azure whether the path is an Azure OpenAI deployment path, which must carry a valid
+ *        {@code api-version} query parameter ({@link #azureApiVersionProblem})
  */
-public record Route(Operation operation, Optional<String> pathModel) {
+public record Route(Operation operation, Optional<String> pathModel, boolean azure) {
+
+    /** The Azure OpenAI path prefix an Azure SDK appends to its endpoint. */
+    private static final String AZURE_DEPLOYMENTS = "/openai/deployments/";
+
+    /** An Azure {@code api-version}: a date, optionally {@code -preview} (2024-10-21, 2025-04-01-preview). */
+    private static final java.util.regex.Pattern API_VERSION =
+            java.util.regex.Pattern.compile("\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])(-preview)?");
 
     public Route {
         Objects.requireNonNull(operation, "operation");
         Objects.requireNonNull(pathModel, "pathModel");
+    }
+
+    /** A route of a path that is not Azure's. */
+    public Route(Operation operation, Optional<String> pathModel) {
+        this(operation, pathModel, false);
     }
 
     /** The route for {@code method} and {@code path} (no query) of a request in the OpenAI dialect. */
@@ -74,6 +91,9 @@ public record Route(Operation operation, Optional<String> pathModel) {
         if (method != HttpMethod.POST) {
             return Optional.empty();
         }
+        if (path.startsWith(AZURE_DEPLOYMENTS)) {
+            return azure(path.substring(AZURE_DEPLOYMENTS.length()));
+        }
         return switch (path) {
             case "/v1/chat/completions" -> of(Operation.OPENAI_CHAT);
             case "/v1/completions" -> of(Operation.OPENAI_COMPLETIONS);
@@ -114,6 +134,63 @@ public record Route(Operation operation, Optional<String> pathModel) {
             default -> null;
         };
         return op == null || model.isBlank() ? Optional.empty() : Optional.of(new Route(op, Optional.of(model)));
+    }
+
+    /** An Azure deployment path after {@code /openai/deployments/}: {@code {name}/chat/completions} and the like. */
+    private static Optional<Route> azure(String rest) {
+        int slash = rest.indexOf('/');
+        if (slash <= 0) {
+            return Optional.empty();
+        }
+        Operation op = switch (rest.substring(slash + 1)) {
+            case "chat/completions" -> Operation.OPENAI_CHAT;
+            case "completions" -> Operation.OPENAI_COMPLETIONS;
+            case "embeddings" -> Operation.OPENAI_EMBEDDINGS;
+            default -> null;
+        };
+        String name = decode(rest.substring(0, slash));
+        return op == null || name.isBlank() ? Optional.empty() : Optional.of(new Route(op, Optional.of(name), true));
+    }
+
+    /**
+     * What is wrong with an Azure request's {@code api-version} query parameter (Azure's SDKs always
+     * send one, and Azure refuses a request without one), or empty when it is well formed.
+     *
+     * @param query the raw query string, or null
+     */
+    public static Optional<String> azureApiVersionProblem(String query) {
+        String version = null;
+        int found = 0;
+        if (query != null) {
+            for (String p : query.split("&")) {
+                if (p.startsWith("api-version=")) {
+                    try {
+                        version = decode(p.substring("api-version=".length()));
+                    } catch (IllegalArgumentException badEscape) {
+                        version = p.substring("api-version=".length());
+                    }
+                    found++;
+                }
+            }
+        }
+        if (found == 0 || version.isEmpty()) {
+            return Optional.of("The request has no 'api-version' query parameter; Azure OpenAI paths need one, "
+                    + "such as ?api-version=2024-10-21.");
+        }
+        if (found > 1) {
+            return Optional.of("The request has " + found + " 'api-version' query parameters; send one.");
+        }
+        if (!API_VERSION.matcher(version).matches()) {
+            return Optional.of("The 'api-version' query parameter '" + printable(version) + "' is not an API "
+                    + "version (expected: a date such as 2024-10-21, optionally followed by -preview).");
+        }
+        return Optional.empty();
+    }
+
+    /** At most 40 characters of a client's value, controls replaced, for an error message. */
+    private static String printable(String s) {
+        String cut = s.length() > 40 ? s.substring(0, 40) + "..." : s;
+        return cut.replaceAll("\\p{Cntrl}", "?");
     }
 
     private static String decode(String s) {

@@ -13,7 +13,7 @@ final class Catalogue {
     private Catalogue() {}
 
     static void answer(ClientRequest r) {
-        Optional<ObjectNode> listed = ModelListings.answer(r.route, r.key, r.core.config);
+        Optional<ObjectNode> listed = ModelListings.answer(r.route, r.key, r.core.config());
         if (listed.isPresent()) {
             r.answerJson(200, listed.get());
         } else {

@@ -108,15 +108,22 @@ final class ClientRequest {
         Operation op = route.operation();
         family = op.family();
         lifecycle.operation(op.eventName());
+        if (route.azure()) {
+            Optional<String> badVersion = Route.azureApiVersionProblem(req.query());
+            if (badVersion.isPresent()) {
+                fail(400, "invalid_api_version", badVersion.get(), Optional.of("api-version"));
+                return;
+            }
+        }
         if (Credentials.conflicting(req)) {
             fail(400, "conflicting_credentials", "The request carries different API keys in two places (say "
-                    + "'Authorization' and 'x-api-key'); send one.", Optional.empty());
+                    + "'Authorization' and 'api-key'); send one.", Optional.empty());
             return;
         }
         key = Credentials.presented(req).flatMap(k -> core.keys.resolve(k, core.clock.epochMillis())).orElse(null);
         if (key == null) {
             fail(401, "invalid_api_key", "Missing or unknown API key. Send it as 'Authorization: Bearer <key>', "
-                    + "'x-api-key' or 'x-goog-api-key'.", Optional.empty());
+                    + "'x-api-key', 'api-key' or 'x-goog-api-key'.", Optional.empty());
             return;
         }
         lifecycle.identified(new Caller(key.org(), key.tenant(), key.team(), key.id()));
@@ -142,11 +149,11 @@ final class ClientRequest {
                     Optional.empty());
             return;
         }
-        long max = core.config.server().maxBodyBytes();
+        long max = core.config().server().maxBodyBytes();
         long declared = parseLong(req.getHeader("content-length"));
         body = Buffer.buffer(declared > 0 && declared <= max ? (int) declared : 1024);
         // A body that trickles in (or never comes) must not hold the connection and its buffer for ever.
-        long timer = core.vertx.setTimer(core.config.server().bodyTimeout().toMillis(), id -> bodyTimedOut());
+        long timer = core.vertx.setTimer(core.config().server().bodyTimeout().toMillis(), id -> bodyTimedOut());
         req.handler(chunk -> {
             if (state != State.READING) {
                 refusedBytes += chunk.length();
@@ -202,7 +209,7 @@ final class ClientRequest {
         if (state == State.READING) {
             body = null;
             resp.putHeader("connection", "close");
-            fail(408, "request_timeout", "The request body did not arrive within " + core.config.server().bodyTimeout()
+            fail(408, "request_timeout", "The request body did not arrive within " + core.config().server().bodyTimeout()
                     .toMillis() + " ms of its head (server.body_timeout).", Optional.empty());
         }
     }

@@ -57,7 +57,7 @@ final class Exchange {
         KeyConfig key = request.key;
         Deadlines.Resolved d = Deadlines.resolve(key.trafficClass(), key.maxClass(), request.req.getHeader(Deadlines.CLASS_HEADER),
                 key.deadline(), request.req.getHeader(Deadlines.DEADLINE_HEADER),
-                request.req.getHeader(Deadlines.SDK_TIMEOUT_HEADER), core.config.classes());
+                request.req.getHeader(Deadlines.SDK_TIMEOUT_HEADER), core.config().classes());
         switch (d) {
             case Deadlines.Invalid bad -> request.fail(400, bad.code(), bad.message(), Optional.of(bad.header()));
             case Deadlines.Valid ok -> {
@@ -76,7 +76,7 @@ final class Exchange {
 
     private void onEstimate(TokenEstimate quoted, long deadlineNanos) {
         estimate = quoted;
-        DeploymentConfig first = core.config.deployments().get(profile.deployment());
+        DeploymentConfig first = core.config().deployments().get(profile.deployment());
         if (!planFor(first)) {
             return;
         }

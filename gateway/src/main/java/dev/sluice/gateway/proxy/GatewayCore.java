@@ -24,7 +24,6 @@ public final class GatewayCore {
 
     final Vertx vertx;
     final SluiceRuntime runtime;
-    final SluiceConfig config;
     /** Made again whenever the runtime's key tree changes (the admin API, a reload). */
     volatile KeyRing keys;
     final NanoClock clock;
@@ -38,7 +37,7 @@ public final class GatewayCore {
     public GatewayCore(Vertx vertx, SluiceRuntime runtime) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
         this.runtime = Objects.requireNonNull(runtime, "runtime");
-        this.config = runtime.config();
+        SluiceConfig config = runtime.config();
         this.clock = runtime.clock();
         this.keys = KeyRing.of(config, runtime.retiredSecrets().valid(clock.epochMillis()));
         runtime.onChange(next -> keys = KeyRing.of(next, runtime.retiredSecrets().valid(clock.epochMillis())));
@@ -59,6 +58,14 @@ public final class GatewayCore {
             }
             upstreams.put(d.id(), new Upstream(new Origin(host, port, ssl), new SignalNormaliser(d.kind().providerKind())));
         }
+    }
+
+    /**
+     * The configuration in force now, never the one the gateway started with: the admin API and
+     * other replicas change profiles, keys and limits while it runs.
+     */
+    SluiceConfig config() {
+        return runtime.config();
     }
 
     /** Serves one request; {@code client} is the calling event loop's upstream client. */

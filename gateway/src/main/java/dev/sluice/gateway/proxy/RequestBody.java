@@ -30,7 +30,7 @@ record RequestBody(ObjectNode json, ProfileConfig profile) {
             r.fail(400, "missing_model", "The request names no model.", Optional.of("model"));
             return Optional.empty();
         }
-        ProfileConfig profile = r.core.config.profiles().get(model);
+        ProfileConfig profile = r.core.config().profiles().get(model);
         if (profile == null || !r.key.profiles().contains(model)) {
             r.fail(404, "model_not_found", "The model '" + model + "' does not exist or this API key may not use it.",
                     Optional.of("model"));

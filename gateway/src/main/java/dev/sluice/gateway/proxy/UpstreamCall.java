@@ -137,11 +137,16 @@ final class UpstreamCall {
         boolean timeout = isTimeout(t);
         ProviderSignal s = timeout ? SignalNormaliser.timeout() : SignalNormaliser.connectionFailed();
         // A call that never left (or whose connection was refused) reached no provider.
-        attempt.finish(!call.sent() || t instanceof ConnectException ? new AttemptOutcome.NeverSent(s)
+        AfterAttempt after = attempt.finish(!call.sent() || t instanceof ConnectException ? new AttemptOutcome.NeverSent(s)
                 : new AttemptOutcome.Failed(s, Optional.empty()));
+        if (after instanceof AfterAttempt.Reroute) {
+            // Nothing was written to the client: the next allowed deployment is asked for, its reservation anew.
+            x.reroute();
+            return;
+        }
         if (timeout) {
             r.fail(504, "upstream_timeout", "The provider did not answer within "
-                    + core.config.server().upstreamTimeout().toMillis() + " ms.", Optional.empty());
+                    + core.config().server().upstreamTimeout().toMillis() + " ms.", Optional.empty());
         } else {
             r.fail(502, "upstream_unavailable", "The provider could not be reached or broke the connection.",
                     Optional.empty());
@@ -219,7 +224,7 @@ final class UpstreamCall {
             if (relaying) {
                 relayed(chunk);
             } else if ((gathered == null ? 0 : gathered.length()) + (long) chunk.length()
-                    > core.config.server().maxAnswerBytes()) {
+                    > core.config().server().maxAnswerBytes()) {
                 tooLarge();
             } else if (gathered == null) {
                 gathered = chunk;
@@ -264,7 +269,7 @@ final class UpstreamCall {
             attempt.finish(new AttemptOutcome.Failed(normalise(headers, status, ""), Optional.of(new ObservedUsage(
                     x.estimate.inputTokens(), x.estimate.outputTokens(), 0, 0, false))));
             r.fail(502, "upstream_answer_too_large", "The provider's answer is larger than the "
-                    + core.config.server().maxAnswerBytes() + " bytes this gateway holds (server.max_answer_bytes); "
+                    + core.config().server().maxAnswerBytes() + " bytes this gateway holds (server.max_answer_bytes); "
                     + "ask for less, or stream it.", Optional.empty());
         }
 
@@ -525,7 +530,7 @@ final class UpstreamCall {
             call.pause();
             // A client that stops reading holds the stream, the upstream call and the reservation: give up on it
             // when it has not read for as long as we would wait for a silent provider.
-            stallTimer = core.vertx.setTimer(core.config.server().upstreamTimeout().toMillis(), id -> {
+            stallTimer = core.vertx.setTimer(core.config().server().upstreamTimeout().toMillis(), id -> {
                 stallTimer = -1;
                 if (!done()) {
                     // Ended as a client that left: it has read nothing for the whole upstream timeout.

@@ -53,8 +53,12 @@ final class AdminCalls {
 
     /** A chat completion for profile {@code p} on the client port with {@code key}. */
     static HttpResponse<String> chat(Gateway g, String key) throws IOException, InterruptedException {
-        HttpRequest r = HttpRequest.newBuilder(URI.create(g.baseUrl() + "/v1/chat/completions"))
-                .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"p\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}"))
+        return post(g, "/v1/chat/completions", key, "{\"model\":\"p\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}");
+    }
+
+    /** A POST of {@code body} to the client port with {@code key}. */
+    static HttpResponse<String> post(Gateway g, String path, String key, String body) throws IOException, InterruptedException {
+        HttpRequest r = HttpRequest.newBuilder(URI.create(g.baseUrl() + path)).POST(HttpRequest.BodyPublishers.ofString(body))
                 .header("authorization", "Bearer " + key).header("content-type", "application/json").build();
         return HTTP.send(r, HttpResponse.BodyHandlers.ofString());
     }

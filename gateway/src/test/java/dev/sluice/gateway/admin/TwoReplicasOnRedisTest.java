@@ -26,7 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two replicas with a SQLite ledger each and one Redis namespace, wired as {@code sluice serve}
  * wires them: a key created and a tenant paused through one replica's admin API answer on the
- * other's client port once its relay has imported them.
+ * other's client port once its relay has imported them, and a profile's changed fallback policy
+ * holds there too.
  */
 class TwoReplicasOnRedisTest {
 
@@ -70,6 +71,11 @@ class TwoReplicasOnRedisTest {
             awaitImport(b, () -> !b.gateway().runtime().config().prices().byName().isEmpty());
             assertThat(b.gateway().runtime().config().prices().of("d", "gpt-4o-mini"))
                     .isEqualTo(new dev.sluice.runtime.config.Price(0.15, 0.60, 0.15));
+
+            assertThat(AdminCalls.admin(a.gateway(), "PATCH", "/admin/profiles/p", "sla-relay-admin",
+                    "{\"fallback\":{\"same_region\":true,\"max_cost_ratio\":2}}").statusCode()).isEqualTo(200);
+            awaitImport(b, () -> b.gateway().config().profiles().get("p").fallback().sameRegion());
+            assertThat(b.gateway().config().profiles().get("p").fallback().maxCostRatio()).isEqualTo(2.0);
 
             AdminCalls.stop(a.gateway());
             AdminCalls.stop(b.gateway());

@@ -34,13 +34,7 @@ class TwoReplicasTest {
 
     @Test
     void aChangeOnOneReplicaIsInForceOnTheOtherAfterItsNextLook() throws Exception {
-        SluiceConfig config = ConfigLoader.parse("""
-                server: { port: 0 }
-                admin: { port: 0, tokens: { ops: { scope: admin, token: "sla-two-admin" } } }
-                deployments: { d: { kind: openai, base_url: "http://127.0.0.1:1" } }
-                profiles: { p: { deployment: d, model: gpt-4o-mini } }
-                orgs: { o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-two-k" } } } } } } } }
-                """, "two.yaml", v -> null).withLedger(LedgerSettings.sqlite(dir.resolve("shared.db")));
+        SluiceConfig config = config("shared.db");
         Vertx vertx = Vertx.vertx();
         try {
             Gateway a = start(vertx, config);
@@ -62,6 +56,44 @@ class TwoReplicasTest {
         } finally {
             AdminCalls.close(vertx);
         }
+    }
+
+    @Test
+    void aProfilesRoutingChangedOnOneReplicaIsInForceOnTheOtherAndAfterARestart() throws Exception {
+        SluiceConfig config = config("profiles.db");
+        Vertx vertx = Vertx.vertx();
+        try {
+            Gateway a = start(vertx, config);
+            Gateway b = start(vertx, config);
+            assertThat(call(a, "PATCH", "/admin/profiles/p", "{\"deployments\":[\"e\",\"d\"]}").statusCode())
+                    .isEqualTo(200);
+
+            b.control().sync();
+
+            assertThat(b.config().profiles().get("p").deployment()).isEqualTo("e");
+            assertThat(AdminCalls.json(call(b, "GET", "/admin/profiles/p", null)).path("deployments")
+                    .findValuesAsText("deployment")).containsExactly("e", "d");
+            AdminCalls.stop(a);
+            AdminCalls.stop(b);
+            Gateway restarted = start(vertx, config);
+            assertThat(restarted.config().profiles().get("p").deployment()).isEqualTo("e");
+            AdminCalls.stop(restarted);
+        } finally {
+            AdminCalls.close(vertx);
+        }
+    }
+
+    /** Two replicas' configuration, with the ledger (and so the journal) they share in {@code db}. */
+    private SluiceConfig config(String db) {
+        return ConfigLoader.parse("""
+                server: { port: 0 }
+                admin: { port: 0, tokens: { ops: { scope: admin, token: "sla-two-admin" } } }
+                deployments:
+                  d: { kind: openai, base_url: "http://127.0.0.1:1" }
+                  e: { kind: openai, base_url: "http://127.0.0.1:2" }
+                profiles: { p: { deployment: d, model: gpt-4o-mini } }
+                orgs: { o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-two-k" } } } } } } } }
+                """, "two.yaml", v -> null).withLedger(LedgerSettings.sqlite(dir.resolve(db)));
     }
 
     private static Gateway start(Vertx vertx, SluiceConfig config) throws Exception {

@@ -25,6 +25,32 @@ class RouteTest {
     }
 
     @Test
+    void azureDeploymentPathsAreTheOpenAiOperationsWithTheDeploymentAsTheModel() {
+        assertThat(Route.match(HttpMethod.POST, "/openai/deployments/chat/chat/completions"))
+                .contains(new Route(Operation.OPENAI_CHAT, Optional.of("chat"), true));
+        assertThat(Route.match(HttpMethod.POST, "/openai/deployments/my%20gpt/completions"))
+                .contains(new Route(Operation.OPENAI_COMPLETIONS, Optional.of("my gpt"), true));
+        assertThat(Route.match(HttpMethod.POST, "/openai/deployments/embed/embeddings"))
+                .contains(new Route(Operation.OPENAI_EMBEDDINGS, Optional.of("embed"), true));
+        assertThat(Route.match(HttpMethod.POST, "/openai/deployments/chat/images/generations")).isEmpty();
+        assertThat(Route.match(HttpMethod.POST, "/openai/deployments//chat/completions")).isEmpty();
+        assertThat(Route.match(HttpMethod.GET, "/openai/deployments/chat/chat/completions")).isEmpty();
+    }
+
+    @Test
+    void anAzurePathNeedsOneWellFormedApiVersion() {
+        assertThat(Route.azureApiVersionProblem("api-version=2024-10-21")).isEmpty();
+        assertThat(Route.azureApiVersionProblem("x=1&api-version=2025-04-01-preview")).isEmpty();
+        assertThat(Route.azureApiVersionProblem(null).orElseThrow()).contains("no 'api-version'");
+        assertThat(Route.azureApiVersionProblem("api-version=").orElseThrow()).contains("no 'api-version'");
+        assertThat(Route.azureApiVersionProblem("api-version=2024-10-21&api-version=2024-06-01").orElseThrow())
+                .contains("2 'api-version'");
+        assertThat(Route.azureApiVersionProblem("api-version=2024-13-01").orElseThrow())
+                .contains("'2024-13-01' is not an API version");
+        assertThat(Route.azureApiVersionProblem("api-version=latest%zz").orElseThrow()).contains("is not an API version");
+    }
+
+    @Test
     void unknownPathsAndMethodsDoNotMatch() {
         assertThat(Route.match(HttpMethod.GET, "/v1/chat/completions")).isEmpty();
         assertThat(Route.match(HttpMethod.POST, "/v1beta/models/x:explode")).isEmpty();

@@ -79,7 +79,8 @@ public final class ConfigLoader {
             "shed_after_refusals", "shed_within", "rate_window", "fault_max");
     private static final Set<String> RAMP = Set.of("enabled", "stages", "stage_duration", "min_samples",
             "max_growth_per_minute");
-    private static final Set<String> PROFILE = Set.of("deployment", "deployments", "routing", "model", "tokenizer",
+    /** The fields of a profile in a configuration file (and of {@code POST /admin/profiles}). */
+    public static final Set<String> PROFILE = Set.of("deployment", "deployments", "routing", "model", "tokenizer",
             "cache_read_counts_against_input_limit", "default_max_output_tokens", "output_reservation", "limits", "task",
             "fallback");
     private static final Set<String> PROFILE_TARGET = Set.of("deployment", "model", "weight");
@@ -501,9 +502,8 @@ public final class ConfigLoader {
     }
 
     /** A profile's {@code fallback:}: the classes that may fall back, a cost bound, whether the region must stay. */
-    private static FallbackSettings fallback(YamlNode n) {
+    private static FallbackSettings fallback(YamlNode n, FallbackSettings d) {
         n.allowOnly(FALLBACK);
-        FallbackSettings d = FallbackSettings.DEFAULTS;
         Set<TrafficClass> classes = d.classes();
         if (n.get("classes").present()) {
             classes = java.util.EnumSet.noneOf(TrafficClass.class);
@@ -586,9 +586,50 @@ public final class ConfigLoader {
                 ? ProfileConfig.Task.fromConfigName(taskNode.text()).orElseThrow(() -> new ConfigException(
                         taskNode.path(), "chat or embedding", "\"" + taskNode.text() + "\""))
                 : ProfileConfig.Task.CHAT;
-        FallbackSettings fallback = fallback(n.get("fallback"));
+        FallbackSettings fallback = fallback(n.get("fallback"), FallbackSettings.DEFAULTS);
         return build(n.path(), () -> new ProfileConfig(id, dep, model, tokenizer, cacheCounts, maxOut, reservation,
                 limits, task, targets, routing, fallback));
+    }
+
+    /**
+     * A profile defined by {@code definition}, the fields of a profile in a configuration file,
+     * read and checked as the file's are (the admin API's {@code POST /admin/profiles}).
+     *
+     * @throws ConfigException naming the definition's field path
+     */
+    public static ProfileConfig profile(String id, JsonNode definition, Map<String, DeploymentConfig> deployments) {
+        return profile(id, YamlNode.root(definition), deployments);
+    }
+
+    /** The fields of a profile the admin API changes while running ({@link #patchProfile}). */
+    public static final Set<String> PROFILE_ROUTING = Set.of("deployments", "routing", "fallback");
+
+    /**
+     * {@code current} with the routing fields {@code patch} names replaced, each read and checked
+     * as in a configuration file: {@code deployments} (the whole list, first choice first: ids or
+     * {@code deployment}, {@code model}, {@code weight}), {@code routing} ({@code order} or
+     * {@code weight}; by default as the file's rule says when the list changes, else unchanged) and
+     * {@code fallback} (the fields given replace the current policy's, the others stay). The rest of
+     * the profile stays as it is.
+     *
+     * @throws ConfigException naming the patch's field path (an unknown deployment, a repeated one, a
+     *     value of the wrong type, an unknown field)
+     */
+    public static ProfileConfig patchProfile(ProfileConfig current, JsonNode patch,
+            Map<String, DeploymentConfig> deployments) {
+        YamlNode n = YamlNode.root(patch);
+        n.requireObject();
+        n.allowOnly(PROFILE_ROUTING);
+        boolean listed = n.get("deployments").present();
+        List<ProfileTarget> targets = listed ? targets(n, current.model(), deployments) : current.targets();
+        ProfileConfig.Routing routing = n.get("routing").present() || listed ? routing(n.get("routing"), targets)
+                : current.routing();
+        FallbackSettings fallback = n.get("fallback").present() ? fallback(n.get("fallback"), current.fallback())
+                : current.fallback();
+        ProfileTarget first = targets.get(0);
+        return build(n.path(), () -> new ProfileConfig(current.id(), first.deployment(), first.model(),
+                current.tokenizer(), current.cacheReadCountsAgainstInputLimit(), current.defaultMaxOutputTokens(),
+                current.outputReservation(), current.limits(), current.task(), targets, routing, fallback));
     }
 
     /**

@@ -43,10 +43,10 @@ public record ProfileConfig(String id, String deployment, String model, Tokenize
         }
     }
 
-    /** A copy with other limits (a reloaded file). */
+    /** A copy with other limits (a reloaded file); its deployments, routing and fallback policy kept. */
     public ProfileConfig withLimits(Limits next) {
         return new ProfileConfig(id, deployment, model, tokenizer, cacheReadCountsAgainstInputLimit,
-                defaultMaxOutputTokens, outputReservation, next, task);
+                defaultMaxOutputTokens, outputReservation, next, task, targets, routing, fallback);
     }
 
     /**

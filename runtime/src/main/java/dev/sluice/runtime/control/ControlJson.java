@@ -65,6 +65,49 @@ public final class ControlJson {
         return ConfigLoader.limits(root.get(path));
     }
 
+    /**
+     * A model profile as the admin API shows it: {@code id}, {@code model}, {@code routing},
+     * {@code fallback} ({@code classes}, {@code max_cost_ratio} when bounded, {@code same_region}) and
+     * its {@code deployments} in order, each with its provider {@code model}, {@code weight},
+     * {@code kind}, {@code region} (when declared) and the {@code provider_scopes} it is under.
+     */
+    public static ObjectNode profile(dev.sluice.runtime.config.ProfileConfig p, dev.sluice.runtime.config.SluiceConfig c) {
+        ObjectNode n = profileRouting(p);
+        ObjectNode out = JSON.createObjectNode().put("id", p.id()).put("model", p.model());
+        out.setAll(n);
+        ArrayNode targets = out.putArray("deployments");
+        for (var t : p.targets()) {
+            var d = c.deployments().get(t.deployment());
+            ObjectNode dn = targets.addObject().put("deployment", t.deployment()).put("model", t.model())
+                    .put("weight", t.weight()).put("kind", d.kind().wireName());
+            d.capabilities().region().ifPresent(r -> dn.put("region", r));
+            ArrayNode scopes = dn.putArray("provider_scopes");
+            d.providerScopes().forEach(scopes::add);
+        }
+        return out;
+    }
+
+    /**
+     * The routing fields of a profile ({@code deployments}, {@code routing}, {@code fallback}) in the
+     * form {@code PATCH /admin/profiles/{id}} takes, and so the state its change replays.
+     */
+    public static ObjectNode profileRouting(dev.sluice.runtime.config.ProfileConfig p) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("routing", p.routing().configName());
+        ObjectNode fb = n.putObject("fallback");
+        ArrayNode classes = fb.putArray("classes");
+        p.fallback().classes().stream().sorted().forEach(k -> classes.add(k.wireName()));
+        if (Double.isFinite(p.fallback().maxCostRatio())) {
+            fb.put("max_cost_ratio", p.fallback().maxCostRatio());
+        }
+        fb.put("same_region", p.fallback().sameRegion());
+        ArrayNode targets = n.putArray("deployments");
+        for (var t : p.targets()) {
+            targets.addObject().put("deployment", t.deployment()).put("model", t.model()).put("weight", t.weight());
+        }
+        return n;
+    }
+
     public static ObjectNode org(OrgConfig o) {
         ObjectNode n = JSON.createObjectNode().put("id", o.id());
         n.set("limits", limits(o.limits()));

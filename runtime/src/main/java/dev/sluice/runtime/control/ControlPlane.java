@@ -432,6 +432,125 @@ public final class ControlPlane {
         return out;
     }
 
+    // ---- model profiles ----
+
+    /**
+     * Changes a profile's routing ({@code deployments}, {@code routing}, {@code fallback}; see
+     * {@link ConfigLoader#patchProfile}), checked as the configuration file's profile is. Admins
+     * only: a profile is above every tenant.
+     *
+     * @throws EditRefused 404 for an unknown profile; 422 naming the field for a bad value
+     */
+    public synchronized dev.sluice.runtime.config.ProfileConfig updateProfile(Actor a, String id, JsonNode patch) {
+        requireAdmin(a, "change a model profile");
+        dev.sluice.runtime.config.ProfileConfig before = Optional.ofNullable(config().profiles().get(id))
+                .orElseThrow(() -> TreeEdits.notFound("profile", id));
+        dev.sluice.runtime.config.ProfileConfig after;
+        try {
+            after = ConfigLoader.patchProfile(before, patch, config().deployments());
+        } catch (ConfigException e) {
+            throw invalid(e);
+        }
+        SluiceConfig next = withProfile(config(), after);
+        for (var r : next.rollouts()) {
+            if (r.profile().equals(id) && !r.from().equals(after.deployment())) {
+                throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "deployments[0]", "deployments[0]: \""
+                        + after.deployment() + "\" (expected: " + r.from() + ", which rollout " + r.id()
+                        + " moves traffic from); nothing was changed");
+            }
+        }
+        try {
+            dev.sluice.runtime.rollout.RolloutCompatibility.check(next);
+        } catch (ConfigException e) {
+            throw invalid(e);
+        }
+        ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
+        state.setAll(ControlJson.profileRouting(after));
+        record(a, "profile.update", "profile:" + id, ControlJson.profileRouting(before), ControlJson.profileRouting(after),
+                state, next);
+        return after;
+    }
+
+    /** A profile id the API accepts: what a client can put in {@code model} and a URL path without escaping. */
+    private static final java.util.regex.Pattern PROFILE_ID = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,127}");
+
+    /**
+     * Adds a profile, {@code definition} holding the fields of a profile in a configuration file,
+     * checked as the file's are. Keys use it once it is in their profiles. Admins only.
+     *
+     * @throws EditRefused 409 when the id is taken; 422 naming the field for a bad definition or id
+     */
+    public synchronized dev.sluice.runtime.config.ProfileConfig createProfile(Actor a, String id, JsonNode definition) {
+        requireAdmin(a, "create a model profile");
+        if (!PROFILE_ID.matcher(id).matches()) {
+            throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "id", "id: \"" + id + "\" (expected: letters, "
+                    + "digits, '.', '_', ':' or '-', at most 128, starting with a letter or digit)");
+        }
+        if (config().profiles().containsKey(id)) {
+            throw new EditRefused(EditRefused.Why.CONFLICT, "profile_exists", "id", "There is a profile " + id + " already.");
+        }
+        dev.sluice.runtime.config.ProfileConfig p;
+        try {
+            p = ConfigLoader.profile(id, definition, config().deployments());
+        } catch (ConfigException e) {
+            throw invalid(e);
+        }
+        SluiceConfig next = withProfile(config(), p);
+        ObjectNode state = only(definition, ConfigLoader.PROFILE).put("id", id);
+        record(a, "profile.create", "profile:" + id, null, ControlJson.profile(p, next), state, next);
+        return p;
+    }
+
+    /**
+     * Removes a profile no key and no rollout uses. Admins only.
+     *
+     * @throws EditRefused 404 for an unknown profile; 409 {@code profile_in_use} naming its users
+     */
+    public synchronized dev.sluice.runtime.config.ProfileConfig deleteProfile(Actor a, String id) {
+        requireAdmin(a, "delete a model profile");
+        dev.sluice.runtime.config.ProfileConfig p = Optional.ofNullable(config().profiles().get(id))
+                .orElseThrow(() -> TreeEdits.notFound("profile", id));
+        List<String> users = users(config(), id);
+        if (!users.isEmpty()) {
+            throw new EditRefused(EditRefused.Why.CONFLICT, "profile_in_use", "", "Profile " + id + " is used by "
+                    + String.join(", ", users) + "; take it out of them first; nothing was changed.");
+        }
+        ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
+        record(a, "profile.delete", "profile:" + id, ControlJson.profile(p, config()), null, state, withoutProfile(config(), id));
+        return p;
+    }
+
+    /** The keys and rollouts that name profile {@code id}. */
+    private static List<String> users(SluiceConfig c, String id) {
+        List<String> out = new ArrayList<>();
+        c.keys().stream().filter(k -> k.profiles().contains(id)).forEach(k -> out.add("key " + k.id()));
+        c.rollouts().stream().filter(r -> r.profile().equals(id)).forEach(r -> out.add("rollout " + r.id()));
+        return out;
+    }
+
+    private static SluiceConfig withoutProfile(SluiceConfig c, String id) {
+        java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>(c.profiles());
+        profiles.remove(id);
+        return c.withProfiles(profiles);
+    }
+
+    /** The fields of {@code s} among {@code fields}: a journal may add its own to a state (the change relay's relay_id). */
+    private static ObjectNode only(JsonNode s, java.util.Set<String> fields) {
+        ObjectNode out = ControlJson.JSON.createObjectNode();
+        for (String field : fields) {
+            if (s.has(field)) {
+                out.set(field, s.get(field));
+            }
+        }
+        return out;
+    }
+
+    private static SluiceConfig withProfile(SluiceConfig c, dev.sluice.runtime.config.ProfileConfig p) {
+        java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>(c.profiles());
+        profiles.put(p.id(), p);
+        return c.withProfiles(profiles);
+    }
+
     // ---- replay and reload ----
 
     /**
@@ -498,10 +617,10 @@ public final class ControlPlane {
         requireAdmin(a, "reload the configuration");
         SluiceConfig running = config();
         if (!fresh.deployments().keySet().equals(running.deployments().keySet())
-                || !fresh.profiles().keySet().equals(running.profiles().keySet())) {
+                || !fresh.profiles().keySet().equals(seed.profiles().keySet())) {
             throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "deployments", "deployments "
                     + fresh.deployments().keySet() + ", profiles " + fresh.profiles().keySet() + " (expected: those running, "
-                    + running.deployments().keySet() + " and " + running.profiles().keySet()
+                    + running.deployments().keySet() + " and " + seed.profiles().keySet()
                     + "; adding or removing one needs a restart); nothing was changed");
         }
         boolean scopesMoved = !fresh.providerScopes().keySet().equals(running.providerScopes().keySet())
@@ -521,7 +640,8 @@ public final class ControlPlane {
         java.util.Map<String, dev.sluice.runtime.config.DeploymentConfig> deployments = new java.util.LinkedHashMap<>();
         running.deployments().forEach((id, d) -> deployments.put(id, d.withLimits(fresh.deployments().get(id).limits())));
         java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>();
-        running.profiles().forEach((id, p) -> profiles.put(id, p.withLimits(fresh.profiles().get(id).limits())));
+        // The file's profiles with its new limits; the journal then adds, changes and removes what the API did.
+        seed.profiles().forEach((id, p) -> profiles.put(id, p.withLimits(fresh.profiles().get(id).limits())));
         SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles)
                 .withProviderScopes(fresh.providerScopes()).withPrices(fresh.prices());
         if (running.admin().isPresent()) {
@@ -626,6 +746,30 @@ public final class ControlPlane {
             }
             case "prices.set" -> {
                 return c.withPrices(ControlJson.prices(s.path("prices"), "prices"));
+            }
+            case "profile.update" -> {
+                String id = s.path("id").asText();
+                dev.sluice.runtime.config.ProfileConfig p = c.profiles().get(id);
+                if (p == null) {
+                    return c; // removed from the file since
+                }
+                try {
+                    return withProfile(c, ConfigLoader.patchProfile(p, only(s, ConfigLoader.PROFILE_ROUTING), c.deployments()));
+                } catch (ConfigException e) {
+                    return c; // a deployment it names was removed from the file: the file's version stands
+                }
+            }
+            case "profile.create" -> {
+                try {
+                    return withProfile(c, ConfigLoader.profile(s.path("id").asText(), only(s, ConfigLoader.PROFILE),
+                            c.deployments()));
+                } catch (ConfigException e) {
+                    return c;
+                }
+            }
+            case "profile.delete" -> {
+                String id = s.path("id").asText();
+                return c.profiles().containsKey(id) && users(c, id).isEmpty() ? withoutProfile(c, id) : c;
             }
             default -> throw new IllegalArgumentException("action: " + action);
         }

@@ -3,6 +3,7 @@ package dev.sluice.runtime.request;
 import dev.sluice.governor.GatewayDecision;
 import dev.sluice.governor.Rejection;
 import dev.sluice.limits.ScopeLevel;
+import dev.sluice.signal.SignalStatus;
 import java.util.Optional;
 
 /**
@@ -20,15 +21,24 @@ import java.util.Optional;
  *   <li>{@value #PROVIDER_429}: the provider answered 429.</li>
  *   <li>{@value #PROVIDER_5XX}: the provider answered 500, 502, 503, 504 or 529 before any of the
  *       answer reached the client and without producing anything.</li>
+ *   <li>{@value #PROVIDER_TIMEOUT}: nothing came back within {@code upstream_timeout}, and
+ *       {@value #CONNECTION_RESET}: the connection broke before any answer; in both, nothing of an
+ *       answer reached the client. The provider read the prompt, so that attempt is charged its
+ *       estimated input where it ran, and its reservation ends before the next is asked for.</li>
+ *   <li>{@value #UNREACHABLE}: the connection could not be made; nothing was sent, so the attempt's
+ *       reservation is released whole.</li>
  * </ul>
- * A timeout or a broken connection does not move: the provider may have done the work, and
- * running it again elsewhere would pay for it twice.
+ * A stream that breaks after part of it was relayed does not move: the client has the part.
+ * Every trigger moves only while the request's deadline has not passed.
  */
 final class FallbackTriggers {
 
     static final String LOCAL_WAIT = "local_wait";
     static final String PROVIDER_429 = "provider_429";
     static final String PROVIDER_5XX = "provider_5xx";
+    static final String PROVIDER_TIMEOUT = "provider_timeout";
+    static final String CONNECTION_RESET = "connection_reset";
+    static final String UNREACHABLE = "unreachable";
     /** The transport could not put the request in the chosen deployment's format: nothing was sent. */
     static final String UNTRANSLATABLE = "untranslatable";
     /** The rule a refusal names when the limit that refused it is on every deployment's path. */
@@ -61,6 +71,11 @@ final class FallbackTriggers {
             case AttemptOutcome.Throttled t -> Optional.of(PROVIDER_429);
             case AttemptOutcome.Failed f when !answerStarted && f.produced().isEmpty()
                     && RetryRule.serverFault(f.signal()) -> Optional.of(PROVIDER_5XX);
+            case AttemptOutcome.Failed f when !answerStarted && f.produced().isEmpty()
+                    && f.signal().status() == SignalStatus.TIMEOUT -> Optional.of(PROVIDER_TIMEOUT);
+            case AttemptOutcome.Failed f when !answerStarted && f.produced().isEmpty()
+                    && f.signal().status() == SignalStatus.CONNECTION_FAILED -> Optional.of(CONNECTION_RESET);
+            case AttemptOutcome.NeverSent n when !answerStarted -> Optional.of(UNREACHABLE);
             default -> Optional.empty();
         };
     }

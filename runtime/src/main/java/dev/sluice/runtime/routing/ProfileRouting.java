@@ -56,8 +56,13 @@ public final class ProfileRouting implements RoutingPolicy {
         List<ProfileTarget> targets = p.targets();
         if (targets.size() == 1) {
             RouteChoice c = single.get(p.id());
-            if (c == null) {
-                return new RouteChoice.Nowhere("unknown_profile", "profile " + p.id() + " is not configured");
+            if (!(c instanceof RouteChoice.To to && to.deployment().id().equals(p.deployment()))) {
+                // A profile made or moved since start (the admin API): chosen from the plan's own profile.
+                DeploymentConfig d = deployments.get(p.deployment());
+                if (d == null) {
+                    return new RouteChoice.Nowhere("unknown_profile", "profile " + p.id() + " is not configured");
+                }
+                c = new RouteChoice.To(d, Optional.empty());
             }
             return tried.isEmpty() ? c : new RouteChoice.Nowhere(RouteChoice.Nowhere.NO_OTHER,
                     "profile " + p.id() + " runs on deployment " + p.deployment() + " only");

@@ -176,24 +176,84 @@ class FallbackLifecycleTest {
         answer(next, b);
     }
 
-    @Test
-    void aServerFaultMovesTheNextAttempt() {
+    /**
+     * Ends a request's first attempt (on oa) with {@code outcome}, expects the move for
+     * {@code reason} with nothing held in between, and answers it on az.
+     */
+    private void movedBy(AttemptOutcome outcome, String reason) {
         RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
         Attempt a = admitted(life);
         a.sending();
 
-        AfterAttempt after = a.finish(new AttemptOutcome.Failed(answer(503, Map.of()), Optional.empty()));
+        AfterAttempt after = a.finish(outcome);
 
-        assertThat(after).isEqualTo(new AfterAttempt.Reroute("provider_5xx"));
-        answer(life, admitted(life));
-        assertThat(requests.get(0).fallback()).contains("provider_5xx");
+        assertThat(after).isEqualTo(new AfterAttempt.Reroute(reason));
+        assertThat(store.openLeases()).as("never held on two deployments at once").isZero();
+        Attempt b = admitted(life);
+        assertThat(b.deployment().id()).isEqualTo("az");
+        answer(life, b);
+        assertThat(attempts).extracting(AttemptEvent::deployment).containsExactly("oa", "az");
+        assertThat(requests.get(0).fallback()).contains(reason);
+        assertThat(requests.get(0).deployment()).contains("az");
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(ints = {500, 502, 503, 504, 529})
+    void aServerFaultMovesTheNextAttemptChargingTheFirstOnlyTheRequest(int status) {
+        movedBy(new AttemptOutcome.Failed(answer(status, Map.of()), Optional.empty()), "provider_5xx");
+
+        assertThat(attempts.get(0).settlement()).isEqualTo(Settlement.SETTLED);
+        assertThat(attempts.get(0).usage()).isEqualTo(dev.sluice.runtime.event.TokenCounts.NONE);
     }
 
     @Test
-    void aTimeoutDoesNotMove() {
+    void aTimeoutMovesTheNextAttemptChargingTheFirstTheEstimatedPromptWhereItRan() {
+        movedBy(new AttemptOutcome.Failed(SignalNormaliser.timeout(), Optional.empty()), "provider_timeout");
+
+        assertThat(attempts).extracting(AttemptEvent::result)
+                .containsExactly(AttemptResult.FAILED, AttemptResult.ANSWERED);
+        assertThat(attempts.get(0).settlement()).isEqualTo(Settlement.SETTLED);
+        // The provider read the prompt: the first deployment is charged the estimated 1,000 input tokens, no output.
+        assertThat(attempts.get(0).usage().input()).isEqualTo(1_000);
+        assertThat(attempts.get(0).usage().output()).isZero();
+        assertThat(attempts.get(1).usage().input()).isEqualTo(900);
+    }
+
+    @Test
+    void aConnectionResetBeforeAnyAnswerMovesTheNextAttempt() {
+        movedBy(new AttemptOutcome.Failed(SignalNormaliser.connectionFailed(), Optional.empty()), "connection_reset");
+
+        assertThat(attempts.get(0).usage().input()).isEqualTo(1_000);
+    }
+
+    @Test
+    void anUnreachableDeploymentMovesTheNextAttemptAndItsReservationIsReleasedWhole() {
+        movedBy(new AttemptOutcome.NeverSent(SignalNormaliser.connectionFailed()), "unreachable");
+
+        assertThat(attempts.get(0).settlement()).isEqualTo(Settlement.RELEASED);
+        assertThat(runtime.counters().reservationsReleased()).isEqualTo(1);
+    }
+
+    @Test
+    void aBrokenStreamAfterPartOfTheAnswerDoesNotMove() {
         RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
         Attempt a = admitted(life);
         a.sending();
+
+        AfterAttempt after = a.finish(new AttemptOutcome.Failed(SignalNormaliser.connectionFailed(),
+                Optional.of(new ObservedUsage(0, 30, 0, 0, false))));
+        life.answered(200, Optional.empty(), OptionalLong.empty());
+
+        assertThat(after).isEqualTo(AfterAttempt.DONE);
+        assertThat(attempts).hasSize(1);
+    }
+
+    @Test
+    void aFaultAfterTheDeadlineDoesNotMove() {
+        RequestLifecycle life = arrive(TrafficClass.INTERACTIVE);
+        Attempt a = admitted(life);
+        a.sending();
+        clock.advanceMillis(31_000); // past the plan's 30-second deadline
 
         AfterAttempt after = a.finish(new AttemptOutcome.Failed(SignalNormaliser.timeout(), Optional.empty()));
         life.answered(504, Optional.of("upstream_timeout"), OptionalLong.empty());
