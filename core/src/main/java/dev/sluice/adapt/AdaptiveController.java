@@ -38,7 +38,8 @@ import java.util.random.RandomGenerator;
  * <ul>
  *   <li>Cooldown: a 429 or overload pauses the rate the provider named (all of the deployment's
  *       rates when it named none) for the retry delay plus jitter, or the floor when it gave none;
- *       a named rate at most for its short window ({@link CooldownConfig#rateWindow()}), an
+ *       a named rate at most for the time its short window takes to refill, never above
+ *       {@link CooldownConfig#rateWindow()} ({@link CooldownPolicy#namedRateCapNanos}), an
  *       overload at most {@link CooldownConfig#faultMax()}, after which one probe request goes
  *       first until an answer that is not a fault. A request that may not wait as long as a pause
  *       has left is refused as cooling down, with the cause in words.
@@ -633,15 +634,18 @@ public final class AdaptiveController implements DeploymentGuard {
 
     /**
      * How long a 429 or overload pauses: an overload for the provider's delay cut to the fault cap;
-     * a 429 naming one rate for at most that rate's short window; any other for the delay or floor.
+     * a 429 naming one rate for at most its short window's refill time; any other for the delay or floor.
      */
     private long limitedPauseNanos(ProviderSignal signal, Limits limits) {
         CooldownConfig c = config.cooldown();
         if (signal.status() == SignalStatus.OVERLOADED) {
             return CooldownPolicy.faultPauseNanos(signal.retryAfterMillis(), uniform(), c);
         }
-        if (namedRate(signal, limits).isPresent()) {
-            return CooldownPolicy.namedRatePauseNanos(signal.retryAfterMillis(), c.rateWindow().toNanos(), uniform(), c);
+        Optional<Dimension> rate = namedRate(signal, limits);
+        if (rate.isPresent()) {
+            long cap = CooldownPolicy.namedRateCapNanos(limits.get(rate.get()).orElseThrow(), scope.level(),
+                    c.rateWindow().toNanos());
+            return CooldownPolicy.namedRatePauseNanos(signal.retryAfterMillis(), cap, uniform(), c);
         }
         return CooldownPolicy.pauseNanos(signal.retryAfterMillis(), uniform(), c);
     }

@@ -94,19 +94,22 @@ class AdaptiveControllerTest {
     }
 
     @Test
-    void a429NamingARatePausesOnlyThatRateForTheDelayPlusJitter() {
+    void a429NamingARatePausesOnlyThatRateForItsOneSecondWindowsRefillPlusJitter() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        // A 4 s hint, but the deployment's default window refills in 1 s.
         c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(4_000)), 0);
-        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(4_200 * MS);
+        assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(1_050 * MS);
         assertThat(state(g, Dimension.REQUESTS).pausedForNanos()).isZero();
         assertThat(eventsOf(CooldownStarted.class)).containsExactly(
-                new CooldownStarted(DEP, List.of(Dimension.TOTAL_TOKENS), 4_200 * MS, "rate_limited", 0));
+                new CooldownStarted(DEP, List.of(Dimension.TOTAL_TOKENS), 1_050 * MS, "rate_limited", 0));
     }
 
     @Test
-    void aMinutesRefillAnnouncedForANamedRateIsCutToTheTenSecondWindow() {
-        QuotaGovernor g = governor(LIMITS);
+    void aMinutesRefillAnnouncedForAMinuteDeepRateIsCutToTheTenSecondWindow() {
+        // A burst of a whole minute: the bucket refills in 60 s, longer than rate_window.
+        QuotaGovernor g = governor(Limits.of(Limit.of(Dimension.REQUESTS, 1200),
+                Limit.of(Dimension.TOTAL_TOKENS, 900_000, 900_000)));
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
         c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(60_000)), 0);
         assertThat(state(g, Dimension.TOTAL_TOKENS).pausedForNanos()).isEqualTo(10_500 * MS);

@@ -54,6 +54,7 @@ final class SimProvider {
     private DoubleUnaryOperator overloadProbability = t -> 0;
     private DoubleUnaryOperator latencyFactor = t -> 1;
     private SignalNormaliser normaliser;
+    private boolean fullRefillHints;
 
     SimProvider(long rpm, long tpm, boolean headers, boolean acceleration, long seed) {
         this.rpm = rpm;
@@ -68,6 +69,15 @@ final class SimProvider {
     /** The probability, by time in seconds, that a request is answered 529 whatever the buckets hold. */
     SimProvider overload(DoubleUnaryOperator probability) {
         this.overloadProbability = probability;
+        return this;
+    }
+
+    /**
+     * Without limit figures, a 429 still names the refused limit and asks to wait for its whole
+     * bucket to refill (a provider announcing a full refill), not for the one request's share.
+     */
+    SimProvider fullRefillHints() {
+        this.fullRefillHints = true;
         return this;
     }
 
@@ -113,10 +123,12 @@ final class SimProvider {
             }
         }
         if (requestLevel < 1) {
-            return limited(now, Optional.of(LimitKind.REQUESTS), (long) Math.ceil((1 - requestLevel) * NANOS_PER_MINUTE / rpm));
+            double missing = fullRefillHints ? requestCapacity() - requestLevel : 1 - requestLevel;
+            return limited(now, Optional.of(LimitKind.REQUESTS), (long) Math.ceil(missing * NANOS_PER_MINUTE / rpm));
         }
         if (tokenLevel < need) {
-            return limited(now, Optional.of(LimitKind.TOKENS), (long) Math.ceil((need - tokenLevel) * NANOS_PER_MINUTE / tpm));
+            double missing = fullRefillHints ? tpm - tokenLevel : need - tokenLevel;
+            return limited(now, Optional.of(LimitKind.TOKENS), (long) Math.ceil(missing * NANOS_PER_MINUTE / tpm));
         }
         requestLevel -= 1;
         tokenLevel -= need;
@@ -130,9 +142,10 @@ final class SimProvider {
     }
 
     private Answer limited(long now, Optional<LimitKind> hit, long waitNanos) {
-        OptionalLong retry = headers ? OptionalLong.of(Math.max(1, (waitNanos + 999_999) / 1_000_000))
+        boolean hints = headers || fullRefillHints;
+        OptionalLong retry = hints ? OptionalLong.of(Math.max(1, (waitNanos + 999_999) / 1_000_000))
                 : OptionalLong.empty();
-        return new Answer(signal(now, SignalStatus.RATE_LIMITED, 429, headers ? hit : Optional.empty(), retry,
+        return new Answer(signal(now, SignalStatus.RATE_LIMITED, 429, hints ? hit : Optional.empty(), retry,
                 ProviderSignal.REASON_RATE_LIMITED), 30_000_000L);
     }
 

@@ -3,6 +3,7 @@ package dev.sluice.adapt.sim;
 import dev.sluice.adapt.AdaptiveConfig;
 import dev.sluice.adapt.AdaptiveController;
 import dev.sluice.adapt.AdaptiveControllers;
+import dev.sluice.adapt.CooldownStarted;
 import dev.sluice.adapt.Mode;
 import dev.sluice.adapt.ModeTransition;
 import dev.sluice.governor.AdmissionRequest;
@@ -68,6 +69,7 @@ final class Simulation {
     private final long[] shed;
     private final Mode[] modeAt;
     final List<ModeTransition> transitions = new ArrayList<>();
+    final List<CooldownStarted> cooldowns = new ArrayList<>();
     private final List<String> violations = new ArrayList<>();
 
     /**
@@ -97,6 +99,8 @@ final class Simulation {
         controllers.addListener(e -> {
             if (e instanceof ModeTransition t) {
                 transitions.add(t);
+            } else if (e instanceof CooldownStarted c) {
+                cooldowns.add(c);
             }
         });
         this.controller = controllers.controller(DEPLOYMENT);
