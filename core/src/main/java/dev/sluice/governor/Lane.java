@@ -75,6 +75,8 @@ final class Lane {
     private static final long NEVER = Long.MIN_VALUE / 2;
     /** Per class, when it last asked for this deployment (to within {@link #ASKED_RESOLUTION_NANOS}). */
     private final AtomicLongArray lastAsked = new AtomicLongArray(CLASSES.length);
+    /** Per class, whether a request has come here with the call's expected duration known ({@link #learnService}). */
+    private final boolean[] serviceKnown = new boolean[CLASSES.length];
 
     Lane(String deployment, BucketPlan deploymentPlan) {
         this.deployment = deployment;
@@ -193,6 +195,44 @@ final class Lane {
         if (now - lastAsked.get(k) >= ASKED_RESOLUTION_NANOS) {
             lastAsked.set(k, now);
         }
+    }
+
+    /**
+     * A {@code c} request came with the call's expected duration {@code serviceNanos}. The first
+     * one known for the class here (a cold start queues work before any call has been answered, so
+     * before any duration could be learned) moves the give-up time of the class's waiters that were
+     * queued without one to their deadline less it, so that they leave with
+     * {@code deadline_cannot_be_met} instead of staying queued until their clients give up.
+     *
+     * @return whether a give-up time moved (the caller announces the new wake-up)
+     */
+    synchronized boolean learnService(TrafficClass c, long serviceNanos, long now) {
+        int k = c.ordinal();
+        if (serviceNanos <= 0 || serviceKnown[k]) {
+            return false;
+        }
+        serviceKnown[k] = true;
+        if (queued.get(k) == 0) {
+            return false;
+        }
+        long next = Long.MAX_VALUE;
+        for (Flow flow : flows.get(k).values()) {
+            next = Math.min(next, flow.moveGiveUps(w -> {
+                long deadline = w.request.deadlineNanos();
+                if (w.request.demand().serviceNanos() > 0 || deadline == AdmissionRequest.NO_DEADLINE
+                        || deadline - serviceNanos >= w.giveUpAt) {
+                    return w.giveUpAt;
+                }
+                Explanation e = w.explanation;
+                w.explanation = new Explanation(e.scope(), e.dimension(), e.window(), e.paused(), e.reserve(),
+                        e.predictedWaitNanos(), serviceNanos, e.budgetNanos(), true);
+                w.deadlineBound = true;
+                return Math.max(now, deadline - serviceNanos);
+            }));
+        }
+        earliestGiveUp = Math.min(earliestGiveUp, next);
+        wakeAt = Math.min(wakeAt, next);
+        return true;
     }
 
     /**

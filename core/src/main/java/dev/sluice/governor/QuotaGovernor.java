@@ -76,6 +76,9 @@ public final class QuotaGovernor {
             return rejected(request, screened.get());
         }
         long service = request.demand().serviceNanos();
+        if (lane.learnService(c, service, now)) {
+            announce();
+        }
         long toDeadline = request.deadlineNanos() == AdmissionRequest.NO_DEADLINE ? Long.MAX_VALUE
                 : request.deadlineNanos() - now;
         if (service > toDeadline) {

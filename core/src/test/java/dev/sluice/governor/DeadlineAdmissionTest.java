@@ -140,6 +140,30 @@ class DeadlineAdmissionTest {
     }
 
     @Test
+    void aRequestQueuedBeforeAnyCallsDurationWasKnownLeavesOnceTheFirstDurationLeavesItNoRoom() {
+        GovernorFixture f = spentDeployment();
+        f.governor.control("dep", INPUT_TOKENS, 0.1, 0);
+        // A cold start: nothing answered yet, so no duration; a 10 s wait fits the 12 s deadline.
+        Decision.Queued early = (Decision.Queued) f.governor.admit(request(f, "early", 0, 12 * SECOND));
+        f.clock.advance(Duration.ofSeconds(1));
+
+        // The first request that knows the call takes 5 s: the early one must go by 12 - 5 = 7 s.
+        f.governor.admit(request(f, "later", 5 * SECOND, AdmissionRequest.NO_DEADLINE));
+        f.clock.advance(Duration.ofMillis(5_999));
+        f.governor.onTimer();
+        assertThat(early.outcome().toCompletableFuture()).isNotDone();
+        f.clock.advance(Duration.ofMillis(1));
+        f.governor.onTimer();
+
+        Rejection r = rejection(early.outcome().toCompletableFuture().join());
+        assertThat(r.code()).isEqualTo("deadline_cannot_be_met");
+        assertThat(r.decision()).isEqualTo(GatewayDecision.QUEUED_THEN_TIMED_OUT);
+        assertThat(r.explanation().serviceNanos()).isEqualTo(5 * SECOND);
+        assertThat(r.explanation().deadlineBound()).isTrue();
+        assertThat(f.governor.nextWakeupNanos()).isNotEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
     void aWithdrawnRequestLeavesTheQueueAtOnceAndTheOneBehindItGoesWhenCapacityComes() {
         GovernorFixture f = spentDeployment();
         List<String> heard = new ArrayList<>();
