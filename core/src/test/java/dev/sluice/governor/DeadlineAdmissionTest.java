@@ -164,6 +164,23 @@ class DeadlineAdmissionTest {
     }
 
     @Test
+    void untilItsClassKnowsADurationTheFirstOneOfAnotherClassStandsInForIt() {
+        GovernorFixture f = spentDeployment();
+        f.governor.control("dep", INPUT_TOKENS, 0.1, 0);
+        Decision.Queued early = (Decision.Queued) f.governor.admit(request(f, "early", 0, 12 * SECOND));
+
+        // A chat that knows its call takes 4 s; no batch request comes after the first answers.
+        f.governor.admit(new AdmissionRequest("chat", GovernorFixture.path("globex"),
+                new Demand(100, 0, false, 4 * SECOND), TrafficClass.INTERACTIVE, AdmissionRequest.NO_DEADLINE));
+        f.clock.advance(Duration.ofSeconds(8));
+        f.governor.onTimer();
+
+        Rejection r = rejection(early.outcome().toCompletableFuture().join());
+        assertThat(r.code()).isEqualTo("deadline_cannot_be_met");
+        assertThat(r.explanation().serviceNanos()).isEqualTo(4 * SECOND);
+    }
+
+    @Test
     void aWithdrawnRequestLeavesTheQueueAtOnceAndTheOneBehindItGoesWhenCapacityComes() {
         GovernorFixture f = spentDeployment();
         List<String> heard = new ArrayList<>();
