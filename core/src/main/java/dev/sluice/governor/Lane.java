@@ -204,7 +204,7 @@ final class Lane {
      * queues work before any call has been answered, so before any duration could be learned, and
      * such a waiter's give-up time is its deadline itself. The first duration known for the class
      * here moves the give-up time of the class's waiters queued without one to their deadline less
-     * it; until then the first known for any class here stands in for it (a burst queued at the
+     * twice it ({@link QuotaGovernor#callRoom}); until then the first known for any class here stands in for it (a burst queued at the
      * start may see no later request of its class before its deadline). They then leave with
      * {@code deadline_cannot_be_met} instead of staying queued until their clients give up. Give-up
      * times only ever move earlier.
@@ -238,15 +238,16 @@ final class Lane {
             for (Flow flow : flows.get(h).values()) {
                 next = Math.min(next, flow.moveGiveUps(w -> {
                     long deadline = w.request.deadlineNanos();
+                    long leaveBy = deadline - QuotaGovernor.callRoom(serviceNanos);
                     if (w.request.demand().serviceNanos() > 0 || deadline == AdmissionRequest.NO_DEADLINE
-                            || deadline - serviceNanos >= w.giveUpAt) {
+                            || leaveBy >= w.giveUpAt) {
                         return w.giveUpAt;
                     }
                     Explanation e = w.explanation;
                     w.explanation = new Explanation(e.scope(), e.dimension(), e.window(), e.paused(), e.reserve(),
                             e.predictedWaitNanos(), serviceNanos, e.budgetNanos(), true);
                     w.deadlineBound = true;
-                    return Math.max(now, deadline - serviceNanos);
+                    return Math.max(now, leaveBy);
                 }));
             }
         }
