@@ -114,6 +114,23 @@ final class Flow {
     }
 
     /**
+     * Moves the give-up time of every waiter that {@code earlier} answers for to what it answers
+     * (never later); give-up times are then no longer assumed to be in arrival order.
+     *
+     * @return the earliest give-up time of all waiters; {@code Long.MAX_VALUE} when none wait
+     */
+    long moveGiveUps(java.util.function.ToLongFunction<Waiter> earlier) {
+        long next = Long.MAX_VALUE;
+        for (int i = 0; i < size; i++) {
+            Waiter w = items[slot(i)];
+            w.giveUpAt = Math.min(w.giveUpAt, earlier.applyAsLong(w));
+            next = Math.min(next, w.giveUpAt);
+        }
+        giveUpOrdered = false;
+        return next;
+    }
+
+    /**
      * Removes, in arrival order, every waiter whose give-up time has come, telling
      * {@code departure} of each as it goes. When give-up times are in arrival order, those are
      * the first few and nothing behind them is looked at.

@@ -75,6 +75,10 @@ final class Lane {
     private static final long NEVER = Long.MIN_VALUE / 2;
     /** Per class, when it last asked for this deployment (to within {@link #ASKED_RESOLUTION_NANOS}). */
     private final AtomicLongArray lastAsked = new AtomicLongArray(CLASSES.length);
+    /** Bit per class: a request of it has come here with the call's expected duration known ({@link #learnService}). */
+    private volatile int knownMask;
+    /** Per class, whether its waiters without a duration took another class's first one ({@link #learnService}). */
+    private final boolean[] borrowed = new boolean[CLASSES.length];
 
     Lane(String deployment, BucketPlan deploymentPlan) {
         this.deployment = deployment;
@@ -193,6 +197,63 @@ final class Lane {
         if (now - lastAsked.get(k) >= ASKED_RESOLUTION_NANOS) {
             lastAsked.set(k, now);
         }
+    }
+
+    /**
+     * A {@code c} request came with the call's expected duration {@code serviceNanos}. A cold start
+     * queues work before any call has been answered, so before any duration could be learned, and
+     * such a waiter's give-up time is its deadline itself. The first duration known for the class
+     * here moves the give-up time of the class's waiters queued without one to their deadline less
+     * twice it ({@link QuotaGovernor#callRoom}); until then the first known for any class here stands in for it (a burst queued at the
+     * start may see no later request of its class before its deadline). They then leave with
+     * {@code deadline_cannot_be_met} instead of staying queued until their clients give up. Give-up
+     * times only ever move earlier.
+     *
+     * @return whether a give-up time may have moved (the caller announces the new wake-up)
+     */
+    boolean learnService(TrafficClass c, long serviceNanos, long now) {
+        int k = c.ordinal();
+        // Read without the lock: once every class knows its duration, admissions never take it here.
+        if (serviceNanos <= 0 || (knownMask & (1 << k)) != 0) {
+            return false;
+        }
+        return learnServiceLocked(k, serviceNanos, now);
+    }
+
+    private synchronized boolean learnServiceLocked(int k, long serviceNanos, long now) {
+        if ((knownMask & (1 << k)) != 0) {
+            return false;
+        }
+        knownMask |= 1 << k;
+        long next = Long.MAX_VALUE;
+        for (int h = 0; h < CLASSES.length; h++) {
+            // The class's own duration, or the first one of another class for a class with none yet.
+            boolean own = h == k;
+            if (queued.get(h) == 0 || (!own && (knownMask & (1 << h)) != 0) || (!own && borrowed[h])) {
+                continue;
+            }
+            if (!own) {
+                borrowed[h] = true;
+            }
+            for (Flow flow : flows.get(h).values()) {
+                next = Math.min(next, flow.moveGiveUps(w -> {
+                    long deadline = w.request.deadlineNanos();
+                    long leaveBy = deadline - QuotaGovernor.callRoom(serviceNanos);
+                    if (w.request.demand().serviceNanos() > 0 || deadline == AdmissionRequest.NO_DEADLINE
+                            || leaveBy >= w.giveUpAt) {
+                        return w.giveUpAt;
+                    }
+                    Explanation e = w.explanation;
+                    w.explanation = new Explanation(e.scope(), e.dimension(), e.window(), e.paused(), e.reserve(),
+                            e.predictedWaitNanos(), serviceNanos, e.budgetNanos(), true);
+                    w.deadlineBound = true;
+                    return Math.max(now, leaveBy);
+                }));
+            }
+        }
+        earliestGiveUp = Math.min(earliestGiveUp, next);
+        wakeAt = Math.min(wakeAt, next);
+        return next != Long.MAX_VALUE;
     }
 
     /**

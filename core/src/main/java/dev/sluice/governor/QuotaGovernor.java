@@ -59,6 +59,16 @@ public final class QuotaGovernor {
     }
 
     /**
+     * What a deadline must still leave once a request is let go to its provider: twice the call's
+     * typical duration ({@code estimate.ServiceTimes}). Durations vary (a log-normal time to first
+     * token, output lengths), and work let go with room for only the typical one was still
+     * generating at its deadline about half the time (sweep members timed out 22 to 37 requests so).
+     */
+    static long callRoom(long serviceNanos) {
+        return serviceNanos > Long.MAX_VALUE / 4 ? Long.MAX_VALUE / 2 : 2 * serviceNanos;
+    }
+
+    /**
      * Asks for capacity. Answers at once with an admission or a rejection, or with a queued
      * decision whose outcome completes later.
      */
@@ -76,6 +86,9 @@ public final class QuotaGovernor {
             return rejected(request, screened.get());
         }
         long service = request.demand().serviceNanos();
+        if (lane.learnService(c, service, now)) {
+            announce();
+        }
         long toDeadline = request.deadlineNanos() == AdmissionRequest.NO_DEADLINE ? Long.MAX_VALUE
                 : request.deadlineNanos() - now;
         if (service > toDeadline) {
@@ -85,7 +98,7 @@ public final class QuotaGovernor {
         }
         long classBudget = config.classes().get(c).maxQueueWait().toNanos();
         // What the deadline leaves for waiting once the call's own duration is set aside.
-        long deadlineRoom = toDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : toDeadline - service;
+        long deadlineRoom = toDeadline == Long.MAX_VALUE ? Long.MAX_VALUE : toDeadline - callRoom(service);
         long budget = Math.min(classBudget, deadlineRoom);
         boolean deadlineBound = deadlineRoom < classBudget;
         long[] amounts = request.demand().amounts();

@@ -111,8 +111,10 @@ final class Rejections {
         String waitPart = wait == 0 ? "would " : String.format(Locale.ROOT, "would wait about %s%s%s and then ",
                 human(wait), why.scope().map(s -> " for " + why.dimension().map(Rejections::describe).orElse("capacity")
                         + " on " + s).orElse(" behind requests queued ahead"), paused(why));
-        String callPart = why.serviceNanos() > 0 ? "take about " + human(why.serviceNanos()) + " to answer"
-                : "be answered";
+        String callPart = why.serviceNanos() <= 0 ? "be answered"
+                : wait == 0 ? "take about " + human(why.serviceNanos()) + " to answer"
+                : "take about " + human(why.serviceNanos()) + " to answer (" + human(QuotaGovernor.callRoom(why.serviceNanos()))
+                        + " left for it, as calls vary)";
         return new Rejection(GatewayDecision.REJECTED_LOCALLY, "deadline_cannot_be_met", why.dimension(), why.scope(),
                 millis(wait), wait > 0,
                 String.format(Locale.ROOT, "The %s request %s%s, but its deadline is in %s; it was answered now "

@@ -11,8 +11,12 @@ final class Waiter {
     final long[] amounts;
     final TenantShare share;
     final long enqueuedAt;
-    /** The earlier of the caller's deadline and the class's wait budget. */
-    final long giveUpAt;
+    /**
+     * The earlier of the caller's deadline (less the call's own expected duration) and the class's
+     * wait budget; moved earlier once, by {@link Lane#learnService}, when it was queued before the
+     * call's duration was known.
+     */
+    long giveUpAt;
     /** Its place in fair order; moves earlier when a waiter of its flow ahead of it leaves unserved. */
     double startTag;
     /** How far it moved its tenant's tags on: its cost over the tenant's weight. */

@@ -99,8 +99,8 @@ class DeadlineAdmissionTest {
         GovernorFixture f = spentDeployment();
         f.governor.control("dep", INPUT_TOKENS, 0.25, 0);
 
-        // Waits 4 s, then takes 10 s: 14 s, against a deadline in 12 s.
-        Rejection r = rejection(f.governor.admit(request(f, "a", 10 * SECOND, 12 * SECOND)));
+        // Waits 4 s, then takes 10 s, for which twice that is left: 24 s, against a deadline in 22 s.
+        Rejection r = rejection(f.governor.admit(request(f, "a", 10 * SECOND, 22 * SECOND)));
 
         assertThat(r.code()).isEqualTo("deadline_cannot_be_met");
         assertThat(r.retryable()).isTrue();
@@ -108,16 +108,16 @@ class DeadlineAdmissionTest {
         assertThat(r.explanation()).isEqualTo(new Explanation(Optional.of(deployment()), Optional.of(INPUT_TOKENS),
                 Optional.empty(), false, false, 4 * SECOND, 10 * SECOND, 2 * SECOND, true));
         assertThat(r.message()).isEqualTo("The batch request would wait about 4.0 s for input tokens per minute on "
-                + "deployment:dep and then take about 10.0 s to answer, but its deadline is in 12.0 s; it was "
-                + "answered now rather than left to time out.");
+                + "deployment:dep and then take about 10.0 s to answer (20.0 s left for it, as calls vary), but its "
+                + "deadline is in 22.0 s; it was answered now rather than left to time out.");
     }
 
     @Test
     void aWaitThatLeavesRoomForTheCallIsQueued() {
         GovernorFixture f = spentDeployment();
 
-        // Waits 1 s, then takes 10 s: 11 s, against a deadline in 12 s.
-        Decision d = f.governor.admit(request(f, "a", 10 * SECOND, 12 * SECOND));
+        // Waits 1 s, then takes 10 s, for which twice that is left: 21 s, against a deadline in 22 s.
+        Decision d = f.governor.admit(request(f, "a", 10 * SECOND, 22 * SECOND));
 
         assertThat(d).isInstanceOf(Decision.Queued.class);
     }
@@ -125,7 +125,7 @@ class DeadlineAdmissionTest {
     @Test
     void aQueuedRequestLeavesWhenItsDeadlineNoLongerLeavesTimeForTheCall() {
         GovernorFixture f = spentDeployment();
-        Decision.Queued q = (Decision.Queued) f.governor.admit(request(f, "a", 10 * SECOND, 12 * SECOND));
+        Decision.Queued q = (Decision.Queued) f.governor.admit(request(f, "a", 10 * SECOND, 22 * SECOND));
         // The provider refuses; the deployment drops to a tenth: the 100 tokens now take 10 s to come.
         f.governor.control("dep", INPUT_TOKENS, 0.1, 0);
 
@@ -137,6 +137,47 @@ class DeadlineAdmissionTest {
         assertThat(r.decision()).isEqualTo(GatewayDecision.QUEUED_THEN_TIMED_OUT);
         assertThat(r.explanation().deadlineBound()).isTrue();
         assertThat(r.explanation().scope()).contains(deployment());
+    }
+
+    @Test
+    void aRequestQueuedBeforeAnyCallsDurationWasKnownLeavesOnceTheFirstDurationLeavesItNoRoom() {
+        GovernorFixture f = spentDeployment();
+        f.governor.control("dep", INPUT_TOKENS, 0.1, 0);
+        // A cold start: nothing answered yet, so no duration; a 10 s wait fits the 12 s deadline.
+        Decision.Queued early = (Decision.Queued) f.governor.admit(request(f, "early", 0, 12 * SECOND));
+        f.clock.advance(Duration.ofSeconds(1));
+
+        // The first request that knows the call takes 5 s: the early one must go by 12 - 2 x 5 = 2 s.
+        f.governor.admit(request(f, "later", 5 * SECOND, AdmissionRequest.NO_DEADLINE));
+        f.clock.advance(Duration.ofMillis(999));
+        f.governor.onTimer();
+        assertThat(early.outcome().toCompletableFuture()).isNotDone();
+        f.clock.advance(Duration.ofMillis(1));
+        f.governor.onTimer();
+
+        Rejection r = rejection(early.outcome().toCompletableFuture().join());
+        assertThat(r.code()).isEqualTo("deadline_cannot_be_met");
+        assertThat(r.decision()).isEqualTo(GatewayDecision.QUEUED_THEN_TIMED_OUT);
+        assertThat(r.explanation().serviceNanos()).isEqualTo(5 * SECOND);
+        assertThat(r.explanation().deadlineBound()).isTrue();
+        assertThat(f.governor.nextWakeupNanos()).isNotEqualTo(Long.MAX_VALUE);
+    }
+
+    @Test
+    void untilItsClassKnowsADurationTheFirstOneOfAnotherClassStandsInForIt() {
+        GovernorFixture f = spentDeployment();
+        f.governor.control("dep", INPUT_TOKENS, 0.1, 0);
+        Decision.Queued early = (Decision.Queued) f.governor.admit(request(f, "early", 0, 12 * SECOND));
+
+        // A chat that knows its call takes 4 s (the early one must go by 12 - 2 x 4 = 4 s); no batch request comes after.
+        f.governor.admit(new AdmissionRequest("chat", GovernorFixture.path("globex"),
+                new Demand(100, 0, false, 4 * SECOND), TrafficClass.INTERACTIVE, AdmissionRequest.NO_DEADLINE));
+        f.clock.advance(Duration.ofSeconds(8));
+        f.governor.onTimer();
+
+        Rejection r = rejection(early.outcome().toCompletableFuture().join());
+        assertThat(r.code()).isEqualTo("deadline_cannot_be_met");
+        assertThat(r.explanation().serviceNanos()).isEqualTo(4 * SECOND);
     }
 
     @Test
