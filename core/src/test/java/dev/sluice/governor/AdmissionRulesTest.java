@@ -7,6 +7,7 @@ import static dev.sluice.governor.GovernorFixture.minute;
 import static dev.sluice.governor.GovernorFixture.tenant;
 import static dev.sluice.limits.Dimension.CONCURRENT_REQUESTS;
 import static dev.sluice.limits.Dimension.DAILY_COST;
+import static dev.sluice.limits.Dimension.DAILY_REQUESTS;
 import static dev.sluice.limits.Dimension.DAILY_TOKENS;
 import static dev.sluice.limits.Dimension.INPUT_TOKENS;
 import static dev.sluice.limits.Dimension.REQUESTS;
@@ -150,6 +151,21 @@ class AdmissionRulesTest {
 
         assertThat(f.state(tenant("acme"), INPUT_TOKENS).available()).isEqualTo(9_000);
         assertThat(f.state(tenant("acme"), INPUT_TOKENS).refunded()).isEqualTo(3_000);
+    }
+
+    @Test
+    void aRequestTheProviderDidNotCountGivesBackItsRequestAndItsDailyRequestToo() {
+        GovernorFixture f = new GovernorFixture(config().scope(tenant("acme"),
+                Limits.of(Limit.of(REQUESTS, 60), Limit.of(DAILY_REQUESTS, 100))).build());
+        Reservation counted = ((Decision.Admitted) f.admit("acme", 10, 0)).reservation();
+        Reservation uncounted = ((Decision.Admitted) f.admit("acme", 10, 0)).reservation();
+
+        counted.settle(new Usage(0, 0));
+        uncounted.settle(Usage.UNCOUNTED);
+
+        assertThat(f.state(tenant("acme"), REQUESTS).available()).isEqualTo(59);
+        assertThat(f.state(tenant("acme"), REQUESTS).refunded()).isEqualTo(1);
+        assertThat(f.state(tenant("acme"), DAILY_REQUESTS).available()).isEqualTo(99);
     }
 
     @Test

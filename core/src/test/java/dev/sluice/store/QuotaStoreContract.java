@@ -788,6 +788,20 @@ public abstract class QuotaStoreContract {
     }
 
     @Test
+    void aRequestSettledAsNotCountedGivesBackItsRateAndItsDailyCount() {
+        QuotaStore s = store();
+        BucketPlan p = tenant(Limit.of(Dimension.REQUESTS, 60), Limit.of(Dimension.DAILY_REQUESTS, 100));
+        long[] one = need(Dimension.REQUESTS, 1, Dimension.DAILY_REQUESTS, 1);
+        LeaseHandle counted = granted(reserve(s, p, one));
+        LeaseHandle uncounted = granted(reserve(s, p, one));
+        s.settle(counted, one);
+        s.settle(uncounted, need());
+        assertThat(dim(s, p, Dimension.REQUESTS).available()).isEqualTo(59.0);
+        assertThat(dim(s, p, Dimension.REQUESTS).refunded()).isEqualTo(1);
+        assertThat(dim(s, p, Dimension.DAILY_REQUESTS).available()).isEqualTo(99.0);
+    }
+
+    @Test
     void aDailyCapSettlesToActualUsage() {
         QuotaStore s = store();
         BucketPlan p = tenant(Limit.of(Dimension.DAILY_TOKENS, 1_000));

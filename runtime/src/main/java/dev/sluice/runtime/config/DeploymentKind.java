@@ -28,6 +28,16 @@ public enum DeploymentKind {
         };
     }
 
+    /**
+     * Whether this provider counts a request it refuses as invalid (400, 404, 422) against its
+     * request limits: OpenAI and Azure OpenAI say failed requests count; Anthropic, Gemini and
+     * servers merely speaking OpenAI's format document no such rule, and the mock refuses a bad
+     * request before its limits see it. Where it does not, Sluice gives the request back too.
+     */
+    public boolean countsInvalidRequests() {
+        return this == OPENAI || this == AZURE_OPENAI;
+    }
+
     /** Whether it speaks the OpenAI request and response formats. */
     public boolean openAiFamily() {
         return this == OPENAI || this == AZURE_OPENAI || this == OPENAI_COMPATIBLE;

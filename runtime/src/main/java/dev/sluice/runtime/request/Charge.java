@@ -2,6 +2,7 @@ package dev.sluice.runtime.request;
 
 import dev.sluice.estimate.TokenEstimate;
 import dev.sluice.governor.Usage;
+import dev.sluice.runtime.config.DeploymentKind;
 import dev.sluice.runtime.config.Price;
 import dev.sluice.runtime.config.ProfileConfig;
 import java.util.Optional;
@@ -16,6 +17,10 @@ import java.util.Optional;
  *       charged the estimated input, since the prompt was sent;</li>
  *   <li>refused by the provider (429 or another 4xx) or failed with an error status: no tokens,
  *       only the request, which the provider counted;</li>
+ *   <li>refused as invalid (400, 404, 422: the request itself was wrong, nothing was generated):
+ *       no tokens and no cost, and the request only where the attempt's provider counts it
+ *       ({@link DeploymentKind#countsInvalidRequests()}); decided once the deployment is known
+ *       ({@link Invalid#on});</li>
  *   <li>failed without a status (timeout, reset, broken stream) or left by its client after it was
  *       sent: what arrived, or else the estimated input, since the provider read the prompt;</li>
  *   <li>never sent, or left by its client before it was sent: released whole, unless an earlier
@@ -33,6 +38,15 @@ sealed interface Charge {
     /** Give everything back. */
     record Release() implements Charge {}
 
+    /** Refused as invalid: settled as {@link #on} the attempt's deployment says. */
+    record Invalid() implements Charge {
+
+        /** The settlement on a deployment of {@code kind}: the request alone if it counts it, else nothing. */
+        Settle on(DeploymentKind kind) {
+            return new Settle(kind.countsInvalidRequests() ? NOTHING : Usage.UNCOUNTED);
+        }
+    }
+
     Usage NOTHING = new Usage(0, 0);
 
     static Charge of(AttemptOutcome outcome, TokenEstimate estimate, ProfileConfig profile, Price price,
@@ -40,7 +54,7 @@ sealed interface Charge {
         return switch (outcome) {
             case AttemptOutcome.Answered a -> new Settle(usage(a.usage(), estimate, profile, price));
             case AttemptOutcome.Throttled t -> new Settle(NOTHING);
-            case AttemptOutcome.Refused r -> new Settle(NOTHING);
+            case AttemptOutcome.Refused r -> refused(r);
             case AttemptOutcome.Failed f -> f.produced().isPresent()
                     ? new Settle(usage(f.produced().get(), estimate, profile, price))
                     : new Settle(f.signal().httpStatus() >= 400 ? NOTHING : promptOnly(estimate, price));
@@ -49,6 +63,14 @@ sealed interface Charge {
                             .orElse(promptOnly(estimate, price)))
                     : reservationUsed ? new Settle(NOTHING) : new Release();
             case AttemptOutcome.NeverSent n -> reservationUsed ? new Settle(NOTHING) : new Release();
+        };
+    }
+
+    /** A 4xx other than 429: the request was wrong, so nothing of it is charged but what the provider counts. */
+    private static Charge refused(AttemptOutcome.Refused r) {
+        return switch (r.signal().httpStatus()) {
+            case 400, 404, 422 -> new Invalid();
+            default -> new Settle(NOTHING);
         };
     }
 

@@ -553,6 +553,7 @@ public final class RequestLifecycle {
                 runtime.storeCalls().run(reservation::release);
                 runtime.counters().recordReservationReleased();
             }
+            case Charge.Invalid i -> end(a, i.on(a.deployment().kind()));
         }
     }
 
