@@ -42,4 +42,19 @@ class InputValidationTest {
                 "x-api-key", GatewayFixture.KEY);
         assertThat(same.statusCode()).isEqualTo(200);
     }
+
+    @Test
+    void oneHeaderOrQueryParameterGivenTwiceWithDifferentKeysIs400Too() throws Exception {
+        HttpResponse<String> headers = f.post("/v1/messages", null, EndToEndTest.MESSAGES.formatted(""),
+                "x-api-key", GatewayFixture.KEY, "x-api-key", GatewayFixture.KEY_TIGHT, "anthropic-version", "2023-06-01");
+        assertThat(headers.statusCode()).isEqualTo(400);
+        assertThat(headers.body()).contains("conflicting_credentials").doesNotContain(GatewayFixture.KEY_TIGHT);
+        HttpResponse<String> query = f.post("/v1beta/models/gemini:generateContent?key=" + GatewayFixture.KEY + "&key="
+                + GatewayFixture.KEY_TIGHT, null, "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"hi\"}]}]}");
+        assertThat(query.statusCode()).isEqualTo(400);
+        assertThat(query.body()).contains("\"status\":\"INVALID_ARGUMENT\"", "conflicting_credentials");
+        HttpResponse<String> same = f.post("/v1/messages", null, EndToEndTest.MESSAGES.formatted(""),
+                "x-api-key", GatewayFixture.KEY, "x-api-key", GatewayFixture.KEY, "anthropic-version", "2023-06-01");
+        assertThat(same.statusCode()).as(same.body()).isEqualTo(200);
+    }
 }

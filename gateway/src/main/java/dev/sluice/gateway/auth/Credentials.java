@@ -35,23 +35,32 @@ public final class Credentials {
         return false;
     }
 
-    /** Every key presented, in the order {@link #presented} prefers them. */
+    /**
+     * Every key presented, in the order {@link #presented} prefers them; a header (or the query
+     * parameter) given twice counts twice, so two different values in it conflict too.
+     */
     private static List<String> all(HttpServerRequest request) {
         List<String> out = new java.util.ArrayList<>(2);
-        String auth = request.getHeader("authorization");
-        if (auth != null && auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            String v = auth.substring(7).strip();
-            if (!v.isEmpty()) {
-                out.add(v);
+        for (String auth : request.headers().getAll("authorization")) {
+            if (auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
+                String v = auth.substring(7).strip();
+                if (!v.isEmpty()) {
+                    out.add(v);
+                }
             }
         }
-        for (String v : new String[] {request.getHeader("x-api-key"), request.getHeader("api-key"),
-                request.getHeader("x-goog-api-key"),
-                request.getParam("key")}) {
+        for (String name : new String[] {"x-api-key", "api-key", "x-goog-api-key"}) {
+            add(out, request.headers().getAll(name));
+        }
+        add(out, request.params().getAll("key"));
+        return out;
+    }
+
+    private static void add(List<String> out, List<String> values) {
+        for (String v : values) {
             if (v != null && !v.isBlank()) {
                 out.add(v.strip());
             }
         }
-        return out;
     }
 }

@@ -28,10 +28,10 @@ final class PromptShapes {
      *         {@code max_tokens} would otherwise be ignored and the profile's default reserved
      */
     static PromptShape of(Operation op, JsonNode body) {
-        checkIntegers(body, "");
+        checkIntegers(body, "", false);
         for (String block : PARAMETER_BLOCKS) {
             if (body.path(block).isObject()) {
-                checkIntegers(body.path(block), block + ".");
+                checkIntegers(body.path(block), block + ".", true);
             }
         }
         Builder b = new Builder();
@@ -115,14 +115,31 @@ final class PromptShapes {
         return new PromptShape(b.messages, b.toolJson, b.imagesLow, b.imagesHigh, b.max);
     }
 
-    private static void checkIntegers(JsonNode object, String prefix) {
+    /**
+     * Every number of {@code object}, and of the objects inside it when {@code nested} (a parameter
+     * block's own blocks, such as {@code generationConfig.thinkingConfig}), must fit a 32-bit
+     * integer: an integer beyond it, or a number written as {@code 3e9}, is refused rather than
+     * read as absent.
+     */
+    private static void checkIntegers(JsonNode object, String prefix, boolean nested) {
         for (var e : object.properties()) {
             JsonNode v = e.getValue();
-            if (v.isIntegralNumber() && !v.canConvertToInt()) {
+            if (v.isNumber() && !fitsInt(v)) {
                 throw new IllegalArgumentException(prefix + e.getKey() + " is " + v.asText()
                         + ", outside the 32-bit integers (-2147483648 to 2147483647) providers accept");
             }
+            if (nested && v.isObject()) {
+                checkIntegers(v, prefix + e.getKey() + ".", true);
+            }
         }
+    }
+
+    private static boolean fitsInt(JsonNode v) {
+        if (v.isIntegralNumber()) {
+            return v.canConvertToInt();
+        }
+        double d = v.doubleValue();
+        return d >= Integer.MIN_VALUE && d <= Integer.MAX_VALUE;
     }
 
     private static final class Builder {
@@ -182,8 +199,9 @@ final class PromptShapes {
         void max(JsonNode body, String... fields) {
             for (String f : fields) {
                 JsonNode v = body.path(f);
-                if (v.canConvertToInt() && v.isIntegralNumber()) {
-                    max = OptionalInt.of(Math.max(0, v.asInt()));
+                // A whole number written as 1e3 or 1000.0 is the same cap to a JSON reader: reserve it, not the default.
+                if (v.isNumber() && fitsInt(v) && v.doubleValue() == Math.rint(v.doubleValue())) {
+                    max = OptionalInt.of(Math.max(0, (int) v.doubleValue()));
                     return;
                 }
             }

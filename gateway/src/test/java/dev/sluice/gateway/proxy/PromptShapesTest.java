@@ -1,6 +1,7 @@
 package dev.sluice.gateway.proxy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.estimate.MessagePart;
@@ -28,6 +29,30 @@ class PromptShapesTest {
         assertThat(p.imageCountLow()).isEqualTo(1);
         assertThat(p.toolDefinitionsJson()).hasSize(1);
         assertThat(p.maxOutputTokens()).hasValue(77);
+    }
+
+    @Test
+    void everyNumberOfTheParametersMustFitA32BitIntegerHoweverItIsWritten() {
+        String chat = "{\"messages\":[{\"role\":\"user\",\"content\":\"Hi\"}],%s}";
+        for (String field : new String[] {"\"max_tokens\":3000000000", "\"max_tokens\":3e9", "\"max_tokens\":1e400",
+                "\"n\":-2147483649", "\"seed\":99999999999999999999"}) {
+            assertThatThrownBy(() -> PromptShapes.of(Operation.OPENAI_CHAT, json(chat.formatted(field))))
+                    .as(field).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("outside the 32-bit integers");
+        }
+        assertThatThrownBy(() -> PromptShapes.of(Operation.GEMINI_GENERATE, json("""
+                {"contents":[{"role":"user","parts":[{"text":"Hi"}]}],
+                 "generationConfig":{"thinkingConfig":{"thinkingBudget":4294967296}}}""")))
+                .hasMessageStartingWith("generationConfig.thinkingConfig.thinkingBudget is 4294967296");
+    }
+
+    @Test
+    void aWholeMaxTokensWrittenAsADecimalIsReservedAndSchemasMayHoldAnyNumber() {
+        PromptShape p = PromptShapes.of(Operation.OPENAI_CHAT, json("""
+                {"messages":[{"role":"user","content":"Hi"}],"max_tokens":1e3,
+                 "tools":[{"type":"function","function":{"name":"f","parameters":{"type":"object",
+                   "properties":{"id":{"type":"integer","maximum":9007199254740991}}}}}]}"""));
+        assertThat(p.maxOutputTokens()).hasValue(1_000);
     }
 
     @Test
