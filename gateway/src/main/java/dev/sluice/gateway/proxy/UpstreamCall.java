@@ -177,9 +177,13 @@ final class UpstreamCall {
         private int status;
         private HttpHeaders headers;
         private boolean relaying;
-        /** The body of a whole answer or an error, as it arrives. */
-        private Buffer gathered;
-        private boolean gatheredOwned;
+        /**
+         * The body of a whole answer or an error, as it arrives: one array, sized by the answer's
+         * {@code content-length} when it has one, so that the answer is held once (not as a growing
+         * buffer and then a copy of it); {@link #gatheredLength} of it is filled.
+         */
+        private byte[] gathered;
+        private int gatheredLength;
 
         @Override
         public void onHead(int status, HttpHeaders headers) {
@@ -223,17 +227,38 @@ final class UpstreamCall {
             attempt.firstContent();
             if (relaying) {
                 relayed(chunk);
-            } else if ((gathered == null ? 0 : gathered.length()) + (long) chunk.length()
-                    > core.config().server().maxAnswerBytes()) {
+            } else if (gatheredLength + (long) chunk.length() > core.config().server().maxAnswerBytes()) {
                 tooLarge();
-            } else if (gathered == null) {
-                gathered = chunk;
             } else {
-                if (!gatheredOwned) {
-                    gathered = Buffer.buffer(gathered.length() + chunk.length() + 256).appendBuffer(gathered);
-                    gatheredOwned = true;
-                }
-                gathered.appendBuffer(chunk);
+                gather(chunk);
+            }
+        }
+
+        private void gather(Buffer chunk) {
+            int needed = gatheredLength + chunk.length();
+            if (gathered == null || needed > gathered.length) {
+                long cap = core.config().server().maxAnswerBytes();
+                long declared = gathered == null ? declaredLength() : -1;
+                // The declared length when it is honest, else room to double into, never beyond the cap.
+                long size = declared >= needed ? declared
+                        : Math.min(cap, Math.max(needed, gathered == null ? needed : 2L * gathered.length));
+                gathered = gathered == null ? new byte[(int) size] : java.util.Arrays.copyOf(gathered, (int) size);
+            }
+            chunk.getBytes(0, chunk.length(), gathered, gatheredLength);
+            gatheredLength = needed;
+        }
+
+        /** The answer's {@code content-length} when it declares one within the cap, else -1. */
+        private long declaredLength() {
+            String v = headers == null ? null : headers.get("content-length");
+            if (v == null) {
+                return -1;
+            }
+            try {
+                long n = Long.parseLong(v.trim());
+                return n >= 0 && n <= core.config().server().maxAnswerBytes() ? n : -1;
+            } catch (NumberFormatException e) {
+                return -1;
             }
         }
 
@@ -265,6 +290,7 @@ final class UpstreamCall {
          */
         private void tooLarge() {
             gathered = null;
+            gatheredLength = 0;
             call.cancel();
             attempt.finish(new AttemptOutcome.Failed(normalise(headers, status, ""), Optional.of(new ObservedUsage(
                     x.estimate.inputTokens(), x.estimate.outputTokens(), 0, 0, false))));
@@ -274,7 +300,11 @@ final class UpstreamCall {
         }
 
         private byte[] gatheredBytes() {
-            return gathered == null ? new byte[0] : gathered.getBytes();
+            if (gathered == null) {
+                return new byte[0];
+            }
+            // Exact when the declared length was honest (the common case): then no copy is made.
+            return gatheredLength == gathered.length ? gathered : java.util.Arrays.copyOf(gathered, gatheredLength);
         }
 
         @Override
