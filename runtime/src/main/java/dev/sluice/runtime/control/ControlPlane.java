@@ -956,10 +956,12 @@ public final class ControlPlane {
             }
             long spent = (long) Math.ceil(now.get().capacity() - now.get().available());
             if (l.amount() < spent) {
-                throw new EditRefused(EditRefused.Why.INVALID, "daily_cap_below_spent", "limits."
-                        + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()
-                        + " (expected: at least " + spent + ", what " + scope.key() + " has spent "
-                        + (l.dimension().kind() == Dimension.Kind.MONTHLY ? "this month" : "today") + ")");
+                boolean monthly = l.dimension().kind() == Dimension.Kind.MONTHLY;
+                // Each calendar its own code: a client telling the two apart should not parse the message.
+                String field = "limits." + l.dimension().limiterName();
+                throw new EditRefused(EditRefused.Why.INVALID, monthly ? "monthly_cap_below_spent" : "daily_cap_below_spent",
+                        field, field + ": " + l.amount() + " (expected: at least " + spent + ", what " + scope.key()
+                                + " has spent " + (monthly ? "this month" : "today") + ")");
             }
         }
     }
