@@ -466,6 +466,10 @@ public final class ControlPlane {
         }
         ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
         state.setAll(ControlJson.profileRouting(after));
+        if (!Double.isFinite(after.fallback().maxCostRatio())) {
+            // Said outright, so that replaying the change over a file that sets a bound removes it again.
+            ((ObjectNode) state.get("fallback")).putNull("max_cost_ratio");
+        }
         record(a, "profile.update", "profile:" + id, ControlJson.profileRouting(before), ControlJson.profileRouting(after),
                 state, next);
         return after;
