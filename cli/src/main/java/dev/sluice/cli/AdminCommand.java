@@ -47,7 +47,7 @@ final class AdminCommand {
               profiles                   the model profiles, one line each: routing, deployments, fallback policy
               profile ID                 one profile: each deployment with its model, weight, kind, region, scopes
               profile-set ID [--deployments a,b=gpt-4o:3] [--routing order|weight] [--fallback-classes interactive,critical]
-                         [--max-cost-ratio 1.5] [--same-region true|false]
+                         [--max-cost-ratio 1.5|none] [--same-region true|false]
                                          changes its routing (deployments: ID[=MODEL][:WEIGHT], first choice first)
               reload                     reads the configuration file again (as SIGHUP does)
               explain TRACE_ID           the whole decision of one request (also: sluice explain TRACE_ID)
@@ -255,7 +255,13 @@ final class AdminCommand {
                 a.get("--routing").ifPresent(r -> body.put("routing", r));
                 ObjectNode fb = JSON.createObjectNode();
                 a.get("--fallback-classes").ifPresent(k -> Arrays.stream(k.split(",")).forEach(fb.withArray("classes")::add));
-                a.get("--max-cost-ratio").ifPresent(m -> fb.put("max_cost_ratio", number("--max-cost-ratio", m)));
+                a.get("--max-cost-ratio").ifPresent(m -> {
+                    if (m.equals("none")) {
+                        fb.putNull("max_cost_ratio"); // the bound removed
+                    } else {
+                        fb.put("max_cost_ratio", number("--max-cost-ratio", m));
+                    }
+                });
                 a.get("--same-region").ifPresent(b -> fb.put("same_region", bool("--same-region", b)));
                 if (!fb.isEmpty()) {
                     body.set("fallback", fb);

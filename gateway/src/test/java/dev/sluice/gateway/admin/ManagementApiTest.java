@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.sluice.gateway.Gateway;
+import dev.sluice.governor.AdmissionRequest;
+import dev.sluice.governor.Decision;
+import dev.sluice.governor.Demand;
+import dev.sluice.governor.RequestPath;
+import dev.sluice.governor.TrafficClass;
 import dev.sluice.limits.Dimension;
 import dev.sluice.limits.Scope;
 import dev.sluice.limits.ScopeLevel;
@@ -150,6 +155,31 @@ class ManagementApiTest {
         HttpResponse<String> bad = admin("PATCH", "/admin/keys/shop-key", ADMIN, "{\"limits\":{\"monthly_cost\":0}}");
         assertThat(bad.statusCode()).isEqualTo(422);
         assertThat(error(bad).path("field").asText()).isEqualTo("limits.monthly_cost");
+    }
+
+    @Test
+    void aCapBelowWhatWasSpentIsRefusedWithACodeForItsCalendar() throws Exception {
+        assertThat(admin("POST", "/admin/keys", ADMIN, "{\"id\":\"spender\",\"tenant\":\"acme\",\"team\":\"x\","
+                + "\"limits\":{\"daily_cost\":10,\"monthly_cost\":100}}").statusCode()).isEqualTo(201);
+        // Three dollars held on the key's budgets count as spent until settled.
+        Decision held = gateway.governor().admit(new AdmissionRequest("spend-1", new RequestPath("o", "acme", "acme/x",
+                "spender", "p", "d"), new Demand(10, 10, false, 0, 3_000_000), TrafficClass.INTERACTIVE,
+                gateway.runtime().clock().nanos() + 10_000_000_000L));
+        assertThat(held).isInstanceOf(Decision.Admitted.class);
+        try {
+            HttpResponse<String> monthly = admin("PATCH", "/admin/keys/spender", ADMIN,
+                    "{\"limits\":{\"daily_cost\":10,\"monthly_cost\":2}}");
+            assertThat(monthly.statusCode()).isEqualTo(422);
+            assertThat(error(monthly).path("code").asText()).isEqualTo("monthly_cap_below_spent");
+            assertThat(error(monthly).path("field").asText()).isEqualTo("limits.monthly_cost");
+            HttpResponse<String> daily = admin("PATCH", "/admin/keys/spender", ADMIN,
+                    "{\"limits\":{\"daily_cost\":2,\"monthly_cost\":100}}");
+            assertThat(daily.statusCode()).isEqualTo(422);
+            assertThat(error(daily).path("code").asText()).isEqualTo("daily_cap_below_spent");
+            assertThat(error(daily).path("field").asText()).isEqualTo("limits.daily_cost");
+        } finally {
+            ((Decision.Admitted) held).reservation().release();
+        }
     }
 
     @Test

@@ -71,6 +71,13 @@ class ProfileAdminTest {
         JsonNode shown = AdminCalls.json(AdminCalls.admin(gateway, "GET", "/admin/profiles/p", READ, null));
         assertThat(shown.path("deployments").findValuesAsText("deployment")).containsExactly("up", "cut");
         assertThat(AdminCalls.admin(gateway, "GET", "/admin/audit?limit=1", READ, null).body()).contains("profile.update");
+
+        HttpResponse<String> cleared = AdminCalls.admin(gateway, "PATCH", "/admin/profiles/p", ADMIN,
+                "{\"fallback\":{\"max_cost_ratio\":null}}");
+        assertThat(cleared.statusCode()).as(cleared.body()).isEqualTo(200);
+        assertThat(AdminCalls.json(cleared).path("fallback").has("max_cost_ratio")).as("no bound").isFalse();
+        assertThat(gateway.runtime().config().profiles().get("p").fallback().maxCostRatio())
+                .isEqualTo(Double.POSITIVE_INFINITY);
     }
 
     @Test

@@ -512,9 +512,18 @@ public final class ConfigLoader {
                         "a traffic class, one of " + classNames(), "\"" + c.text() + "\"")));
             }
         }
-        double ratio = n.get("max_cost_ratio").doubleValue(d.maxCostRatio());
+        double ratio = unbounds(n, "max_cost_ratio") ? Double.POSITIVE_INFINITY
+                : n.get("max_cost_ratio").doubleValue(d.maxCostRatio());
         ConfigException.require(ratio > 0, n.get("max_cost_ratio").path(), "> 0", ratio);
         return new FallbackSettings(classes, ratio, n.get("same_region").bool(d.sameRegion()));
+    }
+
+    /**
+     * Whether {@code n} gives {@code key} an explicit null: a bound removed ({@code max_cost_ratio:
+     * null}), which an absent key (keep what there is) cannot say in a patch.
+     */
+    private static boolean unbounds(YamlNode n, String key) {
+        return n.json().map(j -> j.has(key) && j.get(key).isNull()).orElse(false);
     }
 
     private static URI baseUrl(YamlNode n) {
@@ -609,8 +618,8 @@ public final class ConfigLoader {
      * as in a configuration file: {@code deployments} (the whole list, first choice first: ids or
      * {@code deployment}, {@code model}, {@code weight}), {@code routing} ({@code order} or
      * {@code weight}; by default as the file's rule says when the list changes, else unchanged) and
-     * {@code fallback} (the fields given replace the current policy's, the others stay). The rest of
-     * the profile stays as it is.
+     * {@code fallback} (the fields given replace the current policy's, the others stay; a null
+     * {@code max_cost_ratio} removes the cost bound). The rest of the profile stays as it is.
      *
      * @throws ConfigException naming the patch's field path (an unknown deployment, a repeated one, a
      *     value of the wrong type, an unknown field)

@@ -466,6 +466,10 @@ public final class ControlPlane {
         }
         ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
         state.setAll(ControlJson.profileRouting(after));
+        if (!Double.isFinite(after.fallback().maxCostRatio())) {
+            // Said outright, so that replaying the change over a file that sets a bound removes it again.
+            ((ObjectNode) state.get("fallback")).putNull("max_cost_ratio");
+        }
         record(a, "profile.update", "profile:" + id, ControlJson.profileRouting(before), ControlJson.profileRouting(after),
                 state, next);
         return after;
@@ -956,10 +960,12 @@ public final class ControlPlane {
             }
             long spent = (long) Math.ceil(now.get().capacity() - now.get().available());
             if (l.amount() < spent) {
-                throw new EditRefused(EditRefused.Why.INVALID, "daily_cap_below_spent", "limits."
-                        + l.dimension().limiterName(), "limits." + l.dimension().limiterName() + ": " + l.amount()
-                        + " (expected: at least " + spent + ", what " + scope.key() + " has spent "
-                        + (l.dimension().kind() == Dimension.Kind.MONTHLY ? "this month" : "today") + ")");
+                boolean monthly = l.dimension().kind() == Dimension.Kind.MONTHLY;
+                // Each calendar its own code: a client telling the two apart should not parse the message.
+                String field = "limits." + l.dimension().limiterName();
+                throw new EditRefused(EditRefused.Why.INVALID, monthly ? "monthly_cap_below_spent" : "daily_cap_below_spent",
+                        field, field + ": " + l.amount() + " (expected: at least " + spent + ", what " + scope.key()
+                                + " has spent " + (monthly ? "this month" : "today") + ")");
             }
         }
     }

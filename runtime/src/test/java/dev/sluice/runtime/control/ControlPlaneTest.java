@@ -74,7 +74,7 @@ class ControlPlaneTest {
         clock.advance(Duration.ofDays(1));
         assertThatThrownBy(() -> control.updateKey(OPS, "k", Optional.of(Limits.of(Limit.of(Dimension.MONTHLY_COST,
                 249_999))), Optional.empty())).isInstanceOfSatisfying(EditRefused.class, e -> {
-                    assertThat(e.code()).isEqualTo("daily_cap_below_spent");
+                    assertThat(e.code()).isEqualTo("monthly_cap_below_spent");
                     assertThat(e.field()).isEqualTo("limits.monthly_cost");
                     assertThat(e.getMessage()).contains("at least 250000").contains("has spent this month");
                 });

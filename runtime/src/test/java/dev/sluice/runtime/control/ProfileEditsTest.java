@@ -70,6 +70,36 @@ class ProfileEditsTest {
         assertThat(p.targets()).containsExactly(new ProfileTarget("a", "gpt-4o-mini", 1));
     }
 
+    static final SluiceConfig BOUNDED = ConfigLoader.parse("""
+            deployments:
+              a: { kind: openai, base_url: "http://127.0.0.1:1" }
+              b: { kind: openai, base_url: "http://127.0.0.1:2" }
+            profiles:
+              p: { model: gpt-4o-mini, deployments: [a, b], fallback: { max_cost_ratio: 1.2, same_region: true } }
+            orgs:
+              o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-pe3" } } } } } } }
+            """, "bounded.yaml", v -> null);
+
+    @Test
+    void aNullMaxCostRatioRemovesTheBoundAndStaysRemovedOverAFileThatSetsOne() throws Exception {
+        SluiceRuntime bounded = SluiceRuntime.builder(BOUNDED, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .adaptive(false).build();
+        ControlPlane c = new ControlPlane(bounded, ControlJournal.inMemory());
+
+        ProfileConfig p = c.updateProfile(OPS, "p", json("{\"fallback\":{\"max_cost_ratio\":null}}"));
+
+        assertThat(p.fallback().maxCostRatio()).isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(p.fallback().sameRegion()).as("the fields not named stay").isTrue();
+        assertThat(ControlJson.profileRouting(p).path("fallback").has("max_cost_ratio")).as("shown unbounded").isFalse();
+        SluiceRuntime restarted = SluiceRuntime.builder(BOUNDED, new InMemoryQuotaStore(clock, ZoneOffset.UTC))
+                .clock(clock).adaptive(false).build();
+        new ControlPlane(restarted, c.journal()).replay();
+        assertThat(restarted.config().profiles().get("p").fallback().maxCostRatio())
+                .as("replayed over the file's 1.2").isEqualTo(Double.POSITIVE_INFINITY);
+        assertThat(c.updateProfile(OPS, "p", json("{\"fallback\":{\"max_cost_ratio\":3}}")).fallback().maxCostRatio())
+                .isEqualTo(3.0);
+    }
+
     @Test
     void badDefinitionsAreRefusedWithTheFieldPathAndChangeNothing() throws Exception {
         SluiceConfig before = runtime.config();
