@@ -117,13 +117,16 @@ public final class AdaptiveController implements DeploymentGuard {
 
     private record ModeState(Mode mode, long sinceNanos) {}
 
-    /** The most severe mode the fleet's other replicas published for this deployment, standing until {@code untilNanos}. */
-    private record FleetMode(Mode mode, long untilNanos) {
-        static final FleetMode NONE = new FleetMode(Mode.NORMAL, Long.MIN_VALUE);
+    /**
+     * What the fleet's other replicas published for this deployment, merged, as read at
+     * {@code readAtNanos} by the replica {@code self}, standing until {@code untilNanos}.
+     */
+    private record FleetState(FleetAdaptive others, String self, long readAtNanos, long untilNanos) {
+        static final FleetState NONE = new FleetState(FleetAdaptive.CALM, "", Long.MIN_VALUE, Long.MIN_VALUE);
     }
 
     // Read without the state lock by screen() and brownout().
-    private volatile FleetMode fleetMode = FleetMode.NONE;
+    private volatile FleetState fleet = FleetState.NONE;
 
     /** A pause until {@code untilNanos}, worded as its {@code cause} ("the provider answered 503 (overloaded)"). */
     private record PauseNotice(long untilNanos, String cause) {
@@ -200,8 +203,24 @@ public final class AdaptiveController implements DeploymentGuard {
      */
     public Mode modeInForce(long nowNanos) {
         Mode own = modeState.mode();
-        FleetMode f = fleetMode;
-        return nowNanos < f.untilNanos() && f.mode().above(own) ? f.mode() : own;
+        FleetState f = fleet;
+        return nowNanos < f.untilNanos() && f.others().mode().above(own) ? f.others().mode() : own;
+    }
+
+    /**
+     * What this replica publishes to its fleet about the deployment: its own mode (never one taken
+     * from the fleet, so the fleet relaxes when the replica that saw the refusals does), whether it
+     * sheds deep, and its probe after an overload, held by {@code self}, with the pause left before
+     * it starts.
+     */
+    public FleetAdaptive published(String self) {
+        Objects.requireNonNull(self, "self");
+        long now = clock.nanos();
+        ModeState m = modeState;
+        Probe p = probe.get();
+        Optional<FleetAdaptive.Probe> own = p == null ? Optional.empty()
+                : Optional.of(new FleetAdaptive.Probe(Math.max(0, p.fromNanos() - now), self, p.cause()));
+        return new FleetAdaptive(m.mode(), shedDeep, own);
     }
 
     /** The ramp's stage now (0 is the first). */
@@ -229,7 +248,22 @@ public final class AdaptiveController implements DeploymentGuard {
      * publishing stops counting). Only ever makes admission stricter than this replica's own mode.
      */
     public void fleetMode(Mode mode, long untilNanos) {
-        fleetMode = new FleetMode(Objects.requireNonNull(mode, "mode"), untilNanos);
+        fleet(new FleetAdaptive(mode, false, Optional.empty()), "", untilNanos);
+    }
+
+    /**
+     * What the fleet's other replicas published for this deployment, merged
+     * ({@link FleetAdaptive#merge}), as read now by the replica {@code self}; it stands until
+     * {@code untilNanos} on this controller's clock unless given again. Admission applies the more
+     * severe mode, sheds the shed-last classes too when the replica it takes load shedding from
+     * does, and while another replica holds the fleet's probe (any, when this one has none of its
+     * own; one of an earlier id, when it has) refuses as probing instead of sending a probe of its
+     * own. Only ever makes admission stricter than this replica's own state.
+     */
+    public void fleet(FleetAdaptive others, String self, long untilNanos) {
+        Objects.requireNonNull(others, "others");
+        Objects.requireNonNull(self, "self");
+        fleet = new FleetState(others, self, clock.nanos(), untilNanos);
     }
 
     public void addListener(AdaptiveListener listener) {
@@ -369,12 +403,15 @@ public final class AdaptiveController implements DeploymentGuard {
         }
         ModeState s = modeState;
         ModeConfig m = config.modes();
+        FleetState f = fleet;
+        boolean fleetStands = nowNanos < f.untilNanos();
         Mode mode = modeInForce(nowNanos);
         // A mode taken from the fleet has no local dwell to wait out: retry after the minimum.
         long retry = mode != s.mode() ? m.minRetryAfter().toNanos()
                 : Math.max(m.minRetryAfter().toNanos(), s.sinceNanos() + m.minDwell().toNanos() - nowNanos);
         if (mode == Mode.LOAD_SHEDDING && !m.servedWhileShedding().contains(trafficClass)) {
-            boolean deep = shedDeep && mode == s.mode();
+            // The depth is the fleet's too: every replica sheds what the deepest shedding replica sheds.
+            boolean deep = (shedDeep && s.mode() == Mode.LOAD_SHEDDING) || (fleetStands && f.others().shedDeep());
             if (deep || !m.shedding().shedLast().contains(trafficClass)) {
                 String served = deep ? "only critical requests are served"
                         : "only critical and " + names(m.shedding().shedLast()) + " requests are served";
@@ -405,6 +442,15 @@ public final class AdaptiveController implements DeploymentGuard {
             }
         }
         Probe p = probe.get();
+        Optional<FleetAdaptive.Probe> fp = fleetStands ? f.others().probe() : Optional.empty();
+        if (fp.isPresent() && nowNanos >= f.readAtNanos() + fp.get().startsInNanos()
+                && (p == null || fp.get().holder().compareTo(f.self()) < 0)) {
+            // Another replica holds the fleet's probe: one request for the whole fleet, not one per replica.
+            long wait = config.cooldown().floor().toNanos();
+            return Optional.of(refusal(GatewayDecision.REJECTED_LOCALLY, "deployment_probing", wait,
+                    "Deployment " + deployment + " is being probed after " + fp.get().cause() + ": one request goes "
+                            + "first to see whether the provider has recovered; retry in " + human(wait) + "."));
+        }
         if (p != null && nowNanos >= p.fromNanos()) {
             if (nowNanos >= p.nextNanos()
                     && probe.compareAndSet(p, new Probe(p.fromNanos(), nowNanos + config.cooldown().floor().toNanos(),

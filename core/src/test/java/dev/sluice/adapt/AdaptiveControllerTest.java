@@ -449,6 +449,103 @@ class AdaptiveControllerTest {
     }
 
     @Test
+    void aReplicaSheddingOnlyBecauseAnotherIsShedsAsDeepAsThatOne() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.fleet(new FleetAdaptive(Mode.LOAD_SHEDDING, false, Optional.empty()), "r1", clock.nanos() + S);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+
+        c.fleet(new FleetAdaptive(Mode.LOAD_SHEDDING, true, Optional.empty()), "r1", clock.nanos() + S);
+
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).hasValueSatisfying(r -> {
+            assertThat(r.code()).isEqualTo("load_shedding_non_critical");
+            assertThat(r.message()).contains("only critical requests are served for now");
+        });
+        assertThat(c.screen(TrafficClass.CRITICAL, clock.nanos())).isEmpty();
+        // Its own state is what it publishes: neither shedding nor deep.
+        assertThat(c.published("r1")).isEqualTo(FleetAdaptive.CALM);
+        clock.advanceNanos(S);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+    }
+
+    @Test
+    void aReplicaPublishesItsOwnDeepSheddingAndItsProbeWithThePauseLeftBeforeIt() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController shedding = overloaded(g);
+        for (int i = 0; i < 3; i++) {
+            shedding.onSignal(Signals.limited(), 0);
+            clock.advanceMillis(1_000);
+        }
+        assertThat(shedding.published("r0")).isEqualTo(new FleetAdaptive(Mode.LOAD_SHEDDING, true, Optional.empty()));
+
+        QuotaGovernor g2 = governor(LIMITS);
+        AdaptiveController overloaded = attach(g2, NO_RAMP, 0.9);
+        clock.setNanos(100 * S);
+        overloaded.onSignal(unavailableForAnHour(), 0);
+        clock.setNanos(110 * S);
+        assertThat(overloaded.published("r0").probe()).hasValueSatisfying(p -> {
+            assertThat(p.holder()).isEqualTo("r0");
+            assertThat(p.cause()).isEqualTo("the provider answered 503 (overloaded)");
+            // The 60 s cap on an overload's pause, 10 s of it gone.
+            assertThat(p.startsInNanos()).isEqualTo(50 * S);
+        });
+    }
+
+    @Test
+    void whileAnotherReplicaHoldsTheFleetsProbeThisOneSendsNoProbeOfItsOwn() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.9);
+        FleetAdaptive.Probe elsewhere = new FleetAdaptive.Probe(2 * S, "r0", "the provider answered 503 (overloaded)");
+        c.fleet(new FleetAdaptive(Mode.NORMAL, false, Optional.of(elsewhere)), "r1", clock.nanos() + 10 * S);
+        // Before the probe starts the shared bucket's pause does the refusing; nothing here.
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+
+        clock.advanceNanos(2 * S);
+
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).hasValueSatisfying(r -> {
+            assertThat(r.code()).isEqualTo("deployment_probing");
+            assertThat(r.retryAfterMillis()).isEqualTo(1_000);
+            assertThat(r.message()).isEqualTo("Deployment dep is being probed after the provider answered 503 "
+                    + "(overloaded): one request goes first to see whether the provider has recovered; retry in 1.0 s.");
+        });
+        // The holder's publication goes stale (it stopped, or its probe was answered): admission as before.
+        clock.advanceNanos(8 * S);
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+    }
+
+    @Test
+    void ofTwoReplicasProbingTheOneOfTheFirstIdProbesForTheFleet() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController first = attach(g, NO_RAMP, 0.9);
+        QuotaGovernor g2 = governor(LIMITS);
+        AdaptiveController second = attach(g2, NO_RAMP, 0.9);
+        first.onSignal(unavailableForAnHour(), 0);
+        second.onSignal(unavailableForAnHour(), 0);
+        first.fleet(second.published("r1"), "r0", clock.nanos() + 120 * S);
+        second.fleet(first.published("r0"), "r1", clock.nanos() + 120 * S);
+        clock.setNanos(60 * S);
+
+        assertThat(first.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
+        assertThat(second.screen(TrafficClass.INTERACTIVE, clock.nanos()))
+                .hasValueSatisfying(r -> assertThat(r.code()).isEqualTo("deployment_probing"));
+        assertThat(first.published("r0").probe().orElseThrow().startsInNanos()).isZero();
+    }
+
+    @Test
+    void fleetStatesMergeToTheMostSevereModeItsDepthAndTheProbeOfTheFirstHolder() {
+        FleetAdaptive.Probe p1 = new FleetAdaptive.Probe(0, "r1", "a");
+        FleetAdaptive.Probe p2 = new FleetAdaptive.Probe(5, "r2", "b");
+        FleetAdaptive deep = new FleetAdaptive(Mode.LOAD_SHEDDING, true, Optional.of(p2));
+        FleetAdaptive brownout = new FleetAdaptive(Mode.BROWNOUT, false, Optional.of(p1));
+
+        assertThat(deep.merge(brownout)).isEqualTo(new FleetAdaptive(Mode.LOAD_SHEDDING, true, Optional.of(p1)));
+        assertThat(brownout.merge(deep)).isEqualTo(deep.merge(brownout));
+        assertThat(FleetAdaptive.CALM.merge(FleetAdaptive.CALM)).isEqualTo(FleetAdaptive.CALM);
+        // Deep shedding means nothing outside load shedding.
+        assertThat(new FleetAdaptive(Mode.BROWNOUT, true, Optional.empty()).shedDeep()).isFalse();
+    }
+
+    @Test
     void queuePressureAloneNeverHoldsLoadShedding() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = overloaded(g);

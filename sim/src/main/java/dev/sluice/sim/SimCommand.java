@@ -25,7 +25,7 @@ import java.util.stream.Stream;
  *
  * <pre>
  * sluice sim --scenario FILE|NAME|all --strategy NAME[,NAME]|all [--seed N] [--model K] [--format table|json]
- *            [--short] [--scenarios DIR] [--check-invariants] [--redis URI] [--no-adaptive]
+ *            [--short] [--scenarios DIR] [--check-invariants] [--redis URI] [--replicas N] [--no-adaptive]
  *            [--e2e [--e2e-duration 60s]]
  * sluice sim --sweep N [--scenario FILE|NAME|all] [--seed S] [--short] [--format table|json]
  * </pre>
@@ -33,7 +33,9 @@ import java.util.stream.Stream;
  * <p>{@code --model K} runs against member K of the provider family drawn from the seed (0, the
  * default, is the reference model); {@code --sweep N} runs every scenario against members 1 to N
  * with {@code none} and {@code sluice} and prints, per scenario, the worst and the median of each
- * metric for both, and the goals.
+ * metric for both, and the goals. {@code --replicas N} runs the scenario on N replicas sharing one
+ * quota store (Redis with {@code --redis}, each replica its own governor, queue, adaptive control and
+ * fleet view; else the store modelled in memory) behind a proxy spreading arrivals unevenly.
  */
 public final class SimCommand {
 
@@ -88,6 +90,9 @@ public final class SimCommand {
         boolean failed = false;
         for (Scenario s : scenarios) {
             Scenario run = o.shortForm() ? s.shortForm() : s;
+            if (o.replicas().isPresent()) {
+                run = run.onReplicas(o.replicas().getAsInt());
+            }
             if (o.e2e() && run.duration().compareTo(o.e2eDuration()) > 0) {
                 run = run.scaledTo(o.e2eDuration());
             }
@@ -201,11 +206,12 @@ public final class SimCommand {
     /** Parsed command-line options. */
     record Options(String scenario, List<String> strategies, Optional<Long> seed, int model,
             java.util.OptionalInt sweep, String format, boolean shortForm, Path scenariosDir, boolean checkInvariants,
-            Optional<String> redis, boolean noAdaptive, boolean e2e, java.time.Duration e2eDuration, boolean help) {
+            Optional<String> redis, boolean noAdaptive, boolean e2e, java.time.Duration e2eDuration, boolean help,
+            java.util.OptionalInt replicas) {
 
         static final String USAGE = "usage: sluice sim --scenario FILE|NAME|all --strategy "
                 + String.join("|", Strategy.NAMES) + "[,...]|all [--seed N] [--model K] [--format table|json]"
-                + " [--short] [--scenarios DIR] [--check-invariants] [--redis URI] [--no-adaptive]"
+                + " [--short] [--scenarios DIR] [--check-invariants] [--redis URI] [--replicas N] [--no-adaptive]"
                 + " [--e2e [--e2e-duration 60s]]\n"
                 + "       sluice sim --sweep N [--scenario FILE|NAME|all] [--seed S] [--short] [--format table|json]";
 
@@ -223,6 +229,7 @@ public final class SimCommand {
             boolean noAdaptive = false;
             boolean e2e = false;
             boolean help = false;
+            java.util.OptionalInt replicas = java.util.OptionalInt.empty();
             java.time.Duration e2eDuration = java.time.Duration.ofSeconds(60);
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -245,6 +252,7 @@ public final class SimCommand {
                     case "--check-invariants" -> check = true;
                     case "--redis" -> redis = Optional.of(value(args, ++i, a));
                     case "--no-adaptive" -> noAdaptive = true;
+                    case "--replicas" -> replicas = java.util.OptionalInt.of(whole(a, value(args, ++i, a), 1));
                     case "--e2e" -> e2e = true;
                     case "--e2e-duration" -> e2eDuration = dev.sluice.sim.scenario.Durations.parse("--e2e-duration",
                             value(args, ++i, a));
@@ -255,16 +263,19 @@ public final class SimCommand {
             List<String> strategies = strategy.equals("all") ? Strategy.NAMES : List.of(strategy.split(","));
             if (help) {
                 return new Options("", strategies, seed, model, sweep, format, shortForm, dir, check, redis, noAdaptive,
-                        e2e, e2eDuration, true);
+                        e2e, e2eDuration, true, replicas);
             }
             if (sweep.isPresent()) {
                 if (scenario == null) {
                     scenario = "all";
                 }
-                if (e2e || model != 0) {
+                if (e2e || model != 0 || replicas.isPresent()) {
                     throw new IllegalArgumentException("--sweep draws its own members and runs in virtual time"
-                            + " (not with --model or --e2e)");
+                            + " (not with --model, --replicas or --e2e)");
                 }
+            }
+            if (e2e && replicas.isPresent()) {
+                throw new IllegalArgumentException("--replicas runs in virtual time (not with --e2e)");
             }
             if (scenario == null) {
                 throw new IllegalArgumentException("--scenario is required");
@@ -279,7 +290,7 @@ public final class SimCommand {
                 throw new IllegalArgumentException("--format: " + format + " (expected: table or json)");
             }
             return new Options(scenario, strategies, seed, model, sweep, format, shortForm, dir, check, redis,
-                    noAdaptive, e2e, e2eDuration, false);
+                    noAdaptive, e2e, e2eDuration, false, replicas);
         }
 
         private static int whole(String flag, String v, int min) {

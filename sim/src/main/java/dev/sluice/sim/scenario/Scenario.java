@@ -26,10 +26,28 @@ import java.util.Objects;
  * @param events scripted events, in file order
  * @param secrets literal key secrets by key id, for the end-to-end mode's clients
  * @param goals what {@code sluice} must achieve here
+ * @param proxy how the load balancer in front of several replicas spreads arrivals over them
  */
 public record Scenario(String name, String description, Duration duration, Duration ciDuration, long seed,
         int replicas, SluiceConfig config, Map<String, ProviderSpec> providers, List<WorkloadSpec> workload,
-        List<ScriptedEvent> events, Map<String, String> secrets, Goals goals) {
+        List<ScriptedEvent> events, Map<String, String> secrets, Goals goals, Proxy proxy) {
+
+    /** How arrivals are spread over the replicas. */
+    public enum Proxy {
+        /** In turn: replica 0, 1, 2, 0, ... */
+        ROUND_ROBIN,
+        /**
+         * At random, unevenly: replica {@code i} of {@code n} takes {@code (n - i) / (n (n + 1) / 2)}
+         * of the arrivals (three replicas: 1/2, 1/3, 1/6), as a proxy with sticky or skewed
+         * balancing does. What one governor must survive: no replica sees a fair third.
+         */
+        UNEVEN;
+
+        /** The name in scenario files: {@code round_robin}. */
+        public String wireName() {
+            return name().toLowerCase(java.util.Locale.ROOT);
+        }
+    }
 
     public Scenario {
         Objects.requireNonNull(name, "name");
@@ -44,6 +62,7 @@ public record Scenario(String name, String description, Duration duration, Durat
         events = List.copyOf(events);
         secrets = Map.copyOf(secrets);
         Objects.requireNonNull(goals, "goals");
+        Objects.requireNonNull(proxy, "proxy");
         ConfigException.require(!workload.isEmpty(), "workload", "at least one client stream", "none");
     }
 
@@ -66,7 +85,21 @@ public record Scenario(String name, String description, Duration duration, Durat
         return new Scenario(name, description, length, length.compareTo(ciDuration) < 0 ? length : ciDuration, seed,
                 replicas, config, providers,
                 workload.stream().map(w -> w.scaled(f)).toList(), events.stream().map(e -> e.scaled(f)).toList(),
-                secrets, goals);
+                secrets, goals, proxy);
+    }
+
+    /**
+     * This scenario on {@code n} replicas sharing one quota store (the Redis deployment: Redis
+     * itself with {@code sluice sim --redis}, else modelled as one atomic store), behind a proxy
+     * that spreads arrivals over them unevenly when there are several ({@link Proxy#UNEVEN}).
+     */
+    public Scenario onReplicas(int n) {
+        ConfigException.require(n >= 1 && n <= 64, "--replicas", "in [1, 64]", n);
+        var st = config.store();
+        SluiceConfig shared = config.withStore(new dev.sluice.runtime.config.StoreSettings(
+                dev.sluice.runtime.config.StoreSettings.Kind.REDIS, st.redisUri(), st.failurePolicy(), n));
+        return new Scenario(name, description, duration, ciDuration, seed, n, shared, providers, workload, events,
+                secrets, goals, n == 1 ? Proxy.ROUND_ROBIN : Proxy.UNEVEN);
     }
 
     /** Whether all replicas share one quota store (the Redis deployment model). */

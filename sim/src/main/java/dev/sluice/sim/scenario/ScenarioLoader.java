@@ -32,7 +32,7 @@ import java.util.Set;
  */
 public final class ScenarioLoader {
 
-    static final Set<String> SIM_KEYS = Set.of("name", "description", "duration", "ci_duration", "seed", "replicas",
+    static final Set<String> SIM_KEYS = Set.of("name", "description", "duration", "ci_duration", "seed", "replicas", "proxy",
             "providers", "workload", "events", "goals");
 
     private static final ObjectMapper YAML = new ObjectMapper(
@@ -117,7 +117,18 @@ public final class ScenarioLoader {
         }
         return new Scenario(top.get("name").text(defaultName), top.get("description").text("").trim(), duration, ci,
                 top.get("seed").longValue(1), (int) top.get("replicas").longValue(1), config, providers, workload,
-                events, literalSecrets(root), Goals.parse(top.get("goals")));
+                events, literalSecrets(root), Goals.parse(top.get("goals")), proxy(top.get("proxy")));
+    }
+
+    /** {@code proxy: round_robin | uneven} (round_robin when absent). */
+    private static Scenario.Proxy proxy(YamlNode node) {
+        String v = node.text("round_robin");
+        for (Scenario.Proxy p : Scenario.Proxy.values()) {
+            if (p.wireName().equals(v)) {
+                return p;
+            }
+        }
+        throw new ConfigException(node.path(), "round_robin or uneven", v);
     }
 
     /** Literal {@code secret:} values by key id, so end-to-end clients can authenticate. */

@@ -20,10 +20,11 @@ final class SeedControllerStrategy implements Strategy {
 
     private final StrategyContext ctx;
     private final List<Map<String, SeedController>> replicas = new ArrayList<>();
-    private long routed;
+    private final ReplicaPicker picker;
 
     SeedControllerStrategy(StrategyContext ctx) {
         this.ctx = ctx;
+        this.picker = new ReplicaPicker(ctx);
         for (int i = 0; i < ctx.scenario().replicas(); i++) {
             Map<String, SeedController> m = new HashMap<>();
             for (DeploymentConfig d : ctx.scenario().config().deployments().values()) {
@@ -43,7 +44,7 @@ final class SeedControllerStrategy implements Strategy {
 
     @Override
     public void submit(Attempt a) {
-        SeedController c = replicas.get((int) (routed++ % replicas.size())).get(a.request().deployment());
+        SeedController c = replicas.get(picker.next()).get(a.request().deployment());
         a.estimate(a.request().countedPromptTokens(), 0);
         evaluate(a, c);
     }

@@ -52,13 +52,14 @@ final class SluiceStrategy implements Strategy {
     private final Map<String, Long> adaptiveEvents = new TreeMap<>();
     /** Figures of the first replica's rollout decisions, for the report: counts, times, the worst interval. */
     private final Map<String, Long> rolloutFigures = new TreeMap<>();
-    private long routed;
+    private final ReplicaPicker picker;
     /** Attempts whose admission is pending, by attempt: a client that gives up meanwhile is withdrawn through its lifecycle. */
     private final Map<Attempt, RequestLifecycle> waiting = new java.util.HashMap<>();
     private long pastWakeups;
 
     SluiceStrategy(StrategyContext ctx) {
         this.ctx = ctx;
+        this.picker = new ReplicaPicker(ctx);
         this.config = ctx.scenario().config();
         boolean redis = ctx.scenario().sharedStore() && ctx.redisUri().isPresent();
         QuotaStore shared = ctx.scenario().sharedStore() && !redis
@@ -100,7 +101,41 @@ final class SluiceStrategy implements Strategy {
                 ctx.loop().after(FLEET_VIEW_EVERY.toNanos(), exchange[0]);
             }
         }
+        arrivals = new long[replicas.size()];
+        if (replicas.size() > 1) {
+            ctx.loop().after(MODE_SAMPLE_EVERY, this::sampleModes);
+        }
     }
+
+    /**
+     * Every {@link #MODE_SAMPLE_EVERY} of virtual time, whether the replicas apply different modes to
+     * one deployment; the longest and the total time they did (a span is counted from the first
+     * sample that saw them differ to the first that saw them agree), for the issue's propagation bound.
+     */
+    private void sampleModes() {
+        long now = ctx.loop().now();
+        for (String d : config.deployments().keySet()) {
+            java.util.Set<dev.sluice.adapt.Mode> modes = java.util.EnumSet.noneOf(dev.sluice.adapt.Mode.class);
+            for (Replica r : replicas) {
+                r.runtime.controller(d).ifPresent(c -> modes.add(c.modeInForce(now)));
+            }
+            Long since = disagreeingSince.get(d);
+            if (modes.size() > 1 && since == null) {
+                disagreeingSince.put(d, now);
+            } else if (modes.size() <= 1 && since != null) {
+                disagreeingSince.remove(d);
+                longestDisagreement = Math.max(longestDisagreement, now - since);
+                totalDisagreement += now - since;
+            }
+        }
+        ctx.loop().after(MODE_SAMPLE_EVERY, this::sampleModes);
+    }
+
+    private static final long MODE_SAMPLE_EVERY = 50_000_000L;
+    private final Map<String, Long> disagreeingSince = new TreeMap<>();
+    private long longestDisagreement;
+    private long totalDisagreement;
+    private final long[] arrivals;
 
     /** How often the replicas of a Redis run exchange their fleet view, as {@code sluice serve} does. */
     private static final java.time.Duration FLEET_VIEW_EVERY = java.time.Duration.ofMillis(250);
@@ -127,7 +162,9 @@ final class SluiceStrategy implements Strategy {
 
     @Override
     public void submit(Attempt a) {
-        replicas.get((int) (routed++ % replicas.size())).submit(a);
+        int r = picker.next();
+        arrivals[r]++;
+        replicas.get(r).submit(a);
     }
 
     @Override
@@ -146,6 +183,20 @@ final class SluiceStrategy implements Strategy {
             retries += r.runtime.counters().gatewayRetries();
         }
         out.put("gateway_retries", retries);
+        if (replicas.size() > 1) {
+            long now = ctx.loop().now();
+            long longest = longestDisagreement;
+            long total = totalDisagreement;
+            for (long since : disagreeingSince.values()) {
+                longest = Math.max(longest, now - since);
+                total += now - since;
+            }
+            out.put("fleet_mode_disagreement_longest_ms", longest / 1_000_000);
+            out.put("fleet_mode_disagreement_total_ms", total / 1_000_000);
+            for (int i = 0; i < arrivals.length; i++) {
+                out.put("replica" + i + "_attempts", arrivals[i]);
+            }
+        }
         adaptiveEvents.forEach((k, v) -> out.put("adaptive_events_" + k, v));
         out.putAll(rolloutFigures);
         replicas.get(0).runtime.rollouts().ifPresent(rs -> rs.inspect().forEach(v -> {

@@ -23,10 +23,11 @@ final class StaticStrategy implements Strategy {
 
     private final StrategyContext ctx;
     private final List<Map<String, Window>> replicas = new ArrayList<>();
-    private long routed;
+    private final ReplicaPicker picker;
 
     StaticStrategy(StrategyContext ctx) {
         this.ctx = ctx;
+        this.picker = new ReplicaPicker(ctx);
         for (int i = 0; i < ctx.scenario().replicas(); i++) {
             Map<String, Window> m = new HashMap<>();
             for (DeploymentConfig d : ctx.scenario().config().deployments().values()) {
@@ -43,7 +44,7 @@ final class StaticStrategy implements Strategy {
 
     @Override
     public void submit(Attempt a) {
-        Window w = replicas.get((int) (routed++ % replicas.size())).get(a.request().deployment());
+        Window w = replicas.get(picker.next()).get(a.request().deployment());
         SimRequest r = a.request();
         long in = r.countedPromptTokens();
         long out = r.maxTokens();

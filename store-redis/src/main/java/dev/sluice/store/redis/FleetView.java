@@ -1,6 +1,7 @@
 package dev.sluice.store.redis;
 
 import dev.sluice.adapt.AdaptiveController;
+import dev.sluice.adapt.FleetAdaptive;
 import dev.sluice.adapt.Mode;
 import dev.sluice.governor.QueuedDemand;
 import dev.sluice.governor.QuotaGovernor;
@@ -32,8 +33,9 @@ import java.util.function.Function;
  *
  * <p>What it read goes to this replica's governor ({@link QuotaGovernor#othersQueued}: waits
  * predicted over the fleet's queues, refills shared by queued demand) and to each deployment's
- * adaptive controller ({@link AdaptiveController#fleetMode}: the most severe mode published by any
- * replica applies everywhere until its publication goes stale). While Redis cannot answer, the last
+ * adaptive controller ({@link AdaptiveController#fleet}: the most severe mode published by any
+ * replica applies everywhere until its publication goes stale, shedding as deep as the deepest
+ * shedding replica, and one probe after an overload for the whole fleet). While Redis cannot answer, the last
  * reading stands until it goes stale.
  */
 public final class FleetView implements AutoCloseable {
@@ -44,6 +46,7 @@ public final class FleetView implements AutoCloseable {
     private final QuotaGovernor governor;
     private final Function<String, Optional<AdaptiveController>> controllers;
     private final Duration freshFor;
+    private final String self;
     private final ScheduledExecutorService timer;
     /** Deployments the others last had work queued for: cleared once they have none. */
     private Set<String> othersQueuing = new HashSet<>();
@@ -67,11 +70,26 @@ public final class FleetView implements AutoCloseable {
      * @param mode that replica's own adaptive mode (normal when it runs no adaptive control)
      * @param queuedNanos configured-rate cost queued, per class wire name, classes with none left out
      * @param rampStage that replica's ramp stage (the last stage when it runs no ramp)
+     * @param shedDeep whether that replica, in load shedding, sheds the shed-last classes too
+     * @param probe that replica's probe after an overload, if it holds one
      */
-    public record DeploymentState(Mode mode, Map<String, Long> queuedNanos, int rampStage) {
+    public record DeploymentState(Mode mode, Map<String, Long> queuedNanos, int rampStage, boolean shedDeep,
+            Optional<FleetAdaptive.Probe> probe) {
         public DeploymentState {
             Objects.requireNonNull(mode, "mode");
             queuedNanos = Map.copyOf(queuedNanos);
+            Objects.requireNonNull(probe, "probe");
+            shedDeep = shedDeep && mode == Mode.LOAD_SHEDDING;
+        }
+
+        /** A deployment with neither deep shedding nor a probe. */
+        public DeploymentState(Mode mode, Map<String, Long> queuedNanos, int rampStage) {
+            this(mode, queuedNanos, rampStage, false, Optional.empty());
+        }
+
+        /** The adaptive part: mode, shedding depth and probe. */
+        public FleetAdaptive adaptive() {
+            return new FleetAdaptive(mode, shedDeep, probe);
         }
     }
 
@@ -91,6 +109,7 @@ public final class FleetView implements AutoCloseable {
             throw new IllegalArgumentException("every: " + every + " (expected: > 0)");
         }
         this.freshFor = every.multipliedBy(3);
+        this.self = store.config().replicaId();
         this.timer = scheduled ? Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "sluice-fleet-view");
             t.setDaemon(true);
@@ -134,7 +153,7 @@ public final class FleetView implements AutoCloseable {
         Map<String, ReplicaState> others = new TreeMap<>();
         for (int i = 1; i + 1 < out.size(); i += 2) {
             String id = (String) out.get(i);
-            others.put(id, new ReplicaState(id, parse((String) out.get(i + 1))));
+            others.put(id, new ReplicaState(id, parse(id, (String) out.get(i + 1))));
         }
         apply(others);
         last = new Reading(others);
@@ -149,7 +168,7 @@ public final class FleetView implements AutoCloseable {
 
     /** This replica's publication now, as the others read it. */
     public ReplicaState own() {
-        return new ReplicaState(store.config().replicaId(), parse(publication()));
+        return new ReplicaState(self, parse(self, publication()));
     }
 
     /** Stops exchanging and withdraws this replica's publication, so the others stop counting it at once. */
@@ -172,10 +191,14 @@ public final class FleetView implements AutoCloseable {
     }
 
     /**
-     * One line per deployment that has work queued here or a mode of its own above normal:
-     * {@code deployment TAB mode TAB cost of each class, space-separated}.
+     * One line per deployment that has work queued here or runs adaptive control:
+     * {@code deployment TAB mode TAB cost of each class, space-separated TAB ramp stage TAB
+     * shedding depth ({@code deep} or {@code -}) TAB probe ({@code -}, or the nanoseconds until it
+     * starts, a space and its cause)}. Readers take lines of four fields (earlier builds) as
+     * neither deep nor probing.
      */
     private String publication() {
+        String self = this.self;
         Map<String, long[]> queued = new TreeMap<>();
         for (QueuedDemand q : governor.queuedDemand()) {
             queued.put(q.deployment(), q.costNanosByClass());
@@ -190,22 +213,25 @@ public final class FleetView implements AutoCloseable {
             if (c.isEmpty() && java.util.Arrays.stream(q).allMatch(x -> x == 0)) {
                 continue;
             }
-            Mode mode = c.map(AdaptiveController::mode).orElse(Mode.NORMAL);
-            b.append('\n').append(d).append('\t').append(mode.wireName()).append('\t');
+            FleetAdaptive own = c.map(a -> a.published(self)).orElse(FleetAdaptive.CALM);
+            b.append('\n').append(d).append('\t').append(own.mode().wireName()).append('\t');
             for (int i = 0; i < q.length; i++) {
                 b.append(i == 0 ? "" : " ").append(q[i]);
             }
             b.append('\t').append(c.map(AdaptiveController::rampStage).orElse(-1));
+            b.append('\t').append(own.shedDeep() ? "deep" : "-").append('\t');
+            b.append(own.probe().map(p -> p.startsInNanos() + " " + p.cause().replaceAll("[\t\n]", " "))
+                    .orElse("-"));
         }
         return b.toString();
     }
 
-    private static Map<String, DeploymentState> parse(String publication) {
+    private static Map<String, DeploymentState> parse(String replica, String publication) {
         Map<String, DeploymentState> out = new TreeMap<>();
         String[] lines = publication.split("\n");
         for (int i = 1; i < lines.length; i++) {
             String[] f = lines[i].split("\t");
-            if (f.length != 4) {
+            if (f.length != 4 && f.length != 6) {
                 continue;
             }
             Mode mode;
@@ -222,7 +248,15 @@ public final class FleetView implements AutoCloseable {
                     q.put(CLASSES[c].wireName(), v);
                 }
             }
-            out.put(f[0], new DeploymentState(mode, q, Integer.parseInt(f[3])));
+            boolean deep = f.length == 6 && f[4].equals("deep");
+            Optional<FleetAdaptive.Probe> probe = Optional.empty();
+            if (f.length == 6 && !f[5].equals("-")) {
+                int sp = f[5].indexOf(' ');
+                String startsIn = sp < 0 ? f[5] : f[5].substring(0, sp);
+                probe = Optional.of(new FleetAdaptive.Probe(Math.max(0, Long.parseLong(startsIn)), replica,
+                        sp < 0 ? "an overload" : f[5].substring(sp + 1)));
+            }
+            out.put(f[0], new DeploymentState(mode, q, Integer.parseInt(f[3]), deep, probe));
         }
         return out;
     }
@@ -250,7 +284,7 @@ public final class FleetView implements AutoCloseable {
 
     private void apply(Map<String, ReplicaState> others) {
         Map<String, long[]> sums = new HashMap<>();
-        Map<String, Mode> severest = new HashMap<>();
+        Map<String, FleetAdaptive> severest = new HashMap<>();
         Map<String, Integer> highestStage = new HashMap<>();
         for (ReplicaState r : others.values()) {
             r.deployments().forEach((d, s) -> {
@@ -258,7 +292,7 @@ public final class FleetView implements AutoCloseable {
                 for (int c = 0; c < CLASSES.length; c++) {
                     sum[c] += s.queuedNanos().getOrDefault(CLASSES[c].wireName(), 0L);
                 }
-                severest.merge(d, s.mode(), (a, b) -> b.above(a) ? b : a);
+                severest.merge(d, s.adaptive(), FleetAdaptive::merge);
                 highestStage.merge(d, s.rampStage(), Math::max);
             });
         }
@@ -283,17 +317,17 @@ public final class FleetView implements AutoCloseable {
         othersQueuing = queuing;
         long until = governor.clock().nanos() + freshFor.toNanos();
         for (String d : severest.keySet()) {
-            controllers.apply(d).ifPresent(c -> c.fleetMode(severest.get(d), until));
+            controllers.apply(d).ifPresent(c -> c.fleet(severest.get(d), self, until));
         }
     }
 
     /** The fleet's merged state per deployment: the others' queued cost summed, and the most severe mode. */
     public static Map<String, DeploymentState> merged(List<ReplicaState> replicas) {
-        Map<String, Mode> modes = new TreeMap<>();
+        Map<String, FleetAdaptive> modes = new TreeMap<>();
         Map<String, Map<String, Long>> queued = new TreeMap<>();
         for (ReplicaState r : replicas) {
             r.deployments().forEach((d, s) -> {
-                modes.merge(d, s.mode(), (a, b) -> b.above(a) ? b : a);
+                modes.merge(d, s.adaptive(), FleetAdaptive::merge);
                 Map<String, Long> q = queued.computeIfAbsent(d, k -> new java.util.LinkedHashMap<>());
                 s.queuedNanos().forEach((c, v) -> q.merge(c, v, Long::sum));
             });
@@ -304,7 +338,8 @@ public final class FleetView implements AutoCloseable {
             r.deployments().forEach((d, s) -> stages.merge(d, s.rampStage(), Math::min));
         }
         // The fleet runs at its lowest fresh proposal, so its ramp is the lowest stage of any replica.
-        modes.forEach((d, m) -> out.put(d, new DeploymentState(m, queued.get(d), stages.get(d))));
+        modes.forEach((d, m) -> out.put(d, new DeploymentState(m.mode(), queued.get(d), stages.get(d), m.shedDeep(),
+                m.probe())));
         return out;
     }
 

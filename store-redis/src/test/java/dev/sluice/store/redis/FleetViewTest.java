@@ -177,6 +177,68 @@ class FleetViewTest {
         assertThat(b.adaptive().modeInForce(clock.nanos())).isEqualTo(Mode.NORMAL);
     }
 
+    private static ProviderSignal rateLimited() {
+        return new ProviderSignal(SignalStatus.RATE_LIMITED, 429, Optional.empty(), OptionalLong.empty(), true,
+                List.of(), ProviderSignal.REASON_RATE_LIMITED, 0);
+    }
+
+    @Test
+    void aReplicaSheddingBecauseAnotherIsShedsTheSameClassesAsThatOne() {
+        Replica a = replica();
+        Replica b = replica();
+        // Three fresh refusals put A in load shedding; three more within ten seconds shed interactive too.
+        for (int i = 0; i < 6; i++) {
+            a.adaptive().onSignal(rateLimited(), 0);
+            clock.advanceMillis(1_000);
+        }
+        a.adaptive().tick();
+        assertThat(a.adaptive().published("a").shedDeep()).isTrue();
+        exchangeAll(a, b);
+
+        for (Replica r : List.of(a, b)) {
+            assertThat(r.governor().admit(request(TrafficClass.INTERACTIVE))).isInstanceOfSatisfying(
+                    Decision.Rejected.class, x -> assertThat(x.rejection().message())
+                            .contains("only critical requests are served for now"));
+            assertThat(r.adaptive().screen(TrafficClass.CRITICAL, clock.nanos())).isEmpty();
+        }
+        assertThat(b.adaptive().mode()).isEqualTo(Mode.NORMAL);
+    }
+
+    @Test
+    void afterAnOverloadOneProbeGoesToTheProviderForTheWholeFleet() {
+        Replica a = replica();
+        Replica b = replica();
+        Replica c = replica();
+        a.adaptive().onSignal(new ProviderSignal(SignalStatus.OVERLOADED, 503, Optional.empty(),
+                OptionalLong.of(3_600_000), true, List.of(), ProviderSignal.REASON_OVERLOADED, 0), 0);
+        long startsIn = a.adaptive().published("a").probe().orElseThrow().startsInNanos();
+        clock.advanceNanos(startsIn);
+        exchangeAll(a, b, c);
+
+        // Over the whole fleet, of nine requests one is the probe; the rest are told to retry.
+        int admitted = 0;
+        for (int i = 0; i < 3; i++) {
+            for (Replica r : List.of(a, b, c)) {
+                Decision d = r.governor().admit(request(TrafficClass.INTERACTIVE));
+                if (d instanceof Decision.Admitted) {
+                    admitted++;
+                } else {
+                    assertThat(d).isInstanceOfSatisfying(Decision.Rejected.class,
+                            x -> assertThat(x.rejection().code()).isEqualTo("deployment_probing"));
+                }
+            }
+        }
+        assertThat(admitted).isOne();
+
+        // The probe is answered: within one exchange every replica admits again.
+        a.adaptive().onSignal(new ProviderSignal(SignalStatus.SUCCESS, 200, Optional.empty(), OptionalLong.empty(),
+                true, List.of(), ProviderSignal.REASON_OK, 0), 100 * MS);
+        exchangeAll(a, b, c);
+        for (Replica r : List.of(a, b, c)) {
+            assertThat(r.governor().admit(request(TrafficClass.INTERACTIVE))).isInstanceOf(Decision.Admitted.class);
+        }
+    }
+
     @Test
     void aReplicaThatLeavesCleanlyStopsCountingAtOnce() {
         Replica a = replica();
