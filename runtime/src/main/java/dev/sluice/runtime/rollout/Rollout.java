@@ -85,13 +85,15 @@ public final class Rollout {
 
     /**
      * Takes {@code state}, left by {@code decision} (on another replica, or before a restart),
-     * when it is later than the state in force; the interval in progress restarts from the
-     * decision's time, {@code now} being {@code nowEpochMillis} on the wall clock.
+     * when it is later than the state in force, or as late and safer: two replicas that decided
+     * the same interval differently both end on the safer decision (rolled back, then paused, then
+     * the lower stage). The interval in progress restarts from the decision's time, {@code now}
+     * being {@code nowEpochMillis} on the wall clock.
      *
      * @return whether it was taken
      */
     public boolean restore(RolloutState state, RolloutDecision decision, long now, long nowEpochMillis) {
-        if (state.version() <= version) {
+        if (state.version() < version || (state.version() == version && !safer(state, state()))) {
             return false;
         }
         status = state.status();
@@ -103,6 +105,19 @@ public final class Rollout {
         intervalStartNanos = now - Math.min(since, config.interval().toMillis()) * 1_000_000;
         keep(decision);
         return true;
+    }
+
+    private static boolean safer(RolloutState a, RolloutState b) {
+        int severity = Integer.compare(severity(a.status()), severity(b.status()));
+        return severity > 0 || (severity == 0 && a.stage() < b.stage());
+    }
+
+    private static int severity(Status s) {
+        return switch (s) {
+            case ROLLED_BACK -> 2;
+            case PAUSED -> 1;
+            default -> 0;
+        };
     }
 
     /** Every decision so far, oldest first. */

@@ -239,4 +239,24 @@ class RolloutEditsTest {
         assertThat(runtime.rollouts().inspect("move").status()).isEqualTo(Rollout.Status.ROLLED_BACK);
         assertThat(runtime.rollouts().percent("move")).hasValue(0);
     }
+
+    @Test
+    void twoReplicasDecidingOneIntervalDifferentlyBothEndOnTheSaferDecision() throws Exception {
+        SluiceRuntime other = runtime();
+        ControlPlane otherPlane = plane(other);
+        control.createRollout(OPS, "move", json(MOVE));
+        runtime.rollouts().start("move", "ops");
+        otherPlane.sync();
+
+        runtime.rollouts().advance("move", "ops");
+        other.rollouts().pause("move", "oncall");
+        control.sync();
+        otherPlane.sync();
+
+        for (SluiceRuntime r : new SluiceRuntime[] {runtime, other}) {
+            RolloutView v = r.rollouts().inspect("move");
+            assertThat(v.status()).isEqualTo(Rollout.Status.PAUSED);
+            assertThat(v.stage()).isZero();
+        }
+    }
 }
