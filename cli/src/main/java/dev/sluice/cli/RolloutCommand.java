@@ -20,7 +20,13 @@ final class RolloutCommand {
     static final String USAGE = """
             usage: sluice rollout [--url URL] VERB ...   (token in $SLUICE_ADMIN_TOKEN; URL default $SLUICE_ADMIN_URL
                                                           or http://127.0.0.1:8081)
-              list                       every configured rollout: status, stage, the target's share
+              list                       every rollout in force: status, stage, the target's share
+              create ID --profile P --to D --steps 1,5,25,100 [--interval 5m] [--sticky tenant|key]
+                     [--tenants-first a,b] [--growth rpm=120,tpm=200000] [--min-requests 20]
+                     [--thresholds provider_429_rate=0.005,p95_latency=2s] [--rollback-after 2]
+                     [--start immediately|on_command]
+                                         a rollout as the file's rollouts: are, checked by the gateway (field paths)
+              delete ID                  removes a rollout, whatever its status: the profile routes as configured
               show ID                    one rollout, then its decisions with the figures that drove them
               start ID | pause ID | resume ID | advance ID
               rollback ID [--reason TEXT]
@@ -57,6 +63,19 @@ final class RolloutCommand {
                 yield c.call("POST", "/admin/rollouts/" + AdminCommand.enc(id) + "/" + v.verb(), null,
                         RolloutCommand::commanded);
             }
+            case "create" -> {
+                Args a = Args.parse(v.options(), "--profile", "--to", "--from", "--steps", "--interval", "--sticky",
+                        "--tenants-first", "--growth", "--thresholds", "--min-requests", "--rollback-after", "--start");
+                String id = AdminCommand.one(v.positional(), "ID");
+                yield c.call("POST", "/admin/rollouts", definition(id, a), r -> "created " + rollout(r));
+            }
+            case "delete" -> {
+                Args.parse(v.options());
+                String id = AdminCommand.one(v.positional(), "ID");
+                yield c.call("DELETE", "/admin/rollouts/" + AdminCommand.enc(id), null,
+                        r -> "deleted " + r.path("id").asText() + "  " + r.path("profile").asText() + ": "
+                                + r.path("from").asText() + " -> " + r.path("to").asText());
+            }
             case "rollback" -> {
                 Args a = Args.parse(v.options(), "--reason");
                 String id = AdminCommand.one(v.positional(), "ID");
@@ -67,6 +86,59 @@ final class RolloutCommand {
             }
             default -> throw new Args.BadArguments("unknown verb '" + v.verb() + "'");
         };
+    }
+
+    /**
+     * The body of {@code POST /admin/rollouts} from the options: numbers where they read as numbers,
+     * the text otherwise, so that the gateway names the field of a bad value as the file's check does.
+     */
+    static ObjectNode definition(String id, Args a) {
+        ObjectNode body = JSON.createObjectNode().put("id", id);
+        a.get("--profile").ifPresent(p -> body.put("profile", p));
+        a.get("--from").ifPresent(p -> body.put("from", p));
+        a.get("--to").ifPresent(p -> body.put("to", p));
+        a.get("--steps").ifPresent(steps -> {
+            var list = body.putArray("steps");
+            for (String s : steps.split(",")) {
+                list.add(value(s.trim()));
+            }
+        });
+        a.get("--interval").ifPresent(p -> body.put("interval", p));
+        a.get("--sticky").ifPresent(p -> body.put("sticky", p));
+        a.get("--tenants-first").ifPresent(t -> {
+            var list = body.putArray("tenants_first");
+            for (String s : t.split(",")) {
+                list.add(s.trim());
+            }
+        });
+        a.get("--growth").ifPresent(g -> body.set("max_growth_per_minute", pairs(g, "--growth")));
+        a.get("--thresholds").ifPresent(t -> body.set("thresholds", pairs(t, "--thresholds")));
+        a.get("--min-requests").ifPresent(n -> body.set("min_requests", value(n)));
+        a.get("--rollback-after").ifPresent(n -> body.set("rollback_after", value(n)));
+        a.get("--start").ifPresent(p -> body.put("start", p));
+        return body;
+    }
+
+    private static ObjectNode pairs(String text, String option) {
+        ObjectNode out = JSON.createObjectNode();
+        for (String pair : text.split(",")) {
+            int eq = pair.indexOf('=');
+            if (eq <= 0) {
+                throw new Args.BadArguments(option + " " + text + " (expected: name=value,...)");
+            }
+            out.set(pair.substring(0, eq).trim(), value(pair.substring(eq + 1).trim()));
+        }
+        return out;
+    }
+
+    private static JsonNode value(String text) {
+        try {
+            BigDecimal n = new BigDecimal(text);
+            return n.scale() <= 0 ? JSON.getNodeFactory().numberNode(n.longValueExact())
+                    : JSON.getNodeFactory().numberNode(n.doubleValue());
+        } catch (NumberFormatException | ArithmeticException notANumber) {
+            return JSON.getNodeFactory().textNode(text);
+        }
     }
 
     /** {@code move  p: old -> new  running  stage 0 of 3  10%}, the listed tenants' share when it differs. */

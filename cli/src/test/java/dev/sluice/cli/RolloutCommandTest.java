@@ -14,7 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** {@code sluice rollout}: a running gateway's configured rollouts, one line per rollout or decision. */
+/** {@code sluice rollout}: a running gateway's rollouts created, commanded and deleted, one line per rollout or decision. */
 class RolloutCommandTest {
 
     static Vertx vertx;
@@ -31,6 +31,7 @@ class RolloutCommandTest {
                 profiles:
                   p: { deployment: old, model: gpt-4o-mini }
                   q: { deployment: old, model: gpt-4o-mini }
+                  r: { deployment: old, model: gpt-4o-mini }
                 rollouts:
                   move: { profile: p, to: new, steps: [10, 50, 100], interval: 1h }
                   idle: { profile: q, to: new, steps: [5, 100], interval: 1h }
@@ -87,7 +88,7 @@ class RolloutCommandTest {
         assertThat(notRunning.err()).startsWith("sluice rollout: 409 rollout_state: ");
         var unknown = rollout("sla-cli-view", "show", "nope");
         assertThat(unknown.status()).isEqualTo(1);
-        assertThat(unknown.err()).isEqualTo("sluice rollout: 404 unknown_rollout: No rollout \"nope\" is configured."
+        assertThat(unknown.err()).isEqualTo("sluice rollout: 404 unknown_rollout: No rollout \"nope\" is in force."
                 + " [field rollout]\n");
         var readOnly = rollout("sla-cli-view", "start", "idle");
         assertThat(readOnly.status()).isEqualTo(1);
@@ -102,5 +103,26 @@ class RolloutCommandTest {
         assertThat(r.err()).startsWith("sluice rollout advance: ID is required, once\nusage: sluice rollout");
         assertThat(rollout("sla-cli-rollout", "rollback", "move", "--why", "x").err())
                 .startsWith("sluice rollout rollback: unknown option '--why'");
+    }
+
+    @Test
+    void aRolloutIsCreatedFromOptionsAndDeleted() {
+        var created = rollout("sla-cli-rollout", "create", "move-r", "--profile", "r", "--to", "new", "--steps",
+                "5,25,100", "--interval", "10m", "--growth", "rpm=60", "--thresholds", "provider_429_rate=0.005,p95_latency=2s",
+                "--start", "immediately");
+        assertThat(created.status()).as(created.err()).isZero();
+        assertThat(created.out()).isEqualTo("created move-r  r: old -> new  running  stage 0 of 3  5%  failed intervals 0\n");
+
+        var deleted = rollout("sla-cli-rollout", "delete", "move-r");
+        assertThat(deleted.status()).as(deleted.err()).isZero();
+        assertThat(deleted.out()).isEqualTo("deleted move-r  r: old -> new\n");
+        assertThat(rollout("sla-cli-view", "list").out()).doesNotContain("move-r");
+    }
+
+    @Test
+    void aBadDefinitionIsTheGatewaysRefusalNamingTheField() {
+        var r = rollout("sla-cli-rollout", "create", "bad", "--profile", "r", "--to", "new", "--steps", "50,10");
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.err()).startsWith("sluice rollout: 422 invalid_value: ").endsWith("[field steps[1]]\n");
     }
 }

@@ -92,10 +92,15 @@ public final class Gateway {
                     return null;
                 }, false))
                 .build();
-        runtime.rollouts().ifPresent(dev.sluice.gateway.metrics.RolloutLog::attach);
+        dev.sluice.gateway.metrics.RolloutLog.attach(runtime.rollouts());
         this.control = new ControlPlane(runtime, b.journal);
         // What was changed through the admin API before the restart wins over the file for what it touched.
         control.replay();
+        // Each decision of the rollouts is kept in the journal, in order, off the event loop that made it.
+        control.journalRolloutDecisions(work -> vertx.executeBlocking(() -> {
+            work.run();
+            return null;
+        }, true));
         metrics.ifPresent(m -> m.bind(runtime, ledger));
         this.alerts = new dev.sluice.gateway.alert.AlertMonitor(vertx, runtime, config.alerts(), tally,
                 metrics.map(SluiceMetrics::registry));

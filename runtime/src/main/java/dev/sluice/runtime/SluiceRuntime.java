@@ -78,15 +78,12 @@ public final class SluiceRuntime {
         this.governor = new QuotaGovernor(config.governorConfig(), b.store, clock);
         this.estimator = new TokenEstimator(b.estimatorConfig, clock);
         RoutingPolicy routing = b.routing != null ? b.routing : new ProfileRouting(config);
-        if (config.rollouts().isEmpty()) {
-            this.rollouts = null;
-            this.events = b.events;
-        } else {
-            // Rollouts route through the seam and measure their targets from the events.
-            this.rollouts = new Rollouts(config, clock, this::targetState);
-            routing = new RolloutRouting(routing, rollouts);
-            this.events = RequestEventSink.all(List.of(rollouts, b.events));
-        }
+        // Rollouts route through the seam and measure their targets from the events; the admin API
+        // may add one at any time, so the seam is there with none.
+        this.rollouts = new Rollouts(config, clock, this::targetState);
+        changed.add(rollouts::reconcile);
+        routing = new RolloutRouting(routing, rollouts);
+        this.events = RequestEventSink.all(List.of(rollouts, b.events));
         this.routing = routing;
         // The one place that decides whether store calls leave the caller's thread.
         this.storeCalls = b.store.waitsOnNetwork() && b.workers != null ? StoreCalls.on(b.workers) : StoreCalls.inPlace();
@@ -113,9 +110,7 @@ public final class SluiceRuntime {
                         Optional.empty(), "config", now));
             }
         }
-        if (rollouts != null) {
-            rollouts.startConfigured();
-        }
+        rollouts.startConfigured();
     }
 
     /** A builder for a runtime serving {@code config} over {@code store}. */
@@ -323,14 +318,12 @@ public final class SluiceRuntime {
         if (adaptive != null) {
             storeCalls.run(adaptive::tick);
         }
-        if (rollouts != null) {
-            rollouts.tick();
-        }
+        rollouts.tick();
     }
 
-    /** The configured rollouts, when there are any. */
-    public Optional<Rollouts> rollouts() {
-        return Optional.ofNullable(rollouts);
+    /** The rollouts in force: the file's and those added through the admin API; maybe none. */
+    public Rollouts rollouts() {
+        return rollouts;
     }
 
     /** What a rollout's target can take now: its adaptive mode and ramp, its configured per-minute limits. */

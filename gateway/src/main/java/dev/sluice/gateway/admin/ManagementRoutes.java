@@ -103,6 +103,8 @@ final class ManagementRoutes {
         r.add(HttpMethod.POST, "/admin/profiles", Access.ADMIN, m::createProfile);
         r.add(HttpMethod.PATCH, "/admin/profiles/{profile}", Access.ADMIN, m::patchProfile);
         r.add(HttpMethod.DELETE, "/admin/profiles/{profile}", Access.ADMIN, m::deleteProfile);
+        r.add(HttpMethod.POST, "/admin/rollouts", Access.ADMIN, m::createRollout);
+        r.add(HttpMethod.DELETE, "/admin/rollouts/{rollout}", Access.ADMIN, m::deleteRollout);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
         r.add(HttpMethod.GET, "/admin/prices", Access.READ, m::getPrices);
@@ -523,6 +525,39 @@ final class ManagementRoutes {
             // On this worker, not on an event loop at the profile's first request: a vocabulary takes seconds to load.
             control.runtime().estimator().countTokens(p.tokenizer(), "warm up");
             return ControlJson.profile(p, control.config());
+        });
+    }
+
+    /**
+     * Adds a rollout: {@code id} and the fields of a rollout in a configuration file, checked as the
+     * file's are (422 naming the field: {@code steps[1]}, {@code to}, {@code thresholds.error_rate}),
+     * audited, journaled and relayed like every change; 201 with the rollout as inspected.
+     */
+    private void createRollout(AdminExchange x) {
+        Optional<ObjectNode> json = x.jsonBody();
+        if (json.isEmpty()) {
+            return;
+        }
+        JsonNode id = json.get().path("id");
+        if (!id.isTextual()) {
+            x.error(422, "invalid_value", "id: " + (id.isMissingNode() ? "missing" : id.toString())
+                    + " (expected: the rollout's name, a string)", Optional.of("id"));
+            return;
+        }
+        ObjectNode definition = json.get().deepCopy();
+        definition.remove("id");
+        change(x, 201, () -> {
+            var r = control.createRollout(actor(x), id.asText(), definition);
+            return RolloutRoutes.view(control.runtime().rollouts().inspect(r.id()));
+        });
+    }
+
+    /** Removes a rollout whatever its status: its profile is routed as configured again. */
+    private void deleteRollout(AdminExchange x) {
+        change(x, 200, () -> {
+            var r = control.deleteRollout(actor(x), x.param("rollout"));
+            return AdminExchange.JSON.createObjectNode().put("id", r.id()).put("profile", r.profile())
+                    .put("from", r.from()).put("to", r.to()).put("deleted", true);
         });
     }
 

@@ -3,8 +3,8 @@ package dev.sluice.gateway.admin;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.runtime.SluiceRuntime;
-import dev.sluice.runtime.rollout.IntervalFigures;
 import dev.sluice.runtime.rollout.RolloutDecision;
+import dev.sluice.runtime.rollout.RolloutJson;
 import dev.sluice.runtime.rollout.RolloutView;
 import dev.sluice.runtime.rollout.Rollouts;
 import io.vertx.core.http.HttpMethod;
@@ -39,7 +39,7 @@ final class RolloutRoutes {
     private void list(AdminExchange x) {
         ObjectNode out = AdminExchange.JSON.createObjectNode();
         ArrayNode items = out.putArray("rollouts");
-        runtime.rollouts().ifPresent(rs -> rs.inspect().forEach(v -> items.add(view(v))));
+        runtime.rollouts().inspect().forEach(v -> items.add(view(v)));
         x.json(200, out);
     }
 
@@ -88,15 +88,11 @@ final class RolloutRoutes {
     }
 
     private Optional<Rollouts> found(AdminExchange x) {
-        Optional<Rollouts> rs = runtime.rollouts();
-        if (rs.isEmpty()) {
-            unknown(x);
-        }
-        return rs;
+        return Optional.of(runtime.rollouts());
     }
 
     private static void unknown(AdminExchange x) {
-        x.error(404, "unknown_rollout", "No rollout \"" + x.param("rollout") + "\" is configured.",
+        x.error(404, "unknown_rollout", "No rollout \"" + x.param("rollout") + "\" is in force.",
                 Optional.of("rollout"));
     }
 
@@ -112,23 +108,6 @@ final class RolloutRoutes {
     }
 
     static ObjectNode decision(RolloutDecision d) {
-        ObjectNode n = AdminExchange.JSON.createObjectNode();
-        n.put("at_epoch_ms", d.atEpochMillis()).put("action", d.action().wireName()).put("by", d.by())
-                .put("stage_before", d.stageBefore()).put("stage_after", d.stageAfter())
-                .put("percent_after", d.percentAfter()).put("reason", d.reason());
-        d.figures().ifPresent(f -> n.set("figures", figures(f)));
-        return n;
-    }
-
-    private static ObjectNode figures(IntervalFigures f) {
-        ObjectNode n = AdminExchange.JSON.createObjectNode();
-        n.put("attempts", f.attempts()).put("throttled", f.throttled()).put("failed", f.failed())
-                .put("requests", f.requests()).put("fell_back", f.fellBack())
-                .put("provider_429_rate", f.provider429Rate()).put("error_rate", f.errorRate())
-                .put("fallback_rate", f.fallbackRate()).put("estimate_error", f.estimateError());
-        f.p95LatencyNanos().ifPresent(v -> n.put("p95_latency_ms", v / 1_000_000));
-        f.p95TimeToFirstTokenNanos().ifPresent(v -> n.put("p95_ttft_ms", v / 1_000_000));
-        f.p95QueueWaitNanos().ifPresent(v -> n.put("p95_queue_wait_ms", v / 1_000_000));
-        return n;
+        return RolloutJson.decision(d);
     }
 }

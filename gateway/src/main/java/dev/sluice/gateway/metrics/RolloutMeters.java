@@ -7,44 +7,53 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
  * The rollouts as metrics, from their decisions: {@code sluice_rollout_decisions_total{rollout,
- * action}} (every action of every configured rollout from 0, so a rate exists before the first
- * decision) and {@code sluice_rollout_percent{rollout}}, the target's share in force. Labels are
- * the configuration's rollout names and the seven actions: bounded by the file.
+ * action}} (every action of every rollout from 0, so a rate exists before the first decision) and
+ * {@code sluice_rollout_percent{rollout}}, the target's share in force. The meters of a rollout the
+ * file names exist from the start; one added through the admin API gets them at its first decision
+ * here. Labels are the rollouts' names (the file's and the API's, which an operator creates) and
+ * the seven actions. The share is read from the rollout at the scrape, so a state restored from
+ * the journal (another replica's decision, or one before a restart) shows too.
  */
 final class RolloutMeters implements Consumer<RolloutDecision> {
 
-    private final Map<String, Map<RolloutDecision.Action, Counter>> decisions = new HashMap<>();
-    private final Map<String, Share> shares = new HashMap<>();
-
-    /** The target's share in force; written by the thread that made a decision, read by the scrape. */
-    private static final class Share {
-        volatile double percent;
-    }
+    private final MeterRegistry registry;
+    private final Rollouts rollouts;
+    private final Map<String, Map<RolloutDecision.Action, Counter>> decisions = new ConcurrentHashMap<>();
 
     private RolloutMeters(MeterRegistry registry, Rollouts rollouts) {
+        this.registry = registry;
+        this.rollouts = rollouts;
         for (RolloutView v : rollouts.inspect()) {
-            Map<RolloutDecision.Action, Counter> byAction = new EnumMap<>(RolloutDecision.Action.class);
-            for (RolloutDecision.Action a : RolloutDecision.Action.values()) {
-                byAction.put(a, Counter.builder("sluice.rollout.decisions").tag("rollout", v.id())
-                        .tag("action", a.wireName()).description("Rollout decisions, by the analysis or an operator")
-                        .register(registry));
-            }
-            decisions.put(v.id(), byAction);
-            Share share = new Share();
-            share.percent = v.percent();
-            shares.put(v.id(), share);
-            Gauge.builder("sluice.rollout.percent", share, s -> s.percent).tag("rollout", v.id())
-                    .description("The rollout target's share in force, in percent (of tenants not listed first)")
-                    .register(registry);
+            Map<RolloutDecision.Action, Counter> byAction = meters(v.id());
             // Decisions made before the gateway listened (a rollout the file starts at once) count too.
             v.history().forEach(d -> byAction.get(d.action()).increment());
         }
+    }
+
+    private Map<RolloutDecision.Action, Counter> meters(String id) {
+        return decisions.computeIfAbsent(id, r -> {
+            Map<RolloutDecision.Action, Counter> byAction = new EnumMap<>(RolloutDecision.Action.class);
+            for (RolloutDecision.Action a : RolloutDecision.Action.values()) {
+                byAction.put(a, Counter.builder("sluice.rollout.decisions").tag("rollout", r)
+                        .tag("action", a.wireName()).description("Rollout decisions, by the analysis or an operator")
+                        .register(registry));
+            }
+            Gauge.builder("sluice.rollout.percent", rollouts, rs -> percent(rs, r)).tag("rollout", r)
+                    .description("The rollout target's share in force, in percent (of tenants not listed first)")
+                    .register(registry);
+            return byAction;
+        });
+    }
+
+    /** The share in force; 0 once the rollout is deleted. */
+    private static double percent(Rollouts rs, String id) {
+        return rs.percent(id).orElse(0);
     }
 
     /** Meters for every rollout of {@code rollouts}, fed by its decisions from now on. */
@@ -54,10 +63,6 @@ final class RolloutMeters implements Consumer<RolloutDecision> {
 
     @Override
     public void accept(RolloutDecision d) {
-        Map<RolloutDecision.Action, Counter> byAction = decisions.get(d.rollout());
-        if (byAction != null) {
-            byAction.get(d.action()).increment();
-            shares.get(d.rollout()).percent = d.percentAfter();
-        }
+        meters(d.rollout()).get(d.action()).increment();
     }
 }

@@ -49,7 +49,7 @@ public final class SluiceMetrics implements RequestEventSink {
             throw new IllegalStateException("bind: already bound (expected: once)");
         }
         gauges = new SnapshotGauges(registry, runtime, config.metrics());
-        runtime.rollouts().ifPresent(rs -> RolloutMeters.bind(registry, rs));
+        RolloutMeters.bind(registry, runtime.rollouts());
         Gauge.builder("sluice.requests.in_flight", runtime.counters(), c -> c.inFlight())
                 .description("Requests arrived and not yet answered").register(registry);
         Gauge.builder("sluice.reservations.open", runtime.counters(), c -> c.reservationsOpen())

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** A configured rollout inspected and commanded through {@code /admin/rollouts}. */
+/** Rollouts created, inspected, commanded and deleted through {@code /admin/rollouts}. */
 class RolloutRoutesTest {
 
     private static final String ADMIN = "sla-rollout-admin";
@@ -28,7 +28,9 @@ class RolloutRoutesTest {
                 deployments:
                   old: { kind: openai, base_url: "http://127.0.0.1:1" }
                   new: { kind: openai, base_url: "http://127.0.0.1:2" }
-                profiles: { p: { deployment: old, model: gpt-4o-mini } }
+                profiles:
+                  p: { deployment: old, model: gpt-4o-mini }
+                  q: { deployment: old, model: gpt-4o-mini }
                 rollouts:
                   move: { profile: p, to: new, steps: [10, 50, 100], interval: 1m }
                 """.formatted(ADMIN, READER), "rollout-admin.yaml", v -> null);
@@ -97,5 +99,51 @@ class RolloutRoutesTest {
         HttpResponse<String> r = AdminCalls.admin(g, "POST", "/admin/rollouts/move/start", READER, null);
 
         assertThat(r.statusCode()).isEqualTo(403);
+    }
+
+    @Test
+    void aRolloutCreatedThroughTheApiIsCommandedLikeTheFilesAndDeleted() throws Exception {
+        JsonNode created = call("POST", "/admin/rollouts", ADMIN, """
+                {"id":"move-q","profile":"q","to":"new","steps":[5,25,100],"interval":"10m","sticky":"key",
+                 "max_growth_per_minute":{"rpm":60},"thresholds":{"provider_429_rate":0.005}}""", 201);
+        assertThat(created.path("id").asText()).isEqualTo("move-q");
+        assertThat(created.path("from").asText()).isEqualTo("old");
+        assertThat(created.path("status").asText()).isEqualTo("pending");
+        assertThat(created.path("stages").asInt()).isEqualTo(3);
+
+        assertThat(call("POST", "/admin/rollouts/move-q/start", ADMIN, null, 200).path("rollout").path("percent")
+                .asDouble()).isEqualTo(5.0);
+        assertThat(call("GET", "/admin/rollouts", READER, null, 200).path("rollouts"))
+                .extracting(r -> r.path("id").asText()).containsExactly("move", "move-q");
+        var metrics = new dev.sluice.gateway.metrics.Scrape(g.metrics().orElseThrow().scrape());
+        assertThat(metrics.value("sluice_rollout_percent", "rollout", "move-q")).hasValue(5);
+
+        JsonNode deleted = call("DELETE", "/admin/rollouts/move-q", ADMIN, null, 200);
+        assertThat(deleted.path("deleted").asBoolean()).isTrue();
+        call("GET", "/admin/rollouts/move-q", READER, null, 404);
+        JsonNode again = call("DELETE", "/admin/rollouts/move-q", ADMIN, null, 404);
+        assertThat(again.path("error").path("code").asText()).isEqualTo("unknown_rollout");
+        JsonNode audit = call("GET", "/admin/audit?limit=10", READER, null, 200);
+        assertThat(audit.toString()).contains("rollout.create", "rollout.delete", "rollout.state");
+    }
+
+    @Test
+    void aBadDefinitionIs422NamingTheFieldAndATakenProfile409() throws Exception {
+        String[][] cases = {
+            {"{\"id\":\"r\",\"profile\":\"q\",\"to\":\"new\",\"steps\":[50,10]}", "steps[1]"},
+            {"{\"id\":\"r\",\"profile\":\"q\",\"to\":\"gone\",\"steps\":[100]}", "to"},
+            {"{\"id\":\"r\",\"profile\":\"q\",\"to\":\"new\",\"steps\":[100],\"thresholds\":{\"error_rate\":\"x\"}}",
+                "thresholds.error_rate"},
+            {"{\"profile\":\"q\",\"to\":\"new\",\"steps\":[100]}", "id"},
+        };
+        for (String[] c : cases) {
+            JsonNode e = call("POST", "/admin/rollouts", ADMIN, c[0], 422);
+            assertThat(e.path("error").path("field").asText()).as(c[0]).isEqualTo(c[1]);
+        }
+        JsonNode taken = call("POST", "/admin/rollouts", ADMIN,
+                "{\"id\":\"r\",\"profile\":\"p\",\"to\":\"new\",\"steps\":[100]}", 409);
+        assertThat(taken.path("error").path("code").asText()).isEqualTo("profile_in_rollout");
+        assertThat(AdminCalls.admin(g, "POST", "/admin/rollouts", READER,
+                "{\"id\":\"r\",\"profile\":\"q\",\"to\":\"new\",\"steps\":[100]}").statusCode()).isEqualTo(403);
     }
 }

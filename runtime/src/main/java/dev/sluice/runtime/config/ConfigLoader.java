@@ -610,6 +610,27 @@ public final class ConfigLoader {
         return profile(id, YamlNode.root(definition), deployments);
     }
 
+    /** The fields of a rollout in a configuration file: what {@code POST /admin/rollouts} takes beside its id. */
+    public static final Set<String> ROLLOUT = RolloutSection.ROLLOUT;
+
+    /**
+     * A rollout defined by {@code definition}, the fields of a rollout in a configuration file,
+     * read and checked as the file's are against {@code config} (the admin API's
+     * {@code POST /admin/rollouts}): a known profile, a target among the deployments that the
+     * profile's fallback policy allows, steps increasing, thresholds of the right type. Whether
+     * another rollout already moves the profile is the caller's to ask.
+     *
+     * @throws ConfigException naming the definition's field path ({@code steps[1]}, {@code to})
+     */
+    public static RolloutConfig rollout(String id, JsonNode definition, SluiceConfig config) {
+        Set<String> tenants = new java.util.HashSet<>();
+        config.orgs().values().forEach(o -> tenants.addAll(o.tenants().keySet()));
+        RolloutConfig r = RolloutSection.rollout(id, YamlNode.root(definition), config.deployments(), config.profiles(),
+                tenants);
+        dev.sluice.runtime.rollout.RolloutCompatibility.check(config, r, "to");
+        return r;
+    }
+
     /** The fields of a profile the admin API changes while running ({@link #patchProfile}). */
     public static final Set<String> PROFILE_ROUTING = Set.of("deployments", "routing", "fallback");
 

@@ -125,16 +125,17 @@ public record ProfileConfig(String id, String deployment, String model, Tokenize
     /**
      * This profile as it is sent to {@code deploymentId}: that deployment and its model in place
      * of the first ones, all else alike. The profile itself when {@code deploymentId} is its first.
+     * A deployment the profile does not list (a rollout's target: a rollout may move a profile to a
+     * deployment that is not among its fallbacks) runs the profile's own model, put first.
      */
     public ProfileConfig on(String deploymentId) {
         if (deploymentId.equals(deployment)) {
             return this;
         }
-        ProfileTarget t = target(deploymentId).orElseThrow(() -> new IllegalArgumentException(
-                "deployment: " + deploymentId + " (expected: one of profile " + id + "'s " + targets + ")"));
-        List<ProfileTarget> reordered = new java.util.ArrayList<>(targets.size());
+        ProfileTarget t = target(deploymentId).orElseGet(() -> new ProfileTarget(deploymentId, model, 1));
+        List<ProfileTarget> reordered = new java.util.ArrayList<>(targets.size() + 1);
         reordered.add(t);
-        targets.stream().filter(x -> x != t).forEach(reordered::add);
+        targets.stream().filter(x -> !x.deployment().equals(deploymentId)).forEach(reordered::add);
         return new ProfileConfig(id, t.deployment(), t.model(), tokenizer, cacheReadCountsAgainstInputLimit,
                 defaultMaxOutputTokens, outputReservation, limits, task, reordered, routing, fallback);
     }

@@ -18,7 +18,7 @@ import java.util.Set;
  */
 final class RolloutSection {
 
-    private static final Set<String> ROLLOUT = Set.of("profile", "from", "to", "steps", "interval", "tenants_first",
+    static final Set<String> ROLLOUT = Set.of("profile", "from", "to", "steps", "interval", "tenants_first",
             "sticky", "max_growth_per_minute", "thresholds", "min_requests", "rollback_after", "start");
     private static final Set<String> THRESHOLDS = Set.of("provider_429_rate", "fallback_rate", "error_rate",
             "estimate_error", "p95_latency", "p95_ttft", "p95_queue_wait");
@@ -39,7 +39,7 @@ final class RolloutSection {
         return out;
     }
 
-    private static RolloutConfig rollout(String id, YamlNode n, Map<String, DeploymentConfig> deployments,
+    static RolloutConfig rollout(String id, YamlNode n, Map<String, DeploymentConfig> deployments,
             Map<String, ProfileConfig> profiles, Set<String> tenants) {
         n.requireObject();
         n.allowOnly(ROLLOUT);

@@ -234,6 +234,12 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
                 classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, next, alerts);
     }
 
+    /** This configuration with {@code next} as its rollouts (the admin API adds and removes them). */
+    public SluiceConfig withRollouts(List<RolloutConfig> next) {
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, profiles, orgs, admin, metrics, tracing, next, prices, providerScopes, alerts);
+    }
+
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,

@@ -14,6 +14,10 @@ import dev.sluice.runtime.config.AdminScope;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.KeyConfig;
 import dev.sluice.runtime.config.OrgConfig;
+import dev.sluice.runtime.config.RolloutConfig;
+import dev.sluice.runtime.rollout.RolloutDecision;
+import dev.sluice.runtime.rollout.RolloutJson;
+import dev.sluice.runtime.rollout.RolloutState;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.TeamConfig;
 import dev.sluice.runtime.config.TenantConfig;
@@ -555,6 +559,96 @@ public final class ControlPlane {
         return c.withProfiles(profiles);
     }
 
+    // ---- rollouts ----
+
+    /**
+     * Adds a rollout, {@code definition} holding the fields of a rollout in a configuration file,
+     * checked as the file's are (a known profile, a target its fallback policy allows, steps
+     * increasing, thresholds of the right type). It is pending until started, unless it says
+     * {@code start: immediately}. Admins only: a rollout moves a profile every tenant shares.
+     *
+     * @throws EditRefused 409 when the id is taken or another rollout moves the profile; 422 naming
+     *     the field for a bad definition or id
+     */
+    public synchronized RolloutConfig createRollout(Actor a, String id, JsonNode definition) {
+        requireAdmin(a, "create a rollout");
+        if (!PROFILE_ID.matcher(id).matches()) {
+            throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "id", "id: \"" + id + "\" (expected: letters, "
+                    + "digits, '.', '_', ':' or '-', at most 128, starting with a letter or digit)");
+        }
+        if (config().rollouts().stream().anyMatch(r -> r.id().equals(id))) {
+            throw new EditRefused(EditRefused.Why.CONFLICT, "rollout_exists", "id", "There is a rollout " + id + " already.");
+        }
+        RolloutConfig r;
+        try {
+            r = ConfigLoader.rollout(id, definition, config());
+        } catch (ConfigException e) {
+            throw invalid(e);
+        }
+        Optional<RolloutConfig> other = config().rollouts().stream().filter(o -> o.profile().equals(r.profile())).findFirst();
+        if (other.isPresent()) {
+            throw new EditRefused(EditRefused.Why.CONFLICT, "profile_in_rollout", "profile", "Rollout " + other.get().id()
+                    + " moves profile " + r.profile() + " already; delete it first; nothing was changed.");
+        }
+        ObjectNode state = only(definition, ConfigLoader.ROLLOUT).put("id", id);
+        record(a, "rollout.create", "rollout:" + id, null, state, state, withRollout(config(), r));
+        if (r.startsAtOnce()) {
+            runtime.rollouts().start(id, a.tokenId());
+        }
+        return r;
+    }
+
+    /**
+     * Removes a rollout, the file's or the API's, whatever its status: its profile's requests are
+     * routed by the profile again (to the source first) from the next one. Admins only.
+     *
+     * @throws EditRefused 404 for an unknown rollout
+     */
+    public synchronized RolloutConfig deleteRollout(Actor a, String id) {
+        requireAdmin(a, "delete a rollout");
+        RolloutConfig r = config().rollouts().stream().filter(o -> o.id().equals(id)).findFirst()
+                .orElseThrow(() -> new EditRefused(EditRefused.Why.NOT_FOUND, "unknown_rollout", "rollout",
+                        "No rollout \"" + id + "\" is in force."));
+        ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
+        record(a, "rollout.delete", "rollout:" + id, ControlJson.JSON.createObjectNode().put("id", id)
+                .put("profile", r.profile()).put("to", r.to()), null, state, withoutRollout(config(), id),
+                () -> runtime.rollouts().forget(id));
+        return r;
+    }
+
+    /**
+     * Keeps every decision the rollouts make from now on in the journal ({@code rollout.state}: the
+     * decision with its figures, and the state it left), written on {@code writer} (the journal may
+     * wait on a database; decisions are made on the runtime's tick). Replayed at start and read by
+     * the other replicas' sync, so a rollout's stage, history and decisions survive a restart and
+     * are shared by every replica that shares the journal (its database, or the change relay).
+     * {@code writer} should run the writes in order.
+     */
+    public void journalRolloutDecisions(java.util.concurrent.Executor writer) {
+        runtime.rollouts().onStateChange((d, s) -> writer.execute(() -> recordRolloutState(d, s)));
+    }
+
+    private synchronized void recordRolloutState(RolloutDecision d, RolloutState s) {
+        ObjectNode state = RolloutJson.journalState(d, s);
+        AuditRecord stored = journal.append(new AuditRecord(0, Instant.ofEpochMilli(d.atEpochMillis()), d.by(),
+                "rollout.state", "rollout:" + d.rollout(), ControlJson.text(null),
+                ControlJson.text(RolloutJson.decision(d))), state.toString());
+        if (stored.seq() == seen + 1) {
+            seen = stored.seq();
+        }
+    }
+
+    private static SluiceConfig withRollout(SluiceConfig c, RolloutConfig r) {
+        List<RolloutConfig> rollouts = new ArrayList<>();
+        c.rollouts().stream().filter(o -> !o.id().equals(r.id())).forEach(rollouts::add);
+        rollouts.add(r);
+        return c.withRollouts(rollouts);
+    }
+
+    private static SluiceConfig withoutRollout(SluiceConfig c, String id) {
+        return c.withRollouts(c.rollouts().stream().filter(o -> !o.id().equals(id)).toList());
+    }
+
     // ---- replay and reload ----
 
     /**
@@ -770,6 +864,26 @@ public final class ControlPlane {
                 } catch (ConfigException e) {
                     return c;
                 }
+            }
+            case "rollout.create" -> {
+                String id = s.path("id").asText();
+                try {
+                    RolloutConfig r = ConfigLoader.rollout(id, only(s, ConfigLoader.ROLLOUT), c);
+                    boolean profileFree = c.rollouts().stream().noneMatch(o -> o.profile().equals(r.profile())
+                            && !o.id().equals(id));
+                    return profileFree ? withRollout(c, r) : c;
+                } catch (ConfigException e) {
+                    return c; // a profile or deployment it names was removed from the file since
+                }
+            }
+            case "rollout.delete" -> {
+                String id = s.path("id").asText();
+                runtime.rollouts().forget(id);
+                return withoutRollout(c, id);
+            }
+            case "rollout.state" -> {
+                runtime.rollouts().restore(s.path("id").asText(), RolloutJson.readState(s), RolloutJson.readDecision(s));
+                return c;
             }
             case "profile.delete" -> {
                 String id = s.path("id").asText();

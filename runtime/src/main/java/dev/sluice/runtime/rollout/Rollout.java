@@ -49,6 +49,8 @@ public final class Rollout {
     private boolean pausedByOperator;
     private int failedIntervals;
     private long intervalStartNanos;
+    /** Decisions so far: the version of the state each one leaves. */
+    private long version;
 
     public Rollout(RolloutConfig config) {
         this.config = config;
@@ -74,6 +76,48 @@ public final class Rollout {
 
     public int failedIntervals() {
         return failedIntervals;
+    }
+
+    /** Where it stands now, as the journal keeps it. */
+    public RolloutState state() {
+        return new RolloutState(status, stage, pausedByOperator, failedIntervals, version);
+    }
+
+    /**
+     * Takes {@code state}, left by {@code decision} (on another replica, or before a restart),
+     * when it is later than the state in force, or as late and safer: two replicas that decided
+     * the same interval differently both end on the safer decision (rolled back, then paused, then
+     * the lower stage). The interval in progress restarts from the decision's time, {@code now}
+     * being {@code nowEpochMillis} on the wall clock.
+     *
+     * @return whether it was taken
+     */
+    public boolean restore(RolloutState state, RolloutDecision decision, long now, long nowEpochMillis) {
+        if (state.version() < version || (state.version() == version && !safer(state, state()))) {
+            return false;
+        }
+        status = state.status();
+        stage = Math.min(state.stage(), stages.size() - 1);
+        pausedByOperator = state.pausedByOperator();
+        failedIntervals = state.failedIntervals();
+        version = state.version();
+        long since = Math.max(0, nowEpochMillis - decision.atEpochMillis());
+        intervalStartNanos = now - Math.min(since, config.interval().toMillis()) * 1_000_000;
+        keep(decision);
+        return true;
+    }
+
+    private static boolean safer(RolloutState a, RolloutState b) {
+        int severity = Integer.compare(severity(a.status()), severity(b.status()));
+        return severity > 0 || (severity == 0 && a.stage() < b.stage());
+    }
+
+    private static int severity(Status s) {
+        return switch (s) {
+            case ROLLED_BACK -> 2;
+            case PAUSED -> 1;
+            default -> 0;
+        };
     }
 
     /** Every decision so far, oldest first. */
@@ -212,10 +256,15 @@ public final class Rollout {
             Optional<IntervalFigures> figures) {
         RolloutDecision d = new RolloutDecision(config.id(), epochMillis, a, by, before, stage,
                 inForce().percent(), reason, figures);
+        version++;
+        keep(d);
+        return d;
+    }
+
+    private void keep(RolloutDecision d) {
         if (history.size() == MAX_HISTORY) {
             history.remove(0);
         }
         history.add(d);
-        return d;
     }
 }

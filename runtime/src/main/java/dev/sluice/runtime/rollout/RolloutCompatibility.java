@@ -32,18 +32,22 @@ public final class RolloutCompatibility {
      */
     public static void check(SluiceConfig config) {
         for (RolloutConfig r : config.rollouts()) {
-            ProfileConfig p = config.profiles().get(r.profile());
-            DeploymentConfig from = config.deployments().get(r.from());
-            DeploymentConfig to = config.deployments().get(r.to());
-            String operation = p.task() == ProfileConfig.Task.CHAT ? "openai.chat" : "openai.embeddings";
-            RequestPlan probe = new RequestPlan("rollout-check", operation, new Caller("-", "-", "-", "-"), p,
-                    TrafficClass.INTERACTIVE, Long.MAX_VALUE, new TokenEstimate(1, 0, 0, 1, 1, Tokenizer.O200K_BASE),
-                    false);
-            if (judge(probe, Optional.empty(), p, from, to) instanceof FallbackPolicy.Verdict.Forbidden f) {
-                throw new ConfigException("rollouts." + r.id() + ".to",
-                        "a deployment profile " + p.id() + "'s fallback policy allows",
-                        "\"" + to.id() + "\", forbidden by rule " + f.rule() + ": " + f.reason());
-            }
+            check(config, r, "rollouts." + r.id() + ".to");
+        }
+    }
+
+    /** {@link #check(SluiceConfig)} for one rollout, {@code path} naming its target's field. */
+    public static void check(SluiceConfig config, RolloutConfig r, String path) {
+        ProfileConfig p = config.profiles().get(r.profile());
+        DeploymentConfig from = config.deployments().get(r.from());
+        DeploymentConfig to = config.deployments().get(r.to());
+        String operation = p.task() == ProfileConfig.Task.CHAT ? "openai.chat" : "openai.embeddings";
+        RequestPlan probe = new RequestPlan("rollout-check", operation, new Caller("-", "-", "-", "-"), p,
+                TrafficClass.INTERACTIVE, Long.MAX_VALUE, new TokenEstimate(1, 0, 0, 1, 1, Tokenizer.O200K_BASE),
+                false);
+        if (judge(probe, Optional.empty(), p, from, to) instanceof FallbackPolicy.Verdict.Forbidden f) {
+            throw new ConfigException(path, "a deployment profile " + p.id() + "'s fallback policy allows",
+                    "\"" + to.id() + "\", forbidden by rule " + f.rule() + ": " + f.reason());
         }
     }
 

@@ -18,16 +18,21 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
  * A runtime's rollouts: which side each first attempt of a profile in rollout runs on, the
  * target's figures (it is a {@link RequestEventSink}), the analysis at each interval's end (on
- * the runtime's {@link #tick}), and the operators' commands. Every decision goes to the
- * listeners ({@link #onDecision}). Each rollout is guarded by its own lock: only requests of a
- * profile in rollout, and events of a target, take it.
+ * the runtime's {@link #tick}), and the operators' commands. Every decision this runtime makes
+ * goes to the listeners ({@link #onDecision}) with the state it leaves; a state kept in the
+ * journal (before a restart, or by another replica) is taken back by {@link #restore}. The set of
+ * rollouts follows the configuration in force ({@link #reconcile}): the admin API adds and removes
+ * them. Each rollout is guarded by its own lock: only requests of a profile in rollout, and events
+ * of a target, take it.
  */
 public final class Rollouts implements RequestEventSink {
 
@@ -37,39 +42,108 @@ public final class Rollouts implements RequestEventSink {
         RolloutAnalysis.TargetState of(String deployment);
     }
 
+    /** The rollouts in force, swapped whole by {@link #reconcile}: a request reads one consistent set. */
+    private record InForce(Map<String, Entry> byId, Map<String, Entry> byProfile, Entry[] all,
+            Map<String, Optional<String>> tenantRegions) {}
+
+    /** A state kept in the journal for a rollout this runtime does not hold yet, with its decision. */
+    private record Kept(RolloutState state, RolloutDecision decision) {}
+
     private final NanoClock clock;
     private final TargetStates targets;
-    private final Map<String, Entry> byId = new LinkedHashMap<>();
-    private final Map<String, Entry> byProfile = new HashMap<>();
-    private final Entry[] all;
-    private final Map<String, Optional<String>> tenantRegions = new HashMap<>();
+    private volatile InForce inForce;
+    /** States restored before their rollout was in force (a rollout created through the API, at start), by version. */
+    private final Map<String, TreeMap<Long, Kept>> pending = new HashMap<>();
     private final List<Consumer<RolloutDecision>> listeners = new CopyOnWriteArrayList<>();
+    private final List<BiConsumer<RolloutDecision, RolloutState>> made = new CopyOnWriteArrayList<>();
 
     public Rollouts(SluiceConfig config, NanoClock clock, TargetStates targets) {
         this.clock = clock;
         this.targets = targets;
-        for (RolloutConfig r : config.rollouts()) {
-            Entry e = new Entry(new Rollout(r), config.deployments().get(r.from()), config.deployments().get(r.to()));
-            byId.put(r.id(), e);
-            byProfile.put(r.profile(), e);
-        }
-        this.all = byId.values().toArray(Entry[]::new);
-        config.orgs().values().forEach(o -> o.tenants().values().forEach(
-                (TenantConfig t) -> tenantRegions.put(t.id(), t.region())));
+        this.inForce = build(config, Map.of());
     }
 
     /** Starts the rollouts the file starts at once ({@code start: immediately}). */
     public void startConfigured() {
-        for (Entry e : all) {
-            if (e.rollout.config().startsAtOnce()) {
+        for (Entry e : inForce.all) {
+            if (e.rollout.config().startsAtOnce() && e.rollout.status() == Rollout.Status.PENDING) {
                 command(e.rollout.config().id(), r -> r.start(clock.nanos(), clock.epochMillis(), "config"));
             }
         }
     }
 
-    /** Calls {@code listener} with every decision, on the thread that made it. */
+    /**
+     * Puts in force the rollouts of {@code config}: one it names that is not running is added
+     * (pending, or where a state restored for it puts it); one it no longer names is removed, its
+     * profile's requests routed by the profile again; one whose definition is unchanged keeps its
+     * stage and meters.
+     */
+    public synchronized void reconcile(SluiceConfig config) {
+        InForce next = build(config, inForce.byId);
+        for (Entry e : next.all) {
+            TreeMap<Long, Kept> kept = pending.remove(e.rollout.config().id());
+            if (kept != null) {
+                synchronized (e) {
+                    kept.values().forEach(k -> e.rollout.restore(k.state, k.decision, clock.nanos(), clock.epochMillis()));
+                }
+            }
+        }
+        inForce = next;
+    }
+
+    private InForce build(SluiceConfig config, Map<String, Entry> running) {
+        Map<String, Entry> byId = new LinkedHashMap<>();
+        Map<String, Entry> byProfile = new HashMap<>();
+        for (RolloutConfig r : config.rollouts()) {
+            Entry old = running.get(r.id());
+            Entry e = old != null && old.rollout.config().equals(r) ? old
+                    : new Entry(new Rollout(r), config.deployments().get(r.from()), config.deployments().get(r.to()));
+            byId.put(r.id(), e);
+            byProfile.put(r.profile(), e);
+        }
+        Map<String, Optional<String>> regions = new HashMap<>();
+        config.orgs().values().forEach(o -> o.tenants().values().forEach(
+                (TenantConfig t) -> regions.put(t.id(), t.region())));
+        return new InForce(Map.copyOf(byId), Map.copyOf(byProfile), byId.values().toArray(Entry[]::new),
+                Map.copyOf(regions));
+    }
+
+    /**
+     * Takes the state {@code decision} left on rollout {@code id} (read back from the journal: kept
+     * before a restart, or made by another replica) when it is later than the one in force; held
+     * until the rollout is in force when it is not yet. The decision joins the rollout's history;
+     * the listeners are not told (it was told where it was made).
+     */
+    public synchronized void restore(String id, RolloutState state, RolloutDecision decision) {
+        Entry e = inForce.byId.get(id);
+        if (e == null) {
+            pending.computeIfAbsent(id, k -> new TreeMap<>()).put(state.version(), new Kept(state, decision));
+            return;
+        }
+        synchronized (e) {
+            if (e.rollout.restore(state, decision, clock.nanos(), clock.epochMillis())) {
+                // The interval restarts from the decision: what this replica measured belongs to the one before.
+                e.meter.drain();
+            }
+        }
+    }
+
+    /** Drops what was restored for rollout {@code id} before it was in force: it was deleted. */
+    public synchronized void forget(String id) {
+        pending.remove(id);
+    }
+
+    /** Calls {@code listener} with every decision this runtime makes, on the thread that made it. */
     public void onDecision(Consumer<RolloutDecision> listener) {
         listeners.add(listener);
+    }
+
+    /**
+     * Calls {@code listener} with every decision this runtime makes and the state it leaves, on the
+     * thread that made it: what the journal keeps ({@link #restore} reads it back).
+     */
+    public void onStateChange(BiConsumer<RolloutDecision, RolloutState> listener) {
+        made.add(listener);
     }
 
     /**
@@ -79,7 +153,8 @@ public final class Rollouts implements RequestEventSink {
      * have room for it ({@link ShareMeter}). Every first attempt of the profile is counted.
      */
     Optional<DeploymentConfig> targetFor(RequestPlan plan, Headroom headroom) {
-        Entry e = byProfile.get(plan.profile().id());
+        InForce now = inForce;
+        Entry e = now.byProfile.get(plan.profile().id());
         if (e == null) {
             return Optional.empty();
         }
@@ -93,7 +168,7 @@ public final class Rollouts implements RequestEventSink {
         synchronized (e) {
             RolloutAssignment.Stage stage = e.rollout.inForce();
             boolean assigned = RolloutAssignment.onTarget(stage, listed, slot)
-                    && RolloutCompatibility.judge(plan, tenantRegions.getOrDefault(tenant, Optional.empty()),
+                    && RolloutCompatibility.judge(plan, now.tenantRegions.getOrDefault(tenant, Optional.empty()),
                             plan.profile(), e.from, e.to) instanceof FallbackPolicy.Verdict.Allowed
                     && headroom.has(e.to.id());
             return e.share.take(clock.nanos(), assigned, stage.percentFor(listed), in, out)
@@ -103,7 +178,7 @@ public final class Rollouts implements RequestEventSink {
 
     /** The source of the rollout of {@code profile} after an attempt on its target, if it has one. */
     Optional<DeploymentConfig> sourceAfterTarget(String profile, List<String> tried) {
-        Entry e = byProfile.get(profile);
+        Entry e = inForce.byProfile.get(profile);
         if (e == null || !tried.contains(e.to.id()) || tried.contains(e.from.id())) {
             return Optional.empty();
         }
@@ -112,7 +187,7 @@ public final class Rollouts implements RequestEventSink {
 
     @Override
     public void onAttempt(AttemptEvent event) {
-        for (Entry e : all) {
+        for (Entry e : inForce.all) {
             if (e.to.id().equals(event.deployment())) {
                 synchronized (e) {
                     e.meter.onAttempt(event);
@@ -123,7 +198,7 @@ public final class Rollouts implements RequestEventSink {
 
     @Override
     public void onRequest(RequestEvent event) {
-        for (Entry e : all) {
+        for (Entry e : inForce.all) {
             synchronized (e) {
                 e.meter.onRequest(event);
             }
@@ -133,8 +208,9 @@ public final class Rollouts implements RequestEventSink {
     /** Judges every rollout whose interval has ended or already breached. Called on the runtime's tick. */
     public void tick() {
         long now = clock.nanos();
-        for (Entry e : all) {
+        for (Entry e : inForce.all) {
             RolloutDecision d;
+            RolloutState after;
             synchronized (e) {
                 if (!e.rollout.intervalDue(now) && !e.rollout.breachedEarly(e.meter.peek())) {
                     continue;
@@ -143,11 +219,11 @@ public final class Rollouts implements RequestEventSink {
                 RolloutAnalysis.TargetState state = targets.of(e.to.id());
                 d = e.rollout.onInterval(now, clock.epochMillis(), e.meter.drain(),
                         percent -> RolloutAnalysis.noRoom(e.to.id(), state, demand, percent));
+                after = e.rollout.state();
             }
-            tell(d);
+            tell(d, after);
         }
     }
-
     /** Starts rollout {@code id}. @throws NoSuchElementException for an unknown one, IllegalStateException when it cannot */
     public RolloutDecision start(String id, String by) {
         return command(id, r -> r.start(clock.nanos(), clock.epochMillis(), by));
@@ -175,12 +251,23 @@ public final class Rollouts implements RequestEventSink {
     /** What each rollout is doing now, in the file's order. */
     public List<RolloutView> inspect() {
         List<RolloutView> out = new ArrayList<>();
-        for (Entry e : all) {
+        for (Entry e : inForce.all) {
             synchronized (e) {
                 out.add(RolloutView.of(e.rollout));
             }
         }
         return out;
+    }
+
+    /** The target's share in force in rollout {@code id}, of tenants not listed first; empty for an unknown one. */
+    public java.util.OptionalDouble percent(String id) {
+        Entry e = inForce.byId.get(id);
+        if (e == null) {
+            return java.util.OptionalDouble.empty();
+        }
+        synchronized (e) {
+            return java.util.OptionalDouble.of(e.rollout.inForce().percent());
+        }
     }
 
     /** Rollout {@code id} now. @throws NoSuchElementException for an unknown one */
@@ -194,27 +281,38 @@ public final class Rollouts implements RequestEventSink {
     private RolloutDecision command(String id, Function<Rollout, RolloutDecision> c) {
         Entry e = entry(id);
         RolloutDecision d;
+        RolloutState after;
         synchronized (e) {
             d = c.apply(e.rollout);
+            after = e.rollout.state();
         }
-        tell(d);
+        tell(d, after);
         return d;
     }
 
     private Entry entry(String id) {
+        Map<String, Entry> byId = inForce.byId;
         Entry e = byId.get(id);
         if (e == null) {
-            throw new NoSuchElementException("rollout: \"" + id + "\" (expected: one of " + byId.keySet() + ")");
+            throw new NoSuchElementException("rollout: \"" + id + "\" (expected: one of "
+                    + new java.util.TreeSet<>(byId.keySet()) + ")");
         }
         return e;
     }
 
-    private void tell(RolloutDecision d) {
+    private void tell(RolloutDecision d, RolloutState after) {
         for (Consumer<RolloutDecision> l : listeners) {
             try {
                 l.accept(d);
             } catch (RuntimeException ex) {
                 // a listener's failure must not stop the rollout or the other listeners
+            }
+        }
+        for (BiConsumer<RolloutDecision, RolloutState> l : made) {
+            try {
+                l.accept(d, after);
+            } catch (RuntimeException ex) {
+                // the journal's failure must not stop the rollout: the state is in force here
             }
         }
     }

@@ -199,10 +199,10 @@ final class SluiceStrategy implements Strategy {
         }
         adaptiveEvents.forEach((k, v) -> out.put("adaptive_events_" + k, v));
         out.putAll(rolloutFigures);
-        replicas.get(0).runtime.rollouts().ifPresent(rs -> rs.inspect().forEach(v -> {
+        replicas.get(0).runtime.rollouts().inspect().forEach(v -> {
             out.put("rollout_" + v.id() + "_final_percent", Math.round(v.percent()));
             out.put("rollout_" + v.id() + "_final_" + v.status().wireName(), 1L);
-        }));
+        });
         for (Replica r : replicas) {
             r.runtime.adaptive().ifPresent(a -> {
                 for (var snap : a.snapshots()) {
@@ -256,7 +256,7 @@ final class SluiceStrategy implements Strategy {
             runtime.adaptive().ifPresent(a -> a.addListener(e -> adaptiveEvents.merge(e.getClass().getSimpleName(), 1L,
                     Long::sum)));
             if (index == 0) {
-                runtime.rollouts().ifPresent(rs -> rs.onDecision(this::recordRollout));
+                runtime.rollouts().onDecision(this::recordRollout);
             }
             long interval = AdaptiveControllers.TICK_INTERVAL.toNanos();
             Runnable[] tick = new Runnable[1];
