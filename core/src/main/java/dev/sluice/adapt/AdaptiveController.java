@@ -113,6 +113,8 @@ public final class AdaptiveController implements DeploymentGuard {
     private long lastLimitFigureNanos = Long.MIN_VALUE;
     private long lastEvaluationNanos;
     private long ceilingCheckedNanos;
+    /** When an answer last came while the ramp was the tighter ceiling: no ceiling is learned from that window. */
+    private long rampBoundNanos = Long.MIN_VALUE / 2;
     private ModePolicy.Readings readings = new ModePolicy.Readings(1, 0, 0, 0);
 
     private record ModeState(Mode mode, long sinceNanos) {}
@@ -301,6 +303,11 @@ public final class AdaptiveController implements DeploymentGuard {
             Limits limits = limits();
             Outcome outcome = Outcome.of(signal);
             double relative = relativeFactor(now, limits);
+            double rampFraction = ramp.fraction(now);
+            boolean rampBinds = !ramp.complete(now) && rampFraction < minMultiplier();
+            if (rampBinds) {
+                rampBoundNanos = now;
+            }
             if (outcome == Outcome.SUCCESS) {
                 // The provider answers again: probing is over.
                 probe.set(null);
@@ -318,7 +325,12 @@ public final class AdaptiveController implements DeploymentGuard {
                 }
                 case LIMITED -> {
                     gauge.limited(now, relative);
-                    ramp.record(true, latency, now);
+                    // The tighter of the two ceilings held the rate, so it owns the refusal: counted
+                    // against the ramp's stage only while the ramp binds, and cutting the multiplier
+                    // (or teaching a ceiling) only while the multiplier does. Counting each refusal
+                    // against both sent a cold start back down the ramp while its multiplier was
+                    // cut to the floor for the same 429.
+                    ramp.record(rampBinds, rampBinds ? latency : 0, now);
                     List<Dimension> named = named(signal, limits);
                     if (now - latency > lastCutNanos) {
                         lastCutNanos = now;
@@ -326,11 +338,15 @@ public final class AdaptiveController implements DeploymentGuard {
                         if (trafficClass.map(this::servedWhileShedding).orElse(true)) {
                             servedRefusals.add(now);
                         }
-                        // An overload is the provider's shared capacity, not our limit: nothing to learn a ceiling from.
-                        if (headerless(now) && signal.status() == SignalStatus.RATE_LIMITED) {
-                            learnCeiling(now);
+                        if (rampBinds && ramp.stage() == ramp.config().lastStage()) {
+                            handOver(named, rampFraction, now, events);
+                        } else if (!rampBinds) {
+                            // An overload is the provider's shared capacity, not our limit: nothing to learn a ceiling from.
+                            if (headerless(now) && signal.status() == SignalStatus.RATE_LIMITED) {
+                                learnCeiling(now);
+                            }
+                            cut(named);
                         }
-                        cut(named);
                     }
                     long pauseNanos = limitedPauseNanos(signal, limits);
                     String cause = cause(signal, limits);
@@ -512,14 +528,43 @@ public final class AdaptiveController implements DeploymentGuard {
         }
     }
 
+    /**
+     * A refusal met the ramp's last stage while it climbed: the ramp ends, and the multiplier takes
+     * over one cut below the fraction the ramp had reached (the rate actually in force), so the
+     * deployment goes on from there by the multiplier's additive climb instead of stepping back a
+     * stage and climbing the ramp again.
+     */
+    private void handOver(List<Dimension> named, double rampFraction, long now, List<AdaptiveEvent> events) {
+        MultiplierConfig c = config.multiplier();
+        double from = MultiplierPolicy.decrease(rampFraction, c);
+        Dimension[] which = c.perDimension() ? named.toArray(Dimension[]::new) : RATES;
+        for (Dimension d : which) {
+            multiplier[d.ordinal()] = Math.min(multiplier[d.ordinal()], from);
+        }
+        ramp.finish(String.format(Locale.ROOT, "429 at %.2f of the limit on the last stage: the multiplier takes over",
+                rampFraction), now).ifPresent(step -> events.add(new RampChanged(deployment, step)));
+    }
+
+    /**
+     * Lowers the headerless ceiling from the window's evidence, never below the multiplier's floor
+     * (the 5% step per refusal took it there and beyond), and never from a window the ramp held:
+     * its answers went out at the ramp's pace, so their successful share measures the stage, not
+     * the provider's limit (a cold start's first 429 at the ramp's second stage set a ceiling of
+     * 0.2 that took the rest of the run to climb back).
+     */
     private void learnCeiling(long now) {
         SignalWindow.Stats s = gauge.stats(now);
         if (s.answers() < config.window().minSamples()) {
             return;
         }
+        long window = config.window().length().toNanos();
+        if (now - rampBoundNanos < window) {
+            return;
+        }
         double estimate = MultiplierPolicy.ceilingEstimate(s.meanFactor(), s.successes(), s.limited(),
                 config.multiplier().floor());
-        ceiling = Math.min(ceiling * config.headerless().ceilingDecrease(), estimate);
+        ceiling = Math.max(config.multiplier().floor(),
+                Math.min(ceiling * config.headerless().ceilingDecrease(), estimate));
         ceilingCheckedNanos = now;
         for (Dimension d : RATES) {
             multiplier[d.ordinal()] = Math.min(multiplier[d.ordinal()], ceiling);

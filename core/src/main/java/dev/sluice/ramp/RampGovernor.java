@@ -162,6 +162,22 @@ public final class RampGovernor {
         return step;
     }
 
+    /**
+     * Ends the ramp at once: the last stage at its full fraction. Used when a refusal meets the last
+     * stage while it climbs: the last stage is the configured limit, so a refusal there says the
+     * limit in force is lower than configured, which the multiplier learns, not that the
+     * deployment was woken too fast. Stepping back instead kept a deployment whose real limit lay
+     * below the configured one between the last two stages for good. No move when already complete.
+     */
+    public Optional<RampStep> finish(String reason, long now) {
+        if (!config.enabled() || complete(now)) {
+            return Optional.empty();
+        }
+        Optional<RampStep> step = moveTo(config.lastStage(), reason, now);
+        anchor = config.stage(config.lastStage());
+        return step;
+    }
+
     private Optional<RampStep> moveTo(int to, String reason, long now) {
         int from = stage;
         double current = fraction(now);

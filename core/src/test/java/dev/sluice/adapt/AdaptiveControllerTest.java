@@ -241,6 +241,80 @@ class AdaptiveControllerTest {
         return c;
     }
 
+    // ---- which ceiling owns a refusal: the ramp or the multiplier ----
+
+    /** A controller with the default ramp, answered clean until its second stage (0.25) is reached. */
+    private AdaptiveController atTheRampsSecondStage(QuotaGovernor g) {
+        AdaptiveController c = attach(g, AdaptiveConfig.defaults(), 0.5);
+        for (int i = 0; i < 10; i++) {
+            c.onSignal(Signals.success(), 100 * MS);
+        }
+        clock.advanceMillis(5_000);
+        c.tick();
+        clock.advanceMillis(20_000);
+        // Nine more: twenty answers in the window, one short of judging the stage.
+        for (int i = 0; i < 9; i++) {
+            c.onSignal(Signals.success(), 100 * MS);
+        }
+        assertThat(c.snapshot().rampStage()).isEqualTo(1);
+        assertThat(c.snapshot().rampFraction()).isCloseTo(0.25, within(1e-9));
+        return c;
+    }
+
+    @Test
+    void aRefusalWhileTheRampBindsIsTheRampsAndCutsNeitherTheMultiplierNorTheCeiling() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = atTheRampsSecondStage(g);
+        clock.advanceMillis(10);
+        c.onSignal(Signals.limited(), 0);
+        // Sent at the ramp's pace, a quarter of the limit: the successful share would teach a ceiling of 0.25.
+        assertThat(c.snapshot().ceiling()).isEqualTo(1.0);
+        assertThat(c.snapshot().multipliers()).containsEntry(Dimension.REQUESTS, 1.0);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.25, within(1e-9));
+    }
+
+    @Test
+    void refusalsWhileTheRampBindsSendItBackAStage() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = atTheRampsSecondStage(g);
+        clock.advanceMillis(10);
+        c.onSignal(Signals.limited(), 0);
+        clock.advanceMillis(10);
+        c.onSignal(Signals.limited(), 0);
+        clock.advanceMillis(1_000);
+        c.tick();
+        assertThat(c.snapshot().rampStage()).isZero();
+        assertThat(c.snapshot().multipliers()).containsEntry(Dimension.REQUESTS, 1.0);
+    }
+
+    @Test
+    void aRefusalOnTheLastStageEndsTheRampAndTheMultiplierTakesOverOneCutBelowWhereItWas() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, AdaptiveConfig.defaults(), 0.5);
+        // Through the first three stages, clean.
+        for (int stage = 0; stage < 3; stage++) {
+            for (int i = 0; i < 10; i++) {
+                c.onSignal(Signals.success(), 100 * MS);
+            }
+            clock.advanceMillis(30_000);
+            c.tick();
+        }
+        assertThat(c.snapshot().rampStage()).isEqualTo(3);
+        // Half way up the last climb: 0.5 + 0.8 x 15 s / 60 s = 0.70.
+        clock.advanceMillis(15_000);
+        double reached = c.snapshot().rampFraction();
+        assertThat(reached).isCloseTo(0.70, within(1e-9));
+        c.onSignal(Signals.limited(), 0);
+
+        assertThat(c.snapshot().rampFraction()).isEqualTo(1.0);
+        assertThat(c.snapshot().ceiling()).isEqualTo(1.0);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.70 * 0.65, within(1e-9));
+        assertThat(eventsOf(RampChanged.class).getLast().step().toStage()).isEqualTo(3);
+        // From there the multiplier climbs by its successes, not by the ramp's minute-long stages.
+        c.onSignal(Signals.success(), 100 * MS);
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.70 * 0.65 + 0.03, within(1e-9));
+    }
+
     @Test
     void theHeaderlessCeilingClimbsInBrownoutWhileAnswersAreClean() {
         AdaptiveController c = withLearnedCeiling(governor(LIMITS));

@@ -46,6 +46,23 @@ class RampGovernorTest {
     }
 
     @Test
+    void finishingEndsTheRampAtTheFullFractionAtOnceAndOnlyOnce() {
+        RampGovernor ramp = new RampGovernor(config, 0);
+        ramp.join(config.lastStage() - 1, 0);
+        answers(ramp, 10, 0, LATENCY, 2 * S);
+        ramp.evaluate(5 * S, true);
+        assertThat(ramp.complete(6 * S)).isFalse();
+
+        assertThat(ramp.finish("429 on the last stage", 6 * S)).hasValueSatisfying(s -> {
+            assertThat(s.toStage()).isEqualTo(config.lastStage());
+            assertThat(s.reason()).isEqualTo("429 on the last stage");
+        });
+        assertThat(ramp.complete(6 * S)).isTrue();
+        assertThat(ramp.fraction(6 * S)).isEqualTo(1.0);
+        assertThat(ramp.finish("again", 7 * S)).isEmpty();
+    }
+
+    @Test
     void aCleanStageAdvancesAfterFiveSecondsAndTenAnswers() {
         RampGovernor ramp = new RampGovernor(config, 0);
         answers(ramp, 10, 0, LATENCY, 2 * S);

@@ -72,6 +72,25 @@ class AdaptiveSimulationTest {
         assertThat(sim.throughput(240, 300)).as(timeline).isGreaterThan(0.9 * CAPACITY);
     }
 
+    /**
+     * Without limit figures, a refusal met while the ramp held the rate once taught a headerless
+     * ceiling from the ramp's own pace (a quarter of the limit) and the deployment spent the rest
+     * of the run climbing back at 5% a minute. The refusal is the ramp's: it steps back and climbs
+     * again, and the deployment ends at the full rate.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3})
+    void aHeaderlessColdStartWhoseRampMeetsRefusalsStillEndsAtTheFullRate(long seed) {
+        SimProvider provider = new SimProvider(RPM, TPM, false, true, seed);
+        Simulation sim = new Simulation(seed, RPM, TPM, provider, AdaptiveConfig.defaults(), 300)
+                .arrivals(t -> t < 20 ? 0 : 1.5 * CAPACITY)
+                .run(300);
+        String timeline = sim.timeline(300, 10);
+        assertThat(sim.violations()).as(timeline).isEmpty();
+        assertThat(sim.controller.snapshot().ceiling()).as(timeline).isGreaterThan(0.9);
+        assertThat(sim.throughput(240, 300)).as(timeline).isGreaterThan(0.9 * CAPACITY);
+    }
+
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3})
     void withoutTheRampTheSameColdStartBurstsInto429s(long seed) {
