@@ -56,8 +56,28 @@ public final class OwnRedisServer implements AutoCloseable {
         process = p;
     }
 
+    /**
+     * Stops the server (SIGSTOP) without closing its sockets, as a stalled host or a long pause
+     * would: connections stay open and calls get no answer until {@link #resume}.
+     */
+    public void pause() throws Exception {
+        signal("-STOP");
+    }
+
+    /** Lets a {@link #pause paused} server run again (SIGCONT); it then answers what it was sent meanwhile. */
+    public void resume() throws Exception {
+        signal("-CONT");
+    }
+
+    private void signal(String which) throws Exception {
+        Process kill = new ProcessBuilder("kill", which, Long.toString(process.pid())).redirectErrorStream(true).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new IllegalStateException("kill " + which + " " + process.pid() + " failed");
+        }
+    }
+
     /** Kills the server as a crash would (SIGKILL) and waits until it is gone. */
-    void kill() {
+    public void kill() {
         process.destroyForcibly();
         try {
             process.waitFor(20, TimeUnit.SECONDS);
