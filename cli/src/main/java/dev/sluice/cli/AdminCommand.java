@@ -224,7 +224,7 @@ final class AdminCommand {
             case "reload" -> {
                 Args.parse(options);
                 yield c.call("POST", "/admin/reload", null, r -> "reloaded " + r.path("reloaded").asText() + " ("
-                        + r.path("keys").asInt() + " keys)");
+                        + r.path("keys").asInt() + " keys)" + restartNote(r.path("needs_restart")));
             }
             case "explain" -> {
                 Args.parse(options);
@@ -530,5 +530,15 @@ final class AdminCommand {
             }
             return Optional.of(json);
         }
+    }
+
+    /** The settings a reload could not put in force, on a line of their own; nothing when there are none. */
+    private static String restartNote(JsonNode fields) {
+        if (fields.isEmpty()) {
+            return "";
+        }
+        List<String> names = new ArrayList<>();
+        fields.forEach(f -> names.add(f.asText()));
+        return "\nneeds_restart: " + String.join(", ", names) + " (read only at start, kept as running until a restart)";
     }
 }

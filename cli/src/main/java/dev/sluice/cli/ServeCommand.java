@@ -49,6 +49,7 @@ final class ServeCommand {
             err.println(file + ": " + e.getMessage());
             return 2;
         }
+        SluiceConfig asRead = config;
         var port = args.integer("--port", 0, 65535);
         if (port.isPresent()) {
             config = config.withServer(config.server().withPort(port.get()));
@@ -93,6 +94,8 @@ final class ServeCommand {
             err.println("sluice serve: " + cause.getMessage());
             return 1;
         }
+        // A reload compares the file with itself as read now, not with --port's override.
+        g.control().startedFrom(asRead);
         if (shared[0] != null) {
             // The replicas decide as one governor: queued demand and modes exchanged off the request path.
             FleetView view = FleetView.start(shared[0], g.governor(),
@@ -106,8 +109,13 @@ final class ServeCommand {
                 + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
         Runnable reload = () -> {
             try {
-                SluiceConfig now = g.control().reloadFile(Actor.CONFIG);
+                var done = g.control().reloadFile(Actor.CONFIG);
+                SluiceConfig now = done.config();
                 out.println("sluice serve: reloaded " + now.sourceName() + " (" + now.keys().size() + " keys)");
+                if (!done.needsRestart().isEmpty()) {
+                    err.println("sluice serve: needs_restart: " + String.join(", ", done.needsRestart())
+                            + " changed in " + now.sourceName() + "; read only at start, kept as running until a restart");
+                }
             } catch (EditRefused e) {
                 err.println("sluice serve: reload refused: " + e.getMessage());
             }

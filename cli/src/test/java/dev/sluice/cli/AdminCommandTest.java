@@ -122,6 +122,11 @@ class AdminCommandTest {
         assertThat(set.out()).isEqualTo("profile q  routing weight  deployments e=gpt-4o:3, d=gpt-4o-mini:1  fallback "
                 + "interactive max_cost_ratio 1.5\n");
         assertThat(admin("sla-cli-read", "profile", "q").out()).contains("\n  e  openai  model gpt-4o  weight 3  region -");
+        Run unbounded = admin("sla-cli-admin", "profile-set", "q", "--max-cost-ratio", "none");
+        assertThat(unbounded.err()).isEmpty();
+        assertThat(unbounded.out()).as("the bound removed").doesNotContain("max_cost_ratio");
+        assertThat(gateway.runtime().config().profiles().get("q").fallback().maxCostRatio())
+                .isEqualTo(Double.POSITIVE_INFINITY);
         Run bad = admin("sla-cli-admin", "profile-set", "q", "--deployments", "e,nowhere");
         assertThat(bad.status()).isEqualTo(1);
         assertThat(bad.err()).startsWith("sluice admin: 422 ").contains("[field deployments[1]]");

@@ -40,7 +40,9 @@ import org.openqa.selenium.support.ui.WebDriverWait;
  * the page from a demo gateway under the demo's traffic (plus a tenant named
  * {@code <img src=x onerror=alert(1)>} and a pause whose reason is {@code <script>alert(1)</script>}),
  * with the read token in the URL fragment. Each of the seven
- * questions and the deployments show the numbers the admin API's JSON holds; the hostile tenant
+ * questions, the spend against money caps (a tenant with {@code daily_cost} and {@code monthly_cost},
+ * dear prices, answered requests) and the deployments show the numbers the admin API's JSON
+ * holds; the hostile tenant
  * name is text; the read token's pause is refused and nothing is paused. A screenshot is kept
  * at {@code target/dashboard.png}. Skipped, saying so, where chromium or chromedriver is absent
  * (.ci/run installs both).
@@ -53,6 +55,8 @@ class DashboardBrowserTest {
     static final String HOSTILE = "<img src=x onerror=alert(1)>";
     /** A pause reason (free text). */
     static final String HOSTILE_REASON = "<script>alert(1)</script>";
+    /** The secret of a key of a tenant with money caps, for the spend table. */
+    static final String KEY_BUDGET = "sk-demo-budget";
     static final ObjectMapper JSON = new ObjectMapper();
     static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -73,13 +77,20 @@ class DashboardBrowserTest {
                         + " the dashboard is not checked in a browser here");
         Vertx vertx = Vertx.vertx();
         DemoStack stack = DemoStack.start(vertx, 0, 0, 1, false, new PrintStream(PrintStream.nullOutputStream()),
-                yaml -> yaml + """
+                // Dear tokens ($1,000 and $4,000 per million on openai-main), so a few requests spend whole cents.
+                yaml -> "prices:\n  openai-main: { input: 1000, output: 4000 }\n" + yaml + """
                               "%s":
                                 teams:
                                   xss:
                                     keys:
                                       xss-key: { secret: "sk-demo-xss", class: interactive }
-                        """.formatted(HOSTILE));
+                              budgeted:
+                                limits: { daily_cost: 5, monthly_cost: 100 }
+                                teams:
+                                  ops:
+                                    keys:
+                                      budget-key: { secret: "%s", class: interactive }
+                        """.formatted(HOSTILE, KEY_BUDGET));
         Gateway g = stack.gateway();
         String admin = g.admin().orElseThrow().baseUrl();
         List<DemoTraffic.Client> clients = new ArrayList<>(DemoTraffic.defaults());
@@ -98,6 +109,19 @@ class DashboardBrowserTest {
                         HttpResponse.BodyHandlers.discarding()));
             }
             assertThat(burst.stream().map(f -> f.join().statusCode()).filter(st -> st == 429).count()).isPositive();
+            // Spend against the budgeted tenant's caps: answered requests settle their cost on its bucket.
+            // The demo's provider answers some requests 429 (charged nothing): asked until three are answered.
+            int answered = 0;
+            for (int i = 0; i < 30 && answered < 3; i++) {
+                HttpResponse<String> spent = HTTP.send(HttpRequest.newBuilder(URI.create(g.baseUrl() + "/v1/chat/completions"))
+                        .header("authorization", "Bearer " + KEY_BUDGET).header("content-type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString("{\"model\":\"fast-chat\",\"max_tokens\":50,"
+                                + "\"messages\":[{\"role\":\"user\",\"content\":\"what does a budget hold?\"}]}")).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(spent.statusCode()).as(spent.body()).isIn(200, 429);
+                answered += spent.statusCode() == 200 ? 1 : 0;
+            }
+            assertThat(answered).isPositive();
             log("stack up, refusals made");
             HttpResponse<String> paused = HTTP.send(HttpRequest.newBuilder(URI.create(admin + "/admin/pauses"))
                     .header("authorization", "Bearer sla-demo-admin").header("content-type", "application/json")
@@ -148,6 +172,25 @@ class DashboardBrowserTest {
             Files.writeString(Path.of("target", "dashboard-state.json"), s.toPrettyString());
             assertThat(s.path("bottlenecks").size()).as("acme is over its rate: refusals, with a deciding bucket")
                     .isPositive();
+            // The spend table: the budgeted tenant's row, in dollars, against its caps, as the API holds them.
+            JsonNode budget = null;
+            for (JsonNode sp : s.path("spend")) {
+                if (sp.path("scope").asText().equals("tenant:budgeted")) {
+                    budget = sp;
+                }
+            }
+            assertThat(budget).as("spend[] holds the budgeted tenant: " + s.path("spend")).isNotNull();
+            assertThat(budget.path("today").path("cap_usd").asDouble()).isEqualTo(5.0);
+            assertThat(budget.path("month").path("cap_usd").asDouble()).isEqualTo(100.0);
+            assertThat(budget.path("today").path("spent_usd").asDouble()).as("answered requests at these prices")
+                    .isGreaterThan(0.005);
+            assertThat(budget.path("month").path("spent_usd").asDouble()).isEqualTo(budget.path("today").path("spent_usd")
+                    .asDouble());
+            WebElement spendRow = b.findElement(By.cssSelector("#spend tr[data-key='tenant:budgeted']"));
+            assertThat(spendRow.findElement(By.cssSelector("td[data-field='today']")).getText())
+                    .isEqualTo(dollars(budget.path("today"))).endsWith(" of $5.00");
+            assertThat(spendRow.findElement(By.cssSelector("td[data-field='month']")).getText())
+                    .isEqualTo(dollars(budget.path("month"))).endsWith(" of $100.00");
             assertThat(text(b, "bottleneck-top")).isEqualTo(s.path("bottlenecks").path(0).path("scope").asText() + " "
                     + s.path("bottlenecks").path(0).path("limiter").asText());
 
@@ -241,6 +284,19 @@ class DashboardBrowserTest {
         same(out, d, "#q-cache", s.path("cache_reads"), "deployment", "uncounted_per_minute", "counted_per_minute",
                 "input_limit_per_minute");
         same(out, d, "#borrow-classes", s.path("borrowing").path("classes"), "class", "requests", "borrowed");
+        List<Map<String, Object>> spend = rows(d, "#spend");
+        for (JsonNode sp : s.path("spend")) {
+            String scope = sp.path("scope").asText();
+            Map<String, Object> row = spend.stream().filter(r -> scope.equals(r.get("key"))).findFirst().orElse(null);
+            if (row == null) {
+                out.add("#spend: no row " + scope);
+                continue;
+            }
+            @SuppressWarnings("unchecked")
+            Map<String, Object> cells = (Map<String, Object>) row.get("cells");
+            expect(out, "#spend " + scope + " today", dollars(sp.path("today")), String.valueOf(cells.get("today")));
+            expect(out, "#spend " + scope + " month", dollars(sp.path("month")), String.valueOf(cells.get("month")));
+        }
         for (JsonNode dep : s.path("deployments")) {
             String card = "article[data-deployment='" + dep.path("deployment").asText() + "']";
             for (String f : new String[] {"mode", "provider_429s", "attempts"}) {
@@ -251,6 +307,21 @@ class DashboardBrowserTest {
             same(out, d, card + " table.classes", dep.path("classes"), "class", "requests", "queued", "max_wait_ms");
         }
         return out;
+    }
+
+    /**
+     * A spend cell as the page writes it: "$spent of $cap" to the cent, rounded as JavaScript's
+     * {@code toFixed(2)} rounds (the exact value of the double, a tie upwards), "-" without that cap.
+     */
+    static String dollars(JsonNode part) {
+        if (part.isMissingNode() || part.isNull()) {
+            return "-";
+        }
+        return "$" + cents(part.path("spent_usd").asDouble()) + " of $" + cents(part.path("cap_usd").asDouble());
+    }
+
+    static String cents(double usd) {
+        return new java.math.BigDecimal(usd).setScale(2, java.math.RoundingMode.HALF_UP).toPlainString();
     }
 
     static void same(List<String> out, WebDriver d, String table, JsonNode items, String key, String... fields) {

@@ -137,8 +137,9 @@ public final class SluiceRuntime {
      * the current one (or throws, and nothing changes); the governor takes its limits, weights and
      * guarantees in place (reservations in flight keep what they hold and settle against the same
      * buckets; a lowered limit applies to the next admission), then whoever listens (the gateway's
-     * key ring) sees it. Changes are serialised. Deployments and model profiles stay those the
-     * runtime was built with, but for their limits: their connections and estimators are made once.
+     * key ring) sees it. Changes are serialised. Model profiles may come and go; deployments stay
+     * those the runtime was built with, but for their limits: their connections, retry budgets and
+     * adaptive controllers are made once.
      *
      * @return the configuration now in force
      * @throws IllegalArgumentException when the next configuration has other deployments or profiles

@@ -377,9 +377,13 @@ final class ManagementRoutes {
 
     private void reload(AdminExchange x) {
         change(x, 200, () -> {
-            SluiceConfig c = control.reloadFile(actor(x));
-            return AdminExchange.JSON.createObjectNode().put("reloaded", c.sourceName()).put("orgs", c.orgs().size())
-                    .put("tenants", c.tenants().size()).put("keys", c.keys().size());
+            ControlPlane.Reload done = control.reloadFile(actor(x));
+            SluiceConfig c = done.config();
+            ObjectNode out = AdminExchange.JSON.createObjectNode().put("reloaded", c.sourceName()).put("orgs", c.orgs().size())
+                    .put("tenants", c.tenants().size()).put("keys", c.keys().size()).put("profiles", c.profiles().size());
+            // What the file changes that this process read at start, kept as running until a restart.
+            done.needsRestart().forEach(out.putArray("needs_restart")::add);
+            return out;
         });
     }
 

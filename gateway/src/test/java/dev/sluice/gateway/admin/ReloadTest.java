@@ -86,6 +86,35 @@ class ReloadTest {
     }
 
     @Test
+    void settingsReadOnlyAtStartAreKeptAsRunningAndNamedAsNeedingARestart() throws Exception {
+        Files.writeString(file, YAML.replace("WEIGHT", "2").replace("server: { port: 0 }",
+                "server: { port: 0, upstream_timeout: 5s }").replace("127.0.0.1:1", "127.0.0.1:3"));
+
+        HttpResponse<String> r = reload("sla-reload-admin");
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(weight()).as("the rest is in force").isEqualTo(2.0);
+        assertThat(AdminCalls.json(r).path("needs_restart")).extracting(com.fasterxml.jackson.databind.JsonNode::asText)
+                .containsExactly("server.upstream_timeout", "deployments.d.base_url");
+        assertThat(gateway.runtime().config().deployments().get("d").baseUrl().toString()).isEqualTo("http://127.0.0.1:1");
+        assertThat(gateway.runtime().config().server().upstreamTimeout()).isNotEqualTo(java.time.Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aProfilesRoutingInTheFileIsPutInForce() throws Exception {
+        Files.writeString(file, YAML.replace("WEIGHT", "1").replace("profiles: { p: { deployment: d, model: gpt-4o-mini } }",
+                "profiles: { p: { deployment: d, model: gpt-4o-mini, fallback: { classes: [critical], max_cost_ratio: 2 } } }"));
+
+        HttpResponse<String> r = reload("sla-reload-admin");
+
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        var fallback = gateway.runtime().config().profiles().get("p").fallback();
+        assertThat(fallback.maxCostRatio()).isEqualTo(2.0);
+        assertThat(fallback.classes()).containsExactly(dev.sluice.governor.TrafficClass.CRITICAL);
+        assertThat(AdminCalls.json(r).path("needs_restart")).isEmpty();
+    }
+
+    @Test
     void aReloadPutsTheFilesAdminTokensInForce() throws Exception {
         Files.writeString(file, YAML.replace("WEIGHT", "1").replace("v: { scope: read, token: \"sla-reload-read\" }",
                 "w: { scope: read, token: \"sla-reload-read-2\" }"));

@@ -56,6 +56,8 @@ public final class ControlPlane {
     private final SecureRandom random = new SecureRandom();
     /** The file's configuration (as last loaded or reloaded) that the journal is folded over. */
     private SluiceConfig seed;
+    /** The file as read at start, before overrides: what a reload compares its start-only settings with. */
+    private SluiceConfig started;
     /** The latest journal change this process has in force. */
     private long seen;
 
@@ -69,6 +71,7 @@ public final class ControlPlane {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.journal = Objects.requireNonNull(journal, "journal");
         this.seed = runtime.config();
+        this.started = runtime.config();
     }
 
     /** The configuration in force. */
@@ -684,16 +687,43 @@ public final class ControlPlane {
     }
 
     /**
-     * Reads the configuration file again and puts its key tree and its profiles' and deployments'
-     * limits, its prices and its admin tokens in force, all at once or (on any error) not at all; the
-     * journal is replayed over it, so changes made through the API still win for what they touched.
-     * Other sections (listeners, store, ledger, class policies, deployments' addresses) need a
-     * restart and are kept as running.
+     * What a reload put in force, and what it could not.
      *
-     * @throws EditRefused 422 naming the file's path and field when it does not validate, or when it
-     *     adds or removes a deployment or profile; 409 when the configuration was not read from a file
+     * @param config the configuration now in force
+     * @param needsRestart the field paths of settings the file changes that are read only at start
+     *     ({@code server.port}, {@code deployments.<id>.base_url} ...): kept as running until a restart
      */
-    public synchronized SluiceConfig reloadFile(Actor a) {
+    public record Reload(SluiceConfig config, List<String> needsRestart) {
+        public Reload {
+            Objects.requireNonNull(config, "config");
+            needsRestart = List.copyOf(needsRestart);
+        }
+    }
+
+    /**
+     * The file as this process read it at start, before any command-line override (a
+     * {@code --port}): a reload names as needing a restart what the file sets otherwise now. By
+     * default the configuration the runtime started with.
+     */
+    public synchronized void startedFrom(SluiceConfig asRead) {
+        this.started = Objects.requireNonNull(asRead, "asRead");
+    }
+
+    /**
+     * Reads the configuration file again and puts in force, all at once or (on any error) not at
+     * all: its key tree, its model profiles whole (added, removed, their deployments, routing,
+     * fallback policy and limits), the limits of its deployments and shared provider scopes, its
+     * prices and its admin tokens; the journal is replayed over it, so changes made through the API
+     * still win for what they touched. The settings read only at start (listeners, store, ledger,
+     * class policies, deployments' addresses, credentials and tuning ...) are kept as running and
+     * named in {@link Reload#needsRestart}.
+     *
+     * @throws EditRefused 422 naming the file's path and field when it does not validate; 422
+     *     {@code needs_restart} when it adds or removes a deployment, moves a provider scope, opens or
+     *     closes the admin listener, or changes a profile a running rollout depends on; 409 when the
+     *     configuration was not read from a file
+     */
+    public synchronized Reload reloadFile(Actor a) {
         requireAdmin(a, "reload the configuration");
         java.nio.file.Path file = java.nio.file.Path.of(config().sourceName());
         if (!java.nio.file.Files.isRegularFile(file)) {
@@ -711,15 +741,14 @@ public final class ControlPlane {
     }
 
     /** {@link #reloadFile} with the file already read and validated. */
-    public synchronized SluiceConfig reload(Actor a, SluiceConfig fresh) {
+    public synchronized Reload reload(Actor a, SluiceConfig fresh) {
         requireAdmin(a, "reload the configuration");
         SluiceConfig running = config();
-        if (!fresh.deployments().keySet().equals(running.deployments().keySet())
-                || !fresh.profiles().keySet().equals(seed.profiles().keySet())) {
+        if (!fresh.deployments().keySet().equals(running.deployments().keySet())) {
             throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "deployments", "deployments "
-                    + fresh.deployments().keySet() + ", profiles " + fresh.profiles().keySet() + " (expected: those running, "
-                    + running.deployments().keySet() + " and " + seed.profiles().keySet()
-                    + "; adding or removing one needs a restart); nothing was changed");
+                    + fresh.deployments().keySet() + " (expected: those running, " + running.deployments().keySet()
+                    + "; adding or removing one needs a restart: its connections, retry budget and adaptive "
+                    + "control are made at start); nothing was changed");
         }
         boolean scopesMoved = !fresh.providerScopes().keySet().equals(running.providerScopes().keySet())
                 || running.deployments().values().stream()
@@ -737,16 +766,17 @@ public final class ControlPlane {
         }
         java.util.Map<String, dev.sluice.runtime.config.DeploymentConfig> deployments = new java.util.LinkedHashMap<>();
         running.deployments().forEach((id, d) -> deployments.put(id, d.withLimits(fresh.deployments().get(id).limits())));
-        java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>();
-        // The file's profiles with its new limits; the journal then adds, changes and removes what the API did.
-        seed.profiles().forEach((id, p) -> profiles.put(id, p.withLimits(fresh.profiles().get(id).limits())));
-        SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(profiles)
+        // The file's profiles as it writes them now; the journal then adds, changes and removes what the API did.
+        SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(fresh.profiles())
                 .withProviderScopes(fresh.providerScopes()).withPrices(fresh.prices());
         if (running.admin().isPresent()) {
             // The listener stays as it is; its tokens are the file's from now on.
             base = base.withAdmin(running.admin().get().withTokens(fresh.admin().get().tokens()));
         }
         SluiceConfig next = fold(base, journal.replay());
+        requireRolloutsHold(next);
+        warmTokenizers(running, next);
+        List<String> needsRestart = StartOnlySettings.changed(started, fresh);
         SluiceConfig after = runtime.change(c -> next);
         seed = base;
         // Pauses written in the file follow the file.
@@ -763,11 +793,48 @@ public final class ControlPlane {
             }
         }
         ObjectNode summary = ControlJson.JSON.createObjectNode().put("file", fresh.sourceName())
-                .put("orgs", after.orgs().size()).put("tenants", after.tenants().size()).put("keys", after.keys().size());
+                .put("orgs", after.orgs().size()).put("tenants", after.tenants().size()).put("keys", after.keys().size())
+                .put("profiles", after.profiles().size());
+        needsRestart.forEach(summary.putArray("needs_restart")::add);
         ObjectNode was = ControlJson.JSON.createObjectNode().put("orgs", running.orgs().size())
-                .put("tenants", running.tenants().size()).put("keys", running.keys().size());
+                .put("tenants", running.tenants().size()).put("keys", running.keys().size())
+                .put("profiles", running.profiles().size());
         record(a, "config.reload", "config", was, summary, summary, after);
-        return after;
+        return new Reload(after, needsRestart);
+    }
+
+    /**
+     * The rollouts run as they started (they are read at start), so the profiles a reload brings
+     * must still carry them: each rollout's profile present, its first deployment the one the
+     * rollout moves traffic from, its fallback policy allowing the target.
+     */
+    private static void requireRolloutsHold(SluiceConfig next) {
+        for (var r : next.rollouts()) {
+            dev.sluice.runtime.config.ProfileConfig p = next.profiles().get(r.profile());
+            if (p == null || !p.deployment().equals(r.from())) {
+                throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "profiles." + r.profile(), "profiles."
+                        + r.profile() + ": " + (p == null ? "removed" : "first deployment \"" + p.deployment() + "\"")
+                        + " (expected: a first deployment " + r.from() + ", which running rollout " + r.id()
+                        + " moves traffic from; changing a rollout needs a restart); nothing was changed");
+            }
+        }
+        try {
+            dev.sluice.runtime.rollout.RolloutCompatibility.check(next);
+        } catch (ConfigException e) {
+            throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", e.path(), e.getMessage()
+                    + " (a running rollout needs it; changing a rollout needs a restart); nothing was changed");
+        }
+    }
+
+    /** Loads the vocabulary of a tokenizer no profile used before here, off the event loops, before any request needs it. */
+    private void warmTokenizers(SluiceConfig running, SluiceConfig next) {
+        java.util.Set<dev.sluice.estimate.Tokenizer> known = new java.util.HashSet<>();
+        running.profiles().values().forEach(p -> known.add(p.tokenizer()));
+        for (dev.sluice.runtime.config.ProfileConfig p : next.profiles().values()) {
+            if (known.add(p.tokenizer())) {
+                runtime.estimator().countTokens(p.tokenizer(), "warm up");
+            }
+        }
     }
 
     private SluiceConfig fold(SluiceConfig base, List<ControlJournal.Replayed> changes) {

@@ -174,6 +174,71 @@ class ProfileEditsTest {
     }
 
     @Test
+    void aReloadPutsTheFilesProfilesInForceWholeTheirRoutingIncluded() {
+        SluiceRuntime two = SluiceRuntime.builder(TWO, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .adaptive(false).build();
+        SluiceConfig edited = ConfigLoader.parse("""
+                deployments:
+                  a: { kind: openai, base_url: "http://127.0.0.1:1" }
+                  b: { kind: openai, base_url: "http://127.0.0.1:2" }
+                profiles:
+                  p: { model: gpt-4o-mini, deployments: [a, { deployment: b, weight: 3 }], fallback: { classes: [critical] } }
+                  q: { deployment: b, model: gpt-4o }
+                rollouts:
+                  move: { profile: p, to: b, steps: [0.1, 1.0] }
+                orgs:
+                  o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-pe2", profiles: [p, q] } } } } } } }
+                """, "two.yaml", v -> null);
+
+        ControlPlane.Reload done = new ControlPlane(two, ControlJournal.inMemory()).reload(OPS, edited);
+
+        ProfileConfig p = two.config().profiles().get("p");
+        assertThat(p.targets()).containsExactly(new ProfileTarget("a", "gpt-4o-mini", 1), new ProfileTarget("b", "gpt-4o-mini", 3));
+        assertThat(p.routing()).isEqualTo(ProfileConfig.Routing.WEIGHT);
+        assertThat(p.fallback().classes()).containsExactly(TrafficClass.CRITICAL);
+        assertThat(p.fallback().sameRegion()).as("the file no longer asks for it").isFalse();
+        assertThat(p.limits().isEmpty()).isTrue();
+        assertThat(two.config().profiles()).containsKey("q");
+        assertThat(done.needsRestart()).isEmpty();
+    }
+
+    @Test
+    void aReloadKeepsWhatTheApiChangedInAProfilesRouting() throws Exception {
+        ControlPlane c = new ControlPlane(runtime, ControlJournal.inMemory());
+        c.updateProfile(OPS, "p", json("{\"deployments\":[\"b\",\"a\"]}"));
+
+        c.reload(OPS, CONFIG);
+
+        assertThat(runtime.config().profiles().get("p").targets()).extracting(ProfileTarget::deployment)
+                .containsExactly("b", "a");
+    }
+
+    @Test
+    void aReloadThatMovesTheDeploymentARunningRolloutMovesFromNeedsARestart() {
+        SluiceRuntime two = SluiceRuntime.builder(TWO, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
+                .adaptive(false).build();
+        SluiceConfig moved = ConfigLoader.parse("""
+                deployments:
+                  a: { kind: openai, base_url: "http://127.0.0.1:1" }
+                  b: { kind: openai, base_url: "http://127.0.0.1:2" }
+                profiles:
+                  p: { model: gpt-4o-mini, deployments: [b, a] }
+                rollouts:
+                  move: { profile: p, to: a, steps: [0.1, 1.0] }
+                orgs:
+                  o: { tenants: { acme: { teams: { x: { keys: { k: { secret: "sk-pe2" } } } } } } }
+                """, "two.yaml", v -> null);
+
+        assertThatThrownBy(() -> new ControlPlane(two, ControlJournal.inMemory()).reload(OPS, moved))
+                .isInstanceOfSatisfying(EditRefused.class, e -> {
+                    assertThat(e.code()).isEqualTo("needs_restart");
+                    assertThat(e.field()).isEqualTo("profiles.p");
+                    assertThat(e.getMessage()).contains("rollout move");
+                });
+        assertThat(two.config()).isSameAs(TWO);
+    }
+
+    @Test
     void aProfileUnderARolloutKeepsTheDeploymentTheRolloutMovesFrom() throws Exception {
         SluiceRuntime two = SluiceRuntime.builder(TWO, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock)
                 .adaptive(false).build();
