@@ -3,7 +3,7 @@
 # markers): each listed scenario in its short form, strategy sluice, on 1 and on 3 replicas sharing
 # one Redis (each replica its own governor, queue, adaptive control and fleet view; three replicas
 # behind a proxy spreading arrivals 1/2, 1/3, 1/6). Needs a Redis (default the machine's) and jq.
-# Usage (from anywhere): sim/fleet-report.sh [REDIS_URI] [SCENARIO ...]
+# Usage (from anywhere): sim/fleet-report.sh [REDIS_URI] [SCENARIO ...]   (SLUICE=... to run another command than bin/sluice)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -19,7 +19,7 @@ trap 'rm -f "$out"' EXIT
   echo '-------------------|----------|-------------|----------|--------|--------|---------------|---------------|---------------------'
   for s in "${scenarios[@]}"; do
     for n in 1 3; do
-      bin/sluice sim --scenario "$s" --strategy sluice --short --replicas "$n" --redis "$redis" --format json \
+      ${SLUICE:-bin/sluice} sim --scenario "$s" --strategy sluice --short --replicas "$n" --redis "$redis" --format json \
         | jq -r --arg s "$s" --arg n "$n" -f sim/fleet-row.jq
     done
   done

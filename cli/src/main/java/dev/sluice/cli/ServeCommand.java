@@ -54,57 +54,14 @@ final class ServeCommand {
         if (port.isPresent()) {
             config = config.withServer(config.server().withPort(port.get()));
         }
-        Gateway.Builder b = Gateway.builder(config);
-        ControlJournal journal = ControlJournal.inMemory();
-        try {
-            b.ledger(Ledger.open(config.ledger()));
-            if (config.ledger().kind() != LedgerSettings.Kind.OFF) {
-                // Changes made through the admin API are kept beside the usage, and replayed at start.
-                journal = LedgerJournal.open(config.ledger());
-            }
-            b.journal(journal);
-        } catch (RuntimeException e) {
-            err.println("sluice serve: cannot open the usage ledger: " + e.getMessage());
+        java.util.Optional<Serving> started = start(config, err);
+        if (started.isEmpty()) {
             return 1;
         }
-        FleetHeartbeat[] heartbeat = new FleetHeartbeat[1];
-        FleetView[] fleet = new FleetView[1];
-        RedisChangeRelay[] relay = new RedisChangeRelay[1];
-        RedisQuotaStore[] shared = new RedisQuotaStore[1];
-        if (config.store().kind() == StoreSettings.Kind.REDIS) {
-            try {
-                RedisQuotaStore redis = connect(config);
-                shared[0] = redis;
-                heartbeat[0] = FleetHeartbeat.start(redis, HEARTBEAT_EVERY);
-                // Admin changes reach the other replicas through Redis, whatever ledger each keeps;
-                // the fleet's changes so far are read now, before the journal is replayed.
-                relay[0] = RedisChangeRelay.start(redis, journal, ControlPlane.SYNC_INTERVAL.dividedBy(2));
-                b.journal(relay[0]);
-                b.store(redisStore(config, redis, heartbeat[0]::liveReplicas));
-            } catch (RuntimeException e) {
-                err.println("sluice serve: cannot use the Redis store: " + e.getMessage());
-                return 1;
-            }
-        }
-        Gateway g;
-        try {
-            g = b.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            err.println("sluice serve: " + cause.getMessage());
-            return 1;
-        }
+        Serving serving = started.get();
+        Gateway g = serving.gateway();
         // A reload compares the file with itself as read now, not with --port's override.
         g.control().startedFrom(asRead);
-        if (shared[0] != null) {
-            // The replicas decide as one governor: queued demand and modes exchanged off the request path.
-            FleetView view = FleetView.start(shared[0], g.governor(),
-                    d -> g.adaptive().flatMap(a -> a.find(d)), FLEET_VIEW_EVERY);
-            fleet[0] = view;
-            g.runtime().fleet(peers(view, shared[0].config().replicaId()));
-            // Off the request path: on the relay's thread, as soon as it imported another replica's change.
-            relay[0].whenImported(() -> g.control().sync());
-        }
         out.println("Sluice listening on " + g.baseUrl() + " (" + config.deployments().size() + " deployments, "
                 + config.profiles().size() + " profiles, " + config.keys().size() + " keys)");
         Runnable reload = () -> {
@@ -132,20 +89,7 @@ final class ServeCommand {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            if (fleet[0] != null) {
-                fleet[0].close();
-            }
-            if (relay[0] != null) {
-                relay[0].close();
-            }
-            if (heartbeat[0] != null) {
-                heartbeat[0].close();
-            }
-            try {
-                g.stop().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-            } catch (Exception ignored) {
-                // Shutting down anyway.
-            }
+            serving.close();
             stopped.countDown();
         }, "sluice-shutdown"));
         try {
@@ -154,6 +98,85 @@ final class ServeCommand {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /**
+     * What {@code sluice serve} runs: the gateway, and on Redis this replica's heartbeat, change
+     * relay and fleet view. {@link #close} stops them in order, withdrawing this replica from the
+     * fleet at once.
+     */
+    record Serving(Gateway gateway, java.util.Optional<FleetHeartbeat> heartbeat, java.util.Optional<FleetView> fleet,
+            java.util.Optional<RedisChangeRelay> relay) implements AutoCloseable {
+        @Override
+        public void close() {
+            fleet.ifPresent(FleetView::close);
+            relay.ifPresent(RedisChangeRelay::close);
+            heartbeat.ifPresent(FleetHeartbeat::close);
+            try {
+                gateway.stop().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
+            } catch (Exception ignored) {
+                // Shutting down anyway.
+            }
+        }
+    }
+
+    /**
+     * Starts the gateway for {@code config} as {@code sluice serve} does (ledger, admin journal, on
+     * Redis the fleet's heartbeat, change relay and fleet view); empty, with the reason on
+     * {@code err}, when it cannot.
+     */
+    static java.util.Optional<Serving> start(SluiceConfig config, PrintStream err) {
+        Gateway.Builder b = Gateway.builder(config);
+        ControlJournal journal = ControlJournal.inMemory();
+        try {
+            b.ledger(Ledger.open(config.ledger()));
+            if (config.ledger().kind() != LedgerSettings.Kind.OFF) {
+                // Changes made through the admin API are kept beside the usage, and replayed at start.
+                journal = LedgerJournal.open(config.ledger());
+            }
+            b.journal(journal);
+        } catch (RuntimeException e) {
+            err.println("sluice serve: cannot open the usage ledger: " + e.getMessage());
+            return java.util.Optional.empty();
+        }
+        FleetHeartbeat[] heartbeat = new FleetHeartbeat[1];
+        FleetView[] fleet = new FleetView[1];
+        RedisChangeRelay[] relay = new RedisChangeRelay[1];
+        RedisQuotaStore[] shared = new RedisQuotaStore[1];
+        if (config.store().kind() == StoreSettings.Kind.REDIS) {
+            try {
+                RedisQuotaStore redis = connect(config);
+                shared[0] = redis;
+                heartbeat[0] = FleetHeartbeat.start(redis, HEARTBEAT_EVERY);
+                // Admin changes reach the other replicas through Redis, whatever ledger each keeps;
+                // the fleet's changes so far are read now, before the journal is replayed.
+                relay[0] = RedisChangeRelay.start(redis, journal, ControlPlane.SYNC_INTERVAL.dividedBy(2));
+                b.journal(relay[0]);
+                b.store(redisStore(config, redis, heartbeat[0]::liveReplicas));
+            } catch (RuntimeException e) {
+                err.println("sluice serve: cannot use the Redis store: " + e.getMessage());
+                return java.util.Optional.empty();
+            }
+        }
+        Gateway g;
+        try {
+            g = b.start().toCompletionStage().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            err.println("sluice serve: " + cause.getMessage());
+            return java.util.Optional.empty();
+        }
+        if (shared[0] != null) {
+            // The replicas decide as one governor: queued demand and modes exchanged off the request path.
+            FleetView view = FleetView.start(shared[0], g.governor(),
+                    d -> g.adaptive().flatMap(a -> a.find(d)), FLEET_VIEW_EVERY);
+            fleet[0] = view;
+            g.runtime().fleet(peers(view, shared[0].config().replicaId()));
+            // Off the request path: on the relay's thread, as soon as it imported another replica's change.
+            relay[0].whenImported(() -> g.control().sync());
+        }
+        return java.util.Optional.of(new Serving(g, java.util.Optional.ofNullable(heartbeat[0]),
+                java.util.Optional.ofNullable(fleet[0]), java.util.Optional.ofNullable(relay[0])));
     }
 
     /**

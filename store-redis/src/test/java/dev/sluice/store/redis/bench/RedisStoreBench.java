@@ -48,6 +48,9 @@ import org.HdrHistogram.Histogram;
  * <pre>
  * java -cp ... dev.sluice.store.redis.bench.RedisStoreBench --mode exact --threads 16 --seconds 10
  * </pre>
+ *
+ * <p>{@code --fleet-view N} also runs N replicas' fleet views on the namespace meanwhile, each
+ * exchanging every 250 ms as {@code sluice serve} does, to measure what the view costs admissions.
  */
 public final class RedisStoreBench {
 
@@ -61,6 +64,7 @@ public final class RedisStoreBench {
         int seconds = 10;
         int warmup = 3;
         int buckets = 3;
+        int fleetViews = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--uri" -> uri = args[++i];
@@ -70,6 +74,7 @@ public final class RedisStoreBench {
                 case "--seconds" -> seconds = Integer.parseInt(args[++i]);
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 case "--buckets" -> buckets = Integer.parseInt(args[++i]);
+                case "--fleet-view" -> fleetViews = Integer.parseInt(args[++i]);
                 default -> throw new IllegalArgumentException("unknown option: " + args[i]);
             }
         }
@@ -87,8 +92,12 @@ public final class RedisStoreBench {
             QuotaStore store = mode.equals("leased")
                     ? new LeasedQuotaStore(redis, NanoClock.system(), LeasedConfig.defaults())
                     : redis;
+            List<AutoCloseable> fleet = new ArrayList<>();
             try {
                 BucketPlan[] path = path(buckets);
+                if (fleetViews > 0) {
+                    fleet = fleetViews(redis, uri, ns, fleetViews);
+                }
                 long[] amounts = new long[Dimension.COUNT];
                 amounts[Dimension.REQUESTS.ordinal()] = 1;
                 amounts[Dimension.TOTAL_TOKENS.ordinal()] = 500;
@@ -110,11 +119,11 @@ public final class RedisStoreBench {
                 double redisCpu = after.get("cpu") - before.get("cpu");
                 long ops = 2 * r.pairs;
                 System.out.printf(Locale.ROOT,
-                        "mode=%s threads=%d buckets=%d seconds=%d pairs=%d pairs/s=%.0f rejected=%d unavailable=%d%n"
+                        "mode=%s threads=%d buckets=%d fleet-views=%d seconds=%d pairs=%d pairs/s=%.0f rejected=%d unavailable=%d%n"
                                 + "  admit p50=%.1fus p99=%.1fus p99.9=%.1fus  settle p50=%.1fus p99=%.1fus%n"
                                 + "  redis: calls=%.0f ops/call=%.2f usec/call=%.2f usec/op=%.2f cpu/pair=%.1fus"
                                 + "  client cpu/pair=%.1fus  load %.2f -> %.2f  (%s)%n",
-                        mode, threads, buckets, seconds, r.pairs, r.pairs / (double) seconds, r.rejected, r.unavailable,
+                        mode, threads, buckets, fleetViews, seconds, r.pairs, r.pairs / (double) seconds, r.rejected, r.unavailable,
                         r.admit.getValueAtPercentile(50) / 1e3, r.admit.getValueAtPercentile(99) / 1e3,
                         r.admit.getValueAtPercentile(99.9) / 1e3, r.settle.getValueAtPercentile(50) / 1e3,
                         r.settle.getValueAtPercentile(99) / 1e3, calls, calls == 0 ? 0 : ops / calls,
@@ -122,6 +131,9 @@ public final class RedisStoreBench {
                         r.pairs == 0 ? 0 : (cpu1 - cpu0) / 1e3 / r.pairs, load0, load1,
                         ownRedis ? "own redis-server" : uri);
             } finally {
+                for (AutoCloseable c : fleet.reversed()) {
+                    c.close();
+                }
                 store.close();
                 if (store != redis) {
                     redis.close();
@@ -134,6 +146,42 @@ public final class RedisStoreBench {
                 server.close();
             }
         }
+    }
+
+    /**
+     * {@code n} replicas' fleet views on the bench's namespace, as {@code sluice serve} runs them
+     * (every 250 ms on a thread of their own): the first over the bench's own store connection,
+     * the others on connections of their own. Each publishes the bench deployment with a mode (an
+     * adaptive controller on a governor of its own) and queued work of every class, so the calls
+     * carry a full line per replica, not an empty publication.
+     */
+    private static List<AutoCloseable> fleetViews(RedisQuotaStore first, String uri, String ns, int n) {
+        List<AutoCloseable> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            RedisQuotaStore store = i == 0 ? first
+                    : RedisQuotaStore.connect(uri, RedisStoreConfig.builder().namespace(ns).build());
+            if (i > 0) {
+                out.add(store);
+            }
+            Scope dep = Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "bench");
+            dev.sluice.governor.QuotaGovernor g = new dev.sluice.governor.QuotaGovernor(
+                    dev.sluice.governor.GovernorConfig.builder().scope(dep, Limits.of(Limit.of(Dimension.REQUESTS, 60, 1)))
+                            .build(),
+                    new dev.sluice.store.InMemoryQuotaStore(NanoClock.system(), java.time.ZoneOffset.UTC),
+                    NanoClock.system());
+            dev.sluice.adapt.AdaptiveController a = dev.sluice.adapt.AdaptiveController.attach("bench",
+                    dev.sluice.adapt.AdaptiveConfig.defaults(), g, new java.util.SplittableRandom(i));
+            for (dev.sluice.governor.TrafficClass c : dev.sluice.governor.TrafficClass.values()) {
+                for (int k = 0; k < 2; k++) {
+                    g.admit(new dev.sluice.governor.AdmissionRequest("w" + i + c + k,
+                            new dev.sluice.governor.RequestPath("org", "t", "team", "key", "p", "bench"),
+                            new dev.sluice.governor.Demand(0, 0, false), c, dev.sluice.governor.AdmissionRequest.NO_DEADLINE));
+                }
+            }
+            out.add(dev.sluice.store.redis.FleetView.start(store, g, d -> java.util.Optional.of(a),
+                    java.time.Duration.ofMillis(250)));
+        }
+        return out;
     }
 
     /** tenant, api key, ..., deployment: every bucket limits requests, tokens and concurrency. */
