@@ -432,6 +432,33 @@ public final class QuotaGovernor {
         announce();
     }
 
+    /**
+     * Paces a caller's scope (a tenant warming up): its bucket's refill in {@code dimension} scaled
+     * by {@code rateFactor} in (0, 1]; 1 restores the configured rate. Requests the bucket cannot
+     * take wait in their lane's queue as for any limit. Nothing happens for a scope without a limit
+     * in {@code dimension}.
+     */
+    public void pace(Scope scope, Dimension dimension, double rateFactor) {
+        if (scope.level() == ScopeLevel.PROVIDER_DEPLOYMENT || scope.level() == ScopeLevel.PROVIDER_SCOPE) {
+            throw new IllegalArgumentException("scope: " + scope + " (expected: a caller's scope; control() paces providers)");
+        }
+        plan(scope).filter(p -> p.limits(dimension)).ifPresent(p -> store.control(p, dimension, rateFactor, 0));
+        pumpQueued(clock.nanos());
+        announce();
+    }
+
+    /**
+     * Lowers a caller's scope's bucket in {@code dimension} to {@code remaining} (never raises it): a
+     * warm-up starts from what its first second allows, not from a full bucket's burst.
+     */
+    public void drain(Scope scope, Dimension dimension, long remaining) {
+        if (scope.level() == ScopeLevel.PROVIDER_DEPLOYMENT || scope.level() == ScopeLevel.PROVIDER_SCOPE) {
+            throw new IllegalArgumentException("scope: " + scope + " (expected: a caller's scope; syncDown() lowers providers)");
+        }
+        plan(scope).filter(p -> p.limits(dimension)).ifPresent(p -> store.syncDown(p, dimension, remaining));
+        announce();
+    }
+
     /** The provider says less is left than we believe: lower the deployment's bucket to {@code remaining}. */
     public void syncDown(String deployment, Dimension dimension, long remaining) {
         plan(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, deployment))

@@ -93,6 +93,7 @@ public final class Gateway {
                 }, false))
                 .build();
         dev.sluice.gateway.metrics.RolloutLog.attach(runtime.rollouts());
+        dev.sluice.gateway.metrics.RolloutLog.attach(runtime.warmups());
         this.control = new ControlPlane(runtime, b.journal);
         // What was changed through the admin API before the restart wins over the file for what it touched.
         control.replay();

@@ -68,6 +68,7 @@ public final class SluiceRuntime {
     private final RoutingPolicy routing;
     private final RequestEventSink events;
     private final Rollouts rollouts;
+    private final dev.sluice.runtime.rollout.Warmups warmups;
     private final RequestCounters counters = new RequestCounters();
     private final StoreCalls storeCalls;
     private final Map<String, RetryBudget> retryBudgets = new HashMap<>();
@@ -83,7 +84,9 @@ public final class SluiceRuntime {
         this.rollouts = new Rollouts(config, clock, this::targetState);
         changed.add(rollouts::reconcile);
         routing = new RolloutRouting(routing, rollouts);
-        this.events = RequestEventSink.all(List.of(rollouts, b.events));
+        this.warmups = new dev.sluice.runtime.rollout.Warmups(config, clock, governor);
+        this.events = RequestEventSink.all(config.warmups().isEmpty() ? List.of(rollouts, b.events)
+                : List.of(rollouts, warmups, b.events));
         this.routing = routing;
         // The one place that decides whether store calls leave the caller's thread.
         this.storeCalls = b.store.waitsOnNetwork() && b.workers != null ? StoreCalls.on(b.workers) : StoreCalls.inPlace();
@@ -320,6 +323,12 @@ public final class SluiceRuntime {
             storeCalls.run(adaptive::tick);
         }
         rollouts.tick();
+        warmups.tick();
+    }
+
+    /** The warm-ups of scheduled jobs ({@code warmups:}); maybe none. */
+    public dev.sluice.runtime.rollout.Warmups warmups() {
+        return warmups;
     }
 
     /** The rollouts in force: the file's and those added through the admin API; maybe none. */

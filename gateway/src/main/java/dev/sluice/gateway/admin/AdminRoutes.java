@@ -22,5 +22,6 @@ final class AdminRoutes {
                 .put("token_id", x.principal().tokenId()).put("scope", x.principal().scope().wireName())));
         MetricsRoute.install(router, vertx, settings.metricsAuth(), metrics);
         RolloutRoutes.install(router, runtime);
+        WarmupRoutes.install(router, runtime);
     }
 }

@@ -29,6 +29,26 @@ public final class RolloutLog {
         rollouts.onDecision(RolloutLog::log);
     }
 
+    /** Logs every decision of the scheduled jobs' warm-ups from now on, one line each. */
+    public static void attach(dev.sluice.runtime.rollout.Warmups warmups) {
+        warmups.onDecision(d -> {
+            String line = line(d);
+            if (d.action().equals("paused")) {
+                LOG.warn(line);
+            } else {
+                LOG.info(line);
+            }
+        });
+    }
+
+    /** {@code warm-up nightly (tenant jobs): grown by analysis, minute 3, rates rpm 132: REASON}. */
+    static String line(dev.sluice.runtime.rollout.WarmupDecision d) {
+        StringBuilder rates = new StringBuilder();
+        d.rates().forEach((dim, r) -> rates.append(rates.isEmpty() ? "" : ", ").append(dim.limiterName()).append(' ').append(r));
+        return "warm-up " + d.warmup() + " (tenant " + d.tenant() + "): " + d.action() + " by " + d.by() + ", minute "
+                + d.grown() + ", rates " + rates + ": " + d.reason();
+    }
+
     private static void log(RolloutDecision d) {
         if (d.action() == RolloutDecision.Action.PAUSED || d.action() == RolloutDecision.Action.ROLLED_BACK) {
             LOG.warn(line(d));

@@ -53,7 +53,7 @@ public final class ConfigLoader {
             new YAMLFactory().enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION));
 
     private static final Set<String> TOP = Set.of("server", "store", "ledger", "daily_reset_zone", "governor",
-            "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing", "rollouts",
+            "classes", "deployments", "profiles", "orgs", "admin", "metrics", "tracing", "rollouts", "warmups",
             "prices", "provider_scopes", "alerts");
     private static final Set<String> PRICE = Set.of("input", "output", "cache_read");
     private static final Set<String> ALERTS = Set.of("evaluate_every", "provider_429_ratio", "provider_429_min_attempts",
@@ -183,8 +183,9 @@ public final class ConfigLoader {
         Set<String> tenants = new java.util.HashSet<>();
         orgs.values().forEach(o -> tenants.addAll(o.tenants().keySet()));
         List<RolloutConfig> rollouts = RolloutSection.read(top.get("rollouts"), deployments, profiles, tenants);
+        List<WarmupConfig> warmups = WarmupSection.read(top.get("warmups"), orgs);
         SluiceConfig config = new SluiceConfig(sourceName, server, store, ledger, zone, leaseTtl, sweep, classes,
-                deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
+                deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts, warmups);
         dev.sluice.runtime.rollout.RolloutCompatibility.check(config);
         return config;
     }

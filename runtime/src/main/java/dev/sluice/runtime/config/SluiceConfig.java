@@ -39,12 +39,13 @@ import java.util.Optional;
  * @param prices what tokens cost, per deployment or model, for the money caps ({@code daily_cost}, {@code monthly_cost})
  * @param providerScopes provider quotas shared above one deployment, by id, in file order
  * @param alerts the gateway's own alert rules' thresholds and the webhook they are sent to
+ * @param warmups scheduled jobs' warm-ups, one per tenant ({@code warmups:}); empty for none
  */
 public record SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
         ZoneId dailyResetZone, Duration leaseTtl, Duration leaseSweepInterval, Map<TrafficClass, ClassPolicy> classes,
         Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
         Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing, List<RolloutConfig> rollouts,
-        Prices prices, Map<String, ProviderScopeConfig> providerScopes, AlertSettings alerts) {
+        Prices prices, Map<String, ProviderScopeConfig> providerScopes, AlertSettings alerts, List<WarmupConfig> warmups) {
 
     /** A configuration without rollouts, prices or provider scopes, with the default alert thresholds and no webhook. */
     public SluiceConfig(String sourceName, ServerSettings server, StoreSettings store, LedgerSettings ledger,
@@ -52,7 +53,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
             Map<String, DeploymentConfig> deployments, Map<String, ProfileConfig> profiles, Map<String, OrgConfig> orgs,
             Optional<AdminSettings> admin, MetricsSettings metrics, TracingSettings tracing) {
         this(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval, classes, deployments,
-                profiles, orgs, admin, metrics, tracing, List.of(), Prices.NONE, Map.of(), AlertSettings.defaults());
+                profiles, orgs, admin, metrics, tracing, List.of(), Prices.NONE, Map.of(), AlertSettings.defaults(), List.of());
     }
 
     public SluiceConfig {
@@ -74,6 +75,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
         rollouts = List.copyOf(rollouts);
         providerScopes = Collections.unmodifiableMap(new LinkedHashMap<>(providerScopes));
         Objects.requireNonNull(alerts, "alerts");
+        warmups = List.copyOf(warmups);
     }
 
     /** The governor's configuration: limits, weights and guarantees per scope, class policies, lease times. */
@@ -177,7 +179,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
     /** A copy with other server settings (a test or the demo picking its port). */
     public SluiceConfig withServer(ServerSettings next) {
         return new SluiceConfig(sourceName, next, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts, warmups);
     }
 
     /** A copy with other store settings (the simulator running a scenario on several replicas). */
@@ -189,60 +191,66 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
     /** A copy with other ledger settings (a test or the demo choosing where to record). */
     public SluiceConfig withLedger(LedgerSettings next) {
         return new SluiceConfig(sourceName, server, store, next, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts, warmups);
     }
 
     /** A copy with other admin listener settings (a test or the demo picking its port). */
     public SluiceConfig withAdmin(AdminSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing, rollouts, prices, providerScopes, alerts);
+                classes, deployments, profiles, orgs, Optional.of(next), metrics, tracing, rollouts, prices, providerScopes, alerts, warmups);
     }
 
     /** A copy sending spans as {@code next} says. */
     public SluiceConfig withTracing(TracingSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, next, rollouts, prices, providerScopes, alerts);
+                classes, deployments, profiles, orgs, admin, metrics, next, rollouts, prices, providerScopes, alerts, warmups);
     }
 
     /** A copy with other metrics labels. */
     public SluiceConfig withMetrics(MetricsSettings next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, next, tracing, rollouts, prices, providerScopes, alerts);
+                classes, deployments, profiles, orgs, admin, next, tracing, rollouts, prices, providerScopes, alerts, warmups);
     }
 
     /** A copy with another key tree (a change through the admin API, a reloaded file). */
     public SluiceConfig withOrgs(Map<String, OrgConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, next, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
+                classes, deployments, profiles, next, admin, metrics, tracing, rollouts, prices, providerScopes, alerts, warmups);
     }
 
     /** A copy with other model profiles (a reloaded file's limits). */
     public SluiceConfig withProfiles(Map<String, ProfileConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, next, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
+                classes, deployments, next, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts, warmups);
     }
 
     /** A copy with another price table (a change through the admin API). */
     public SluiceConfig withPrices(Prices next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, next, providerScopes, alerts);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, next, providerScopes, alerts, warmups);
     }
 
     /** A copy with other provider scopes (a reloaded file's limits). */
     public SluiceConfig withProviderScopes(Map<String, ProviderScopeConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, next, alerts);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, next, alerts, warmups);
     }
 
     /** This configuration with {@code next} as its rollouts (the admin API adds and removes them). */
     public SluiceConfig withRollouts(List<RolloutConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, next, prices, providerScopes, alerts);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, next, prices, providerScopes, alerts, warmups);
+    }
+
+    /** This configuration with {@code next} as its warm-ups. */
+    public SluiceConfig withWarmups(List<WarmupConfig> next) {
+        return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts, next);
     }
 
     /** A copy with other deployments (the demo pointing them at its mock provider). */
     public SluiceConfig withDeployments(Map<String, DeploymentConfig> next) {
         return new SluiceConfig(sourceName, server, store, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, next, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
+                classes, next, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts, warmups);
     }
 }

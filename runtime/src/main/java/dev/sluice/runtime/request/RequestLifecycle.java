@@ -200,6 +200,8 @@ public final class RequestLifecycle {
             }
             AdmissionRequest request = new AdmissionRequest(traceId, path, demand, plan.trafficClass(),
                     plan.deadlineNanos());
+            // A warm-up that starts on the tenant's first traffic paces its buckets before this one is admitted.
+            runtime.warmups().onArrival(c.tenant());
             return new Routed(to, runtime.governor().admit(request), null);
         }, thread, (routed, failure) -> {
             if (failure != null) {

@@ -199,6 +199,14 @@ final class SluiceStrategy implements Strategy {
         }
         adaptiveEvents.forEach((k, v) -> out.put("adaptive_events_" + k, v));
         out.putAll(rolloutFigures);
+        replicas.get(0).runtime.warmups().inspect().forEach(v -> {
+            out.put("warmup_" + v.id() + "_final_" + v.status().wireName(), 1L);
+            out.put("warmup_" + v.id() + "_grown_minutes", (long) v.grown());
+            v.history().stream().filter(h -> h.action().equals("paused")).findFirst()
+                    .ifPresent(h -> out.put("warmup_" + v.id() + "_first_paused_at_ms", h.atEpochMillis()));
+            v.history().stream().filter(h -> h.action().equals("started")).findFirst()
+                    .ifPresent(h -> out.put("warmup_" + v.id() + "_started_at_ms", h.atEpochMillis()));
+        });
         replicas.get(0).runtime.rollouts().inspect().forEach(v -> {
             out.put("rollout_" + v.id() + "_final_percent", Math.round(v.percent()));
             out.put("rollout_" + v.id() + "_final_" + v.status().wireName(), 1L);
