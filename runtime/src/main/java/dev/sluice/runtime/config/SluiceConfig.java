@@ -185,7 +185,7 @@ public record SluiceConfig(String sourceName, ServerSettings server, StoreSettin
     /** A copy with other store settings (the simulator running a scenario on several replicas). */
     public SluiceConfig withStore(StoreSettings next) {
         return new SluiceConfig(sourceName, server, next, ledger, dailyResetZone, leaseTtl, leaseSweepInterval,
-                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts);
+                classes, deployments, profiles, orgs, admin, metrics, tracing, rollouts, prices, providerScopes, alerts, warmups);
     }
 
     /** A copy with other ledger settings (a test or the demo choosing where to record). */
