@@ -62,9 +62,16 @@ class RolloutEndToEndTest {
         return f.toCompletionStage().toCompletableFuture().get(20, TimeUnit.SECONDS);
     }
 
+    private MockProviderServer old;
+    private MockProviderServer target;
+
     private Gateway start(ProviderLimits targetRealLimits) throws Exception {
-        MockProviderServer old = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.OPENAI)));
-        MockProviderServer target = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
+        return start(targetRealLimits, "start: immediately");
+    }
+
+    private Gateway start(ProviderLimits targetRealLimits, String extra) throws Exception {
+        old = await(MockProviderServer.start(vertx, MockConfig.defaults(Flavour.OPENAI)));
+        target = await(MockProviderServer.start(vertx, MockConfig.builder(Flavour.OPENAI)
                 .limits(targetRealLimits).build()));
         StringBuilder keys = new StringBuilder();
         for (int i = 0; i < KEYS; i++) {
@@ -86,16 +93,17 @@ class RolloutEndToEndTest {
                     sticky: key
                     min_requests: 5
                     rollback_after: 2
-                    start: immediately
+                    %s
                     thresholds: { provider_429_rate: 0.005 }
                 orgs:
                   acme:
                     tenants:
                       t:
+                        limits: { rpm: 600000 }
                         teams:
                           app:
                             keys:
-                %s""".formatted(old.baseUrl(), target.baseUrl(), keys), "rollout-e2e.yaml", v -> null);
+                %s""".formatted(old.baseUrl(), target.baseUrl(), extra, keys), "rollout-e2e.yaml", v -> null);
         RequestEventSink count = new RequestEventSink() {
             @Override
             public void onAttempt(AttemptEvent e) {
@@ -198,5 +206,33 @@ class RolloutEndToEndTest {
                 .startsWith("provider_429_rate");
         assertThat(throttledOn("new")).as("the target refused some").isPositive();
         assertThat(run.answered()).as("a refusal on the target moves back to the source").isEqualTo(run.sent());
+    }
+
+    @Test
+    void aShadowPhaseCopiesASampleToTheTargetChargedToItsBucketsAndNeverToTheCaller() throws Exception {
+        Gateway g = start(ProviderLimits.builder().rpm(60_000).build(), "shadow: { sample: 0.5 }");
+
+        Run run = drive(g, () -> target.stats().totalRequests() >= 50);
+
+        assertThat(run.answered()).as("every request answered, from the source").isEqualTo(run.sent());
+        // The last copies end after their requests were answered: at most a few seconds.
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (g.runtime().counters().reservationsOpen() > 0 && System.nanoTime() < until) {
+            java.util.concurrent.locks.LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+        }
+        assertThat(g.runtime().rollouts().inspect("move").status()).as("still pending").isEqualTo(Rollout.Status.PENDING);
+        long copies = target.stats().totalRequests();
+        assertThat(copies).isGreaterThanOrEqualTo(50);
+        assertThat(attemptsOn("new")).as("no request of the caller's ran there").isZero();
+        assertThat(old.stats().totalRequests()).isEqualTo(run.sent());
+        var tenant = g.runtime().governor().bucket(dev.sluice.limits.Scope.of(dev.sluice.limits.ScopeLevel.TENANT, "t"))
+                .orElseThrow().of(dev.sluice.limits.Dimension.REQUESTS).orElseThrow();
+        assertThat(tenant.reserved()).as("the caller is charged its own requests only").isEqualTo(run.sent());
+        var onTarget = g.runtime().governor().bucket(dev.sluice.limits.Scope.of(
+                dev.sluice.limits.ScopeLevel.PROVIDER_DEPLOYMENT, "new")).orElseThrow().of(dev.sluice.limits.Dimension.REQUESTS)
+                .orElseThrow();
+        assertThat(onTarget.reserved()).as("the copies are charged to the target").isEqualTo(copies);
+        assertThat(onTarget.open()).isZero();
+        assertThat(g.runtime().counters().reservationsOpen()).isZero();
     }
 }

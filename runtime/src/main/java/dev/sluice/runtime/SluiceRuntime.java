@@ -15,6 +15,7 @@ import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.request.RequestCounters;
 import dev.sluice.runtime.request.RequestLifecycle;
+import dev.sluice.runtime.request.RequestPlan;
 import dev.sluice.runtime.request.RequestThread;
 import dev.sluice.runtime.request.RetryBudget;
 import dev.sluice.runtime.request.StoreCalls;
@@ -324,6 +325,92 @@ public final class SluiceRuntime {
         }
         rollouts.tick();
         warmups.tick();
+    }
+
+    /**
+     * A shadow copy of {@code plan}, which runs on {@code ranOn}, for its profile's rollout target
+     * ({@link Rollouts#shadowFor}), admitted on the target's buckets alone (no scope of the caller's
+     * is charged: the copy is on a path of the {@code shadow} scopes, which have no limits) in the
+     * background class and only when the target has room at once: a copy never waits and never
+     * takes a reserve. Empty when there is no copy to send. The caller must end the copy with
+     * {@link ShadowCopy#end}.
+     */
+    public Optional<ShadowCopy> shadow(RequestPlan plan, String ranOn) {
+        Optional<DeploymentConfig> target = rollouts.shadowFor(plan, ranOn);
+        if (target.isEmpty()) {
+            return Optional.empty();
+        }
+        DeploymentConfig d = target.get();
+        long now = clock.nanos();
+        long service = serviceTimes.predictNanos(d.id() + "|" + plan.estimateKey(), plan.estimate().outputTokens());
+        dev.sluice.governor.Demand demand = new dev.sluice.governor.Demand(plan.estimate().inputTokens(),
+                plan.estimate().outputTokens(), false, service, 0);
+        dev.sluice.governor.RequestPath path = new dev.sluice.governor.RequestPath(SHADOW, SHADOW, SHADOW + "/" + SHADOW,
+                SHADOW, plan.profile().id(), d.id());
+        // A deadline that leaves no room to wait: admitted now or not at all.
+        long deadline = now + Math.max(service, 1) * 3 + 1_000_000;
+        dev.sluice.governor.Decision decision = governor.admit(new dev.sluice.governor.AdmissionRequest(
+                plan.traceId() + "-shadow", path, demand, TrafficClass.BACKGROUND, deadline));
+        if (decision instanceof dev.sluice.governor.Decision.Queued q) {
+            // Not expected with that deadline; a late grant is given back at once.
+            q.outcome().thenAccept(f -> {
+                if (f instanceof dev.sluice.governor.Decision.Admitted late) {
+                    late.reservation().release();
+                }
+            });
+            return Optional.empty();
+        }
+        if (!(decision instanceof dev.sluice.governor.Decision.Admitted a)) {
+            return Optional.empty();
+        }
+        counters.recordReservationOpened();
+        return Optional.of(new ShadowCopy(d, a.reservation(), plan.estimate().inputTokens(),
+                plan.estimate().outputTokens(), now));
+    }
+
+    /** The scopes a shadow copy is admitted on beside the target's: none of them has a limit. */
+    static final String SHADOW = "shadow";
+
+    /**
+     * A shadow copy admitted on a rollout's target. {@link #end} it once with how it went: answered
+     * it is charged what it reserved (its answer is not read), refused or failed it is released.
+     */
+    public final class ShadowCopy {
+        private final DeploymentConfig target;
+        private final dev.sluice.governor.Reservation reservation;
+        private final long input;
+        private final long output;
+        private final long startedAt;
+        private boolean ended;
+
+        ShadowCopy(DeploymentConfig target, dev.sluice.governor.Reservation reservation, long input, long output,
+                long startedAt) {
+            this.target = target;
+            this.reservation = reservation;
+            this.input = input;
+            this.output = output;
+            this.startedAt = startedAt;
+        }
+
+        public DeploymentConfig target() {
+            return target;
+        }
+
+        /** Ends the copy: its result counts in the rollout's figures for the target. */
+        public synchronized void end(dev.sluice.runtime.event.AttemptResult result) {
+            if (ended) {
+                return;
+            }
+            ended = true;
+            if (result == dev.sluice.runtime.event.AttemptResult.ANSWERED) {
+                reservation.settle(new dev.sluice.governor.Usage(input, output, 0));
+                counters.recordReservationSettled();
+            } else {
+                reservation.release();
+                counters.recordReservationReleased();
+            }
+            rollouts.onShadow(target.id(), result, clock.nanos() - startedAt);
+        }
     }
 
     /** The warm-ups of scheduled jobs ({@code warmups:}); maybe none. */

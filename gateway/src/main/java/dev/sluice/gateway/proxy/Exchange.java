@@ -40,6 +40,7 @@ final class Exchange {
     private ObjectNode json;
     private byte[] raw;
     private UpstreamCall call;
+    private RequestPlan requestPlan;
 
     Exchange(ClientRequest request) {
         this.request = request;
@@ -81,7 +82,7 @@ final class Exchange {
             return;
         }
         KeyConfig key = request.key;
-        RequestPlan requestPlan = new RequestPlan(request.traceId, request.route.operation().eventName(),
+        requestPlan = new RequestPlan(request.traceId, request.route.operation().eventName(),
                 new Caller(key.org(), key.tenant(), key.team(), key.id()), profile, trafficClass, deadlineNanos,
                 estimate, plan.streaming(), needs());
         request.lifecycle.planned(requestPlan);
@@ -194,6 +195,24 @@ final class Exchange {
         request.state = ClientRequest.State.UPSTREAM;
         call = new UpstreamCall(this, attempt);
         call.dispatch();
+        if (attempt.number() == 1) {
+            shadow(attempt.deployment());
+        }
+    }
+
+    /** A sampled copy for the profile's rollout target in its shadow phase, when it has one and the target has room. */
+    private void shadow(DeploymentConfig ranOn) {
+        core.runtime.shadow(requestPlan, ranOn.id()).ifPresent(copy -> {
+            UpstreamPlan there;
+            try {
+                there = UpstreamPlan.of(request.route.operation(), json, raw, profile.on(copy.target().id()),
+                        copy.target(), request.req.query());
+            } catch (UpstreamPlan.Unsupported | TranslationException e) {
+                copy.end(dev.sluice.runtime.event.AttemptResult.NEVER_SENT);
+                return;
+            }
+            ShadowCall.send(request, core, there, copy);
+        });
     }
 
     void rejectLocally(Rejection r, DeploymentConfig d) {

@@ -29,10 +29,21 @@ import java.util.Optional;
  * @param minRequests requests an interval needs on the target to be judged at all
  * @param rollbackAfter failed intervals after which traffic returns to the source
  * @param startsAtOnce whether the rollout starts when loaded ({@code start: immediately}) or on command
+ * @param shadowSample the fraction of the profile's requests that run on the source of which a copy
+ *     is sent to the target while the rollout is pending or running (the shadow phase), not
+ *     answered from and charged to the target's buckets only; 0 for none
  */
 public record RolloutConfig(String id, String profile, String from, String to, List<Double> steps, Duration interval,
         List<String> tenantsFirst, Sticky sticky, Map<Dimension, Long> maxGrowthPerMinute, Thresholds thresholds,
-        long minRequests, int rollbackAfter, boolean startsAtOnce) {
+        long minRequests, int rollbackAfter, boolean startsAtOnce, double shadowSample) {
+
+    /** A rollout without a shadow phase. */
+    public RolloutConfig(String id, String profile, String from, String to, List<Double> steps, Duration interval,
+            List<String> tenantsFirst, Sticky sticky, Map<Dimension, Long> maxGrowthPerMinute, Thresholds thresholds,
+            long minRequests, int rollbackAfter, boolean startsAtOnce) {
+        this(id, profile, from, to, steps, interval, tenantsFirst, sticky, maxGrowthPerMinute, thresholds, minRequests,
+                rollbackAfter, startsAtOnce, 0);
+    }
 
     /** The dimensions a growth ceiling may name: the per-minute rates. */
     public static final List<Dimension> GROWTH_DIMENSIONS = List.of(Dimension.REQUESTS, Dimension.TOTAL_TOKENS,
@@ -66,6 +77,8 @@ public record RolloutConfig(String id, String profile, String from, String to, L
         Objects.requireNonNull(thresholds, "thresholds");
         ConfigException.require(minRequests >= 1, "min_requests", ">= 1", minRequests);
         ConfigException.require(rollbackAfter >= 1, "rollback_after", ">= 1", rollbackAfter);
+        ConfigException.require(shadowSample >= 0 && shadowSample <= 1, "shadow.sample", "a fraction in [0, 1]",
+                shadowSample);
     }
 
     /** What a request's side of the rollout is hashed by. */

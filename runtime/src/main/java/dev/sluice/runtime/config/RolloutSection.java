@@ -19,7 +19,7 @@ import java.util.Set;
 final class RolloutSection {
 
     static final Set<String> ROLLOUT = Set.of("profile", "from", "to", "steps", "interval", "tenants_first",
-            "sticky", "max_growth_per_minute", "thresholds", "min_requests", "rollback_after", "start");
+            "sticky", "max_growth_per_minute", "thresholds", "min_requests", "rollback_after", "start", "shadow");
     private static final Set<String> THRESHOLDS = Set.of("provider_429_rate", "fallback_rate", "error_rate",
             "estimate_error", "p95_latency", "p95_ttft", "p95_queue_wait");
 
@@ -91,9 +91,12 @@ final class RolloutSection {
             default -> throw new ConfigException(startNode.path(), "immediately or on_command",
                     "\"" + startNode.text() + "\"");
         };
+        YamlNode shadow = n.get("shadow");
+        shadow.allowOnly(java.util.Set.of("sample"));
+        double sample = shadow.get("sample").doubleValue(0);
         try {
             return new RolloutConfig(id, profileId, from, to, steps, interval, first, sticky, growth, t,
-                    minRequests, rollbackAfter, atOnce);
+                    minRequests, rollbackAfter, atOnce, sample);
         } catch (ConfigException e) {
             throw e.under(n.path());
         }

@@ -54,6 +54,20 @@ final class IntervalMeter {
         }
     }
 
+    /** A shadow copy's attempt on the deployment: counted, its latency kept when it was answered. */
+    void onShadow(AttemptResult result, long latencyNanos) {
+        if (result == AttemptResult.CLIENT_GONE || result == AttemptResult.NEVER_SENT) {
+            return;
+        }
+        attempts++;
+        switch (result) {
+            case THROTTLED -> throttled++;
+            case FAILED -> failed++;
+            case ANSWERED -> latency.recordValue(micros(latencyNanos));
+            default -> { }
+        }
+    }
+
     void onRequest(RequestEvent e) {
         boolean ranHere = false;
         for (AttemptEvent a : e.attemptEvents()) {

@@ -176,6 +176,49 @@ public final class Rollouts implements RequestEventSink {
         }
     }
 
+    /**
+     * The target to send a shadow copy of {@code plan} to, when its profile's rollout has a shadow
+     * phase: the rollout is pending or running (not complete, rolled back or paused), the request
+     * runs on the source ({@code ranOn}), the profile's policy allows it on the target, and its
+     * trace id falls in the sample.
+     */
+    public Optional<DeploymentConfig> shadowFor(RequestPlan plan, String ranOn) {
+        InForce now = inForce;
+        Entry e = now.byProfile.get(plan.profile().id());
+        if (e == null || e.rollout.config().shadowSample() <= 0 || !ranOn.equals(e.from.id())) {
+            return Optional.empty();
+        }
+        Rollout.Status status;
+        synchronized (e) {
+            status = e.rollout.status();
+        }
+        if (status != Rollout.Status.PENDING && status != Rollout.Status.RUNNING) {
+            return Optional.empty();
+        }
+        int slot = RolloutAssignment.slot(e.rollout.config().id() + ":shadow", plan.traceId());
+        if (slot >= Math.round(e.rollout.config().shadowSample() * RolloutAssignment.SLOTS)) {
+            return Optional.empty();
+        }
+        String tenant = plan.caller().tenant();
+        return RolloutCompatibility.judge(plan, now.tenantRegions.getOrDefault(tenant, Optional.empty()), plan.profile(),
+                e.from, e.to) instanceof FallbackPolicy.Verdict.Allowed ? Optional.of(e.to) : Optional.empty();
+    }
+
+    /**
+     * A shadow copy's attempt on {@code deployment} ended with {@code result} after
+     * {@code latencyNanos}: it counts in the target's figures as any attempt there (it has no
+     * request of its own, nor usage to compare with its estimate).
+     */
+    public void onShadow(String deployment, dev.sluice.runtime.event.AttemptResult result, long latencyNanos) {
+        for (Entry e : inForce.all) {
+            if (e.to.id().equals(deployment)) {
+                synchronized (e) {
+                    e.meter.onShadow(result, latencyNanos);
+                }
+            }
+        }
+    }
+
     /** The source of the rollout of {@code profile} after an attempt on its target, if it has one. */
     Optional<DeploymentConfig> sourceAfterTarget(String profile, List<String> tried) {
         Entry e = inForce.byProfile.get(profile);

@@ -115,6 +115,8 @@ class RolloutEditsTest {
                 "max_growth_per_minute.rpm"},
             {"{\"profile\":\"chat\",\"to\":\"new\",\"steps\":[100],\"tenants_first\":[\"ghost\"]}", "tenants_first[0]"},
             {"{\"profile\":\"chat\",\"to\":\"new\",\"steps\":[100],\"colour\":\"red\"}", "colour"},
+            {"{\"profile\":\"chat\",\"to\":\"new\",\"steps\":[100],\"shadow\":{\"sample\":2}}", "shadow.sample"},
+            {"{\"profile\":\"chat\",\"to\":\"new\",\"steps\":[100],\"shadow\":{\"share\":0.1}}", "shadow.share"},
         };
         for (String[] c : cases) {
             assertThatThrownBy(() -> control.createRollout(OPS, "move", json(c[0]))).as(c[0])
