@@ -91,6 +91,8 @@ public final class AdaptiveController implements DeploymentGuard {
     private volatile boolean shedDeep;
     /** The longest pause in force and what caused it, for the words of a refusal. */
     private volatile PauseNotice notice = PauseNotice.NONE;
+    /** When a request of a class that load shedding still serves last asked: whom shedding protects. */
+    private volatile long protectedAskedNanos = Long.MIN_VALUE / 2;
     /** After an overload's pause: one request at a time goes first, until an answer that is not a fault. */
     private final AtomicReference<Probe> probe = new AtomicReference<>();
     private final ClientThrottle throttle;
@@ -425,7 +427,17 @@ public final class AdaptiveController implements DeploymentGuard {
         // A mode taken from the fleet has no local dwell to wait out: retry after the minimum.
         long retry = mode != s.mode() ? m.minRetryAfter().toNanos()
                 : Math.max(m.minRetryAfter().toNanos(), s.sinceNanos() + m.minDwell().toNanos() - nowNanos);
-        if (mode == Mode.LOAD_SHEDDING && !m.servedWhileShedding().contains(trafficClass)) {
+        boolean protectedClass = m.servedWhileShedding().contains(trafficClass)
+                || m.shedding().shedLast().contains(trafficClass);
+        if (protectedClass) {
+            protectedAskedNanos = nowNanos;
+        }
+        // Shedding refuses some classes so that the ones it still serves get the capacity. When none
+        // of those has asked within the window, refusing the rest protects nobody: it only takes the
+        // arrivals out of the fair queue (which still paces them at the rate in force), so a deployment
+        // serving batch tenants alone split its goodput by arrivals instead of by weight.
+        boolean protecting = nowNanos - protectedAskedNanos <= config.window().length().toNanos();
+        if (mode == Mode.LOAD_SHEDDING && protecting && !m.servedWhileShedding().contains(trafficClass)) {
             // The depth is the fleet's too: every replica sheds what the deepest shedding replica sheds.
             boolean deep = (shedDeep && s.mode() == Mode.LOAD_SHEDDING) || (fleetStands && f.others().shedDeep());
             if (deep || !m.shedding().shedLast().contains(trafficClass)) {

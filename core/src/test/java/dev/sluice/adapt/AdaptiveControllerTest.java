@@ -473,6 +473,8 @@ class AdaptiveControllerTest {
     void loadSheddingRefusesAllButCriticalAndInteractiveBeforeAnyBucketIsTouched() {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = overloaded(g);
+        // An interactive caller asks: shedding has someone to protect.
+        assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
         Decision d = g.admit(request(TrafficClass.BATCH));
         assertThat(d).isInstanceOfSatisfying(Decision.Rejected.class, r -> {
             assertThat(r.rejection().decision()).isEqualTo(GatewayDecision.SHED_UNDER_PRESSURE);
@@ -494,6 +496,7 @@ class AdaptiveControllerTest {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = attach(g, NO_RAMP, 0.5);
         c.fleetMode(Mode.LOAD_SHEDDING, clock.nanos() + S);
+        c.screen(TrafficClass.INTERACTIVE, clock.nanos());
 
         Decision d = g.admit(request(TrafficClass.BATCH));
 
@@ -517,6 +520,7 @@ class AdaptiveControllerTest {
         QuotaGovernor g = governor(LIMITS);
         AdaptiveController c = overloaded(g);
         c.fleetMode(Mode.NORMAL, clock.nanos() + 10 * S);
+        c.screen(TrafficClass.INTERACTIVE, clock.nanos());
 
         assertThat(c.modeInForce(clock.nanos())).isEqualTo(Mode.LOAD_SHEDDING);
         assertThat(g.admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Rejected.class);
@@ -617,6 +621,20 @@ class AdaptiveControllerTest {
         assertThat(FleetAdaptive.CALM.merge(FleetAdaptive.CALM)).isEqualTo(FleetAdaptive.CALM);
         // Deep shedding means nothing outside load shedding.
         assertThat(new FleetAdaptive(Mode.BROWNOUT, true, Optional.empty()).shedDeep()).isFalse();
+    }
+
+    @Test
+    void whileSheddingWithNoCriticalOrInteractiveCallerWithinTheWindowBatchIsPacedNotRefused() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        assertThat(c.mode()).isEqualTo(Mode.LOAD_SHEDDING);
+        // Nobody shedding would protect has asked: refusing batch would only take it out of the fair queue.
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+        // An interactive caller asks: from then on, for a window, batch is shed again.
+        c.screen(TrafficClass.INTERACTIVE, clock.nanos());
+        clock.advanceMillis(29_000);
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos()))
+                .hasValueSatisfying(r -> assertThat(r.code()).isEqualTo("load_shedding_non_critical"));
     }
 
     @Test

@@ -164,6 +164,8 @@ class FleetViewTest {
         }
         assertThat(a.adaptive().mode()).isEqualTo(Mode.LOAD_SHEDDING);
         exchangeAll(a, b);
+        // An interactive caller on B: shedding there has someone to protect.
+        b.adaptive().screen(TrafficClass.INTERACTIVE, clock.nanos());
 
         Decision d = b.governor().admit(request(TrafficClass.BATCH));
 
