@@ -39,7 +39,10 @@ import javax.management.openmbean.CompositeData;
  * </pre>
  *
  * {@code --kind anthropic} puts an Anthropic deployment behind the OpenAI route, so each answer is
- * translated (held whole, as a tree) instead of passed through.
+ * translated (held whole, as a tree) instead of passed through. The upstream writes each answer in
+ * 64 KiB slices as its connection takes them ({@code --upstream paced}, the default: what it holds
+ * is bounded, as a provider's socket is), or all at once ({@code --upstream whole}: its own queue
+ * then holds what the gateway has not read yet, in this JVM's heap).
  */
 public final class LargeAnswers {
 
@@ -52,14 +55,20 @@ public final class LargeAnswers {
         int bytes = 1 << 20;
         int rounds = 2;
         String kind = "openai";
+        boolean paced = true;
         for (int i = 0; i < args.length; i += 2) {
             switch (args[i]) {
                 case "--answers" -> answers = Integer.parseInt(args[i + 1]);
                 case "--answer-bytes" -> bytes = Integer.parseInt(args[i + 1]);
                 case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
                 case "--kind" -> kind = args[i + 1];
+                case "--upstream" -> paced = switch (args[i + 1]) {
+                    case "paced" -> true;
+                    case "whole" -> false;
+                    default -> throw new IllegalArgumentException("--upstream paced|whole");
+                };
                 default -> throw new IllegalArgumentException(args[i] + ": unknown option (expected --answers, "
-                        + "--answer-bytes, --rounds, --kind openai|anthropic)");
+                        + "--answer-bytes, --rounds, --kind openai|anthropic, --upstream paced|whole)");
             }
         }
         if (answers < 1 || answers > 5_000 || bytes < 1_024 || rounds < 1 || rounds > 20) {
@@ -68,9 +77,17 @@ public final class LargeAnswers {
         Vertx upstreamVertx = Vertx.vertx();
         Vertx clientVertx = Vertx.vertx();
         Buffer answer = Buffer.buffer(answer(kind, bytes));
+        boolean pacedWrites = paced;
         HttpServer upstream = await(upstreamVertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1"))
-                .requestHandler(req -> req.body().onSuccess(b -> req.response()
-                        .putHeader("content-type", "application/json").end(answer))).listen(0));
+                .requestHandler(req -> req.body().onSuccess(b -> {
+                    var resp = req.response().putHeader("content-type", "application/json");
+                    if (pacedWrites) {
+                        resp.putHeader("content-length", Integer.toString(answer.length()));
+                        writeFrom(resp, answer, 0);
+                    } else {
+                        resp.end(answer);
+                    }
+                })).listen(0));
         SluiceConfig config = ConfigLoader.parse("""
                 server: { host: 127.0.0.1, port: 0, upstream_timeout: 120s, max_connections: 20000,
                           max_connections_per_address: 20000, max_answer_bytes: %d }
@@ -89,8 +106,9 @@ public final class LargeAnswers {
                 .setDefaultPort(gateway.port()).setKeepAlive(true), new PoolOptions().setHttp1MaxSize(answers));
         String body = "{\"model\":\"big\",\"max_tokens\":100,\"messages\":[{\"role\":\"user\",\"content\":\"Hello\"}]}";
         LiveAfterGc live = new LiveAfterGc();
-        System.out.printf(Locale.ROOT, "%d answers of %,d bytes at once (%s), %d rounds, -Xmx %d MiB%n", answers, bytes,
-                kind.equals("anthropic") ? "translated from Anthropic" : "passed through", rounds,
+        System.out.printf(Locale.ROOT, "%d answers of %,d bytes at once (%s, upstream writes %s), %d rounds, -Xmx %d MiB%n",
+                answers, bytes, kind.equals("anthropic") ? "translated from Anthropic" : "native", paced ? "paced" : "whole",
+                rounds,
                 Runtime.getRuntime().maxMemory() >> 20);
         try {
             round(client, body, Math.min(answers, 50)); // warm-up: connections, JIT, tokenizer
@@ -116,6 +134,26 @@ public final class LargeAnswers {
             await(upstream.close());
             await(clientVertx.close());
             await(upstreamVertx.close());
+        }
+    }
+
+    /**
+     * Writes {@code answer} from {@code from} in 64 KiB slices of the one shared buffer, waiting
+     * whenever the connection's queue is full, as a provider's socket would: the upstream then
+     * holds little of any answer, and the heap that grows is the gateway's.
+     */
+    private static void writeFrom(io.vertx.core.http.HttpServerResponse resp, Buffer answer, int from) {
+        int at = from;
+        while (at < answer.length() && !resp.writeQueueFull()) {
+            int to = Math.min(answer.length(), at + 65_536);
+            resp.write(answer.slice(at, to));
+            at = to;
+        }
+        if (at >= answer.length()) {
+            resp.end();
+        } else {
+            int next = at;
+            resp.drainHandler(v -> writeFrom(resp, answer, next));
         }
     }
 

@@ -14,6 +14,7 @@ import dev.sluice.gateway.http.ErrorBodies;
 import dev.sluice.gateway.translate.ProviderErrors;
 import dev.sluice.gateway.translate.StreamErrors;
 import dev.sluice.gateway.translate.StreamUsageTracker;
+import dev.sluice.gateway.translate.JsonBodyUsage;
 import dev.sluice.gateway.translate.UpstreamFormatException;
 import dev.sluice.gateway.translate.UsageExtractor;
 import dev.sluice.gateway.upstream.ResponseListener;
@@ -37,6 +38,7 @@ import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 
 /**
@@ -49,6 +51,13 @@ final class UpstreamCall {
 
     /** The most of a JSON-array stream kept to read its usage at the end; beyond it the estimate stands. */
     static final int MAX_KEPT_STREAM_BYTES = 8 * 1024 * 1024;
+    /**
+     * A whole native answer larger than this is passed on as it arrives instead of held: its usage
+     * is read on the way ({@link JsonBodyUsage}), so a thousand large answers at once hold a
+     * thousand times this, not a thousand answers. Smaller ones are held, so that a body that is
+     * not JSON can still be answered 502.
+     */
+    static final int PASS_ON_ABOVE_BYTES = 256 * 1024;
 
     /** The retry hint given to a client for a provider 429 that came with none. */
     static final long UNHINTED_PROVIDER_RETRY_MILLIS = 1_000;
@@ -81,6 +90,8 @@ final class UpstreamCall {
     private ChatStreamConverter converter;
     /** Stream output of the current upstream read, not yet written; see {@link #hold}. */
     private Buffer held;
+    /** Non-null while a whole native answer is passed on as it arrives: what reads its usage. */
+    private JsonBodyUsage passing;
     /** Whether {@link #held} is a buffer of ours (appendable) rather than one handed to us. */
     private boolean heldOwned;
 
@@ -227,11 +238,52 @@ final class UpstreamCall {
             attempt.firstContent();
             if (relaying) {
                 relayed(chunk);
+            } else if (passing != null) {
+                passOn(chunk);
             } else if (gatheredLength + (long) chunk.length() > core.config().server().maxAnswerBytes()) {
                 tooLarge();
+            } else if (status >= 200 && status < 300 && x.plan.translation() == UpstreamPlan.Translation.NATIVE
+                    && (gatheredLength + (long) chunk.length() > PASS_ON_ABOVE_BYTES
+                            || gatheredLength == 0 && declaredLength() > PASS_ON_ABOVE_BYTES)) {
+                // Passed on from its first byte when it says it is large, so none of it is gathered in vain.
+                startPassing(chunk);
             } else {
                 gather(chunk);
             }
+        }
+
+        /**
+         * The answer is large and needs no translation: its head and what was gathered go to the
+         * client now, the rest as it arrives (paused while the client is behind, as a stream).
+         */
+        private void startPassing(Buffer chunk) {
+            passing = new JsonBodyUsage(x.plan.format());
+            var resp = r.resp;
+            resp.setStatusCode(status);
+            String type = headers.get("content-type");
+            resp.putHeader("content-type", type != null ? type : "application/json");
+            passHeaders(headers);
+            r.quotaHeaders();
+            resp.setChunked(true);
+            r.streamStarted(status);
+            if (gatheredLength > 0) {
+                passing.feed(gathered, 0, gatheredLength);
+                resp.write(BufferInternal.buffer(Unpooled.wrappedBuffer(gathered, 0, gatheredLength)));
+            }
+            gathered = null;
+            gatheredLength = 0;
+            passOn(chunk);
+        }
+
+        /**
+         * Written at once, not held for the rest of the read as a stream's events are: one read
+         * can deliver a whole large answer, and holding it would be holding the answer.
+         */
+        private void passOn(Buffer chunk) {
+            byte[] bytes = chunk.getBytes();
+            passing.feed(bytes, 0, bytes.length);
+            r.resp.write(chunk);
+            pauseWhileBehind();
         }
 
         private void gather(Buffer chunk) {
@@ -277,6 +329,8 @@ final class UpstreamCall {
             }
             if (relaying) {
                 relayEnded();
+            } else if (passing != null) {
+                passEnded(headers, status);
             } else if (status >= 300) {
                 onError(headers, status, gatheredBytes());
             } else {
@@ -314,6 +368,8 @@ final class UpstreamCall {
             }
             if (relaying) {
                 relayBroken(cause);
+            } else if (passing != null) {
+                passBroken(cause);
             } else {
                 UpstreamCall.this.onFailure(cause);
             }
@@ -424,6 +480,37 @@ final class UpstreamCall {
         passHeaders(h);
         r.answer(status, "application/json", wrapped(out));
         answered(h, status, usage);
+    }
+
+    /**
+     * A passed-on answer ended: settled on the usage read on the way. One that turned out not to
+     * be JSON has already reached the client as the provider sent it; its attempt failed.
+     */
+    private void passEnded(HttpHeaders h, int status) {
+        Optional<ObservedUsage> usage;
+        try {
+            usage = passing.finish();
+        } catch (UpstreamFormatException e) {
+            attempt.finish(new AttemptOutcome.Failed(normalise(h, status, ""), Optional.empty()));
+            r.endStream(takeHeld(EMPTY));
+            return;
+        }
+        answered(h, status, usage);
+        r.endStream(takeHeld(EMPTY));
+    }
+
+    /**
+     * A passed-on answer broke off: the attempt failed with the estimated prompt (the provider
+     * read it), and the client's connection is reset, since a whole answer has no way to say so
+     * in its body.
+     */
+    private void passBroken(Throwable t) {
+        attempt.finish(new AttemptOutcome.Failed(isTimeout(t) ? SignalNormaliser.timeout()
+                : SignalNormaliser.connectionFailed(), Optional.empty()));
+        r.state = ClientRequest.State.DONE;
+        held = null;
+        r.resp.reset();
+        r.lifecycle.answered(r.resp.getStatusCode(), Optional.of("upstream_answer_broken"), OptionalLong.empty());
     }
 
     /** Ends the attempt with a success; a count is made up of nothing when the answer reported no usage. */
@@ -554,8 +641,13 @@ final class UpstreamCall {
         if (held == null || done()) {
             return; // the stream ended (and wrote what was held) or broke meanwhile
         }
+        r.resp.write(takeHeld(EMPTY));
+        pauseWhileBehind();
+    }
+
+    /** Pauses the upstream while the client's write queue is full; gives up on a client that stops reading. */
+    private void pauseWhileBehind() {
         var resp = r.resp;
-        resp.write(takeHeld(EMPTY));
         if (resp.writeQueueFull() && stallTimer < 0) {
             call.pause();
             // A client that stops reading holds the stream, the upstream call and the reservation: give up on it
@@ -564,7 +656,8 @@ final class UpstreamCall {
                 stallTimer = -1;
                 if (!done()) {
                     // Ended as a client that left: it has read nothing for the whole upstream timeout.
-                    attempt.finish(new AttemptOutcome.ClientGone(true, Optional.of(streamUsage())));
+                    attempt.finish(new AttemptOutcome.ClientGone(true,
+                            tracker != null ? Optional.of(streamUsage()) : Optional.empty()));
                     r.state = ClientRequest.State.DONE;
                     r.lifecycle.clientGone();
                     call.cancel();
