@@ -186,16 +186,13 @@ class ThreeReplicasServeTest {
         awaitTrue(Duration.ofSeconds(5), () -> controller(0).published("r0").probe()
                 .map(p -> p.startsInNanos() == 0).orElse(false));
         answers.put("r0", Answer.OK);
-        awaitTrue(Duration.ofSeconds(2), () -> {
-            try {
-                return send(1, "sk-fleet-chat", Map.of()).get(10, TimeUnit.SECONDS).body().contains("deployment_probing");
-            } catch (Exception e) {
-                throw new AssertionError(e);
-            }
-        });
-        HttpResponse<String> third = send(2, "sk-fleet-chat", Map.of()).get(10, TimeUnit.SECONDS);
-        assertThat(third.body()).contains("deployment_probing");
+        // Asked without a request, so that none is spent on the bucket while the word spreads.
+        awaitTrue(Duration.ofSeconds(1), () -> probing(1) && probing(2));
         int before = arrivals.size();
+        for (int r = 1; r < 3; r++) {
+            HttpResponse<String> resp = send(r, "sk-fleet-chat", Map.of()).get(10, TimeUnit.SECONDS);
+            assertThat(resp.body()).contains("deployment_probing");
+        }
 
         // Replica 0 holds the probe: its request goes, is answered, and the fleet admits again.
         HttpResponse<String> probe = send(0, "sk-fleet-chat", Map.of()).get(10, TimeUnit.SECONDS);
@@ -208,6 +205,12 @@ class ThreeReplicasServeTest {
                 throw new AssertionError(e);
             }
         });
+    }
+
+    /** Whether {@code replica} would refuse an interactive request now because the fleet is being probed. */
+    private boolean probing(int replica) {
+        return controller(replica).screen(dev.sluice.governor.TrafficClass.INTERACTIVE, now(replica))
+                .map(r -> r.code().equals("deployment_probing")).orElse(false);
     }
 
     private AdaptiveController controller(int replica) {

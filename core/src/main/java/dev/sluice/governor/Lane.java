@@ -388,6 +388,19 @@ final class Lane {
         return sum + Math.max(fair, shareBound);
     }
 
+    /**
+     * A request admitted from this lane ended having used {@code unusedNanos} less of the
+     * deployment than its reservation cost (negative: more, an overage). The shared bucket refunds
+     * it to the whole fleet; while this replica shares refills with others ({@link FleetShare}),
+     * its credit takes the same refund, or replicas paying reservations out of credit while the
+     * bucket is refunded actual usage leave the bucket refilling unused.
+     */
+    synchronized void creditBack(long unusedNanos) {
+        if (creditAt != Long.MIN_VALUE) {
+            fleetCredit += unusedNanos;
+        }
+    }
+
     /** Time {@code amounts} alone occupy the deployment: the largest share of any rate it limits. */
     long costNanos(long[] amounts) {
         BucketPlan p = deploymentPlan;

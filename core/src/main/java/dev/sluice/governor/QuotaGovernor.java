@@ -250,7 +250,8 @@ public final class QuotaGovernor {
             nextSweep = now + config.leaseSweepInterval().toNanos();
             announce();
         }
-        Decision.Final d = new Decision.Admitted(new Reservation(this, lane, g.lease(), request, now), queuedNanos,
+        Decision.Final d = new Decision.Admitted(new Reservation(this, lane, g.lease(), request, now, lane.costNanos(amounts)),
+                queuedNanos,
                 sharedWaitNanos, lane.guard.brownout(now), borrowed);
         for (GovernorListener l : listeners) {
             l.onDecision(request, d);
@@ -268,11 +269,17 @@ public final class QuotaGovernor {
 
     SettleOutcome settle(Reservation r, Usage actual) {
         SettleOutcome o = store.settle(r.lease(), actual.amounts());
+        if (o != SettleOutcome.ALREADY_CLOSED) {
+            r.lane().creditBack(r.costNanos() - r.lane().costNanos(actual.amounts()));
+        }
         return ended(r, actual, o);
     }
 
     SettleOutcome release(Reservation r) {
         SettleOutcome o = store.release(r.lease());
+        if (o != SettleOutcome.ALREADY_CLOSED) {
+            r.lane().creditBack(r.costNanos());
+        }
         return ended(r, new Usage(0, 0), o);
     }
 

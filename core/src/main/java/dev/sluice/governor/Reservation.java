@@ -16,13 +16,17 @@ public final class Reservation {
     private final LeaseHandle lease;
     private final AdmissionRequest request;
     private final long admittedAtNanos;
+    /** What the reservation cost of the deployment's configured rate (its lane's unit): refunded in part at settlement. */
+    private final long costNanos;
 
-    Reservation(QuotaGovernor governor, Lane lane, LeaseHandle lease, AdmissionRequest request, long admittedAtNanos) {
+    Reservation(QuotaGovernor governor, Lane lane, LeaseHandle lease, AdmissionRequest request, long admittedAtNanos,
+            long costNanos) {
         this.governor = governor;
         this.lane = lane;
         this.lease = lease;
         this.request = request;
         this.admittedAtNanos = admittedAtNanos;
+        this.costNanos = costNanos;
     }
 
     /** The store's lease id. */
@@ -50,6 +54,10 @@ public final class Reservation {
 
     Lane lane() {
         return lane;
+    }
+
+    long costNanos() {
+        return costNanos;
     }
 
     LeaseHandle lease() {
