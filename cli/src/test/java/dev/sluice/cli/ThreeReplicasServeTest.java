@@ -168,6 +168,9 @@ class ThreeReplicasServeTest {
         long agreed = System.nanoTime() - shedding;
 
         for (int r = 1; r < 3; r++) {
+            // Shedding refuses batch only while someone it protects is asking (AdaptiveController):
+            // an interactive caller screened on this replica, without spending the shared bucket.
+            controller(r).screen(dev.sluice.governor.TrafficClass.INTERACTIVE, now(r));
             HttpResponse<String> resp = send(r, "sk-fleet-batch", Map.of()).get(10, TimeUnit.SECONDS);
             assertThat(resp.statusCode()).as(resp.body()).isNotEqualTo(200);
             assertThat(resp.body()).contains("load_shedding_non_critical");
