@@ -108,6 +108,8 @@ public final class AdaptiveController implements DeploymentGuard {
     private final long[] figureSentAt = new long[Dimension.COUNT];
     private final RampGovernor ramp;
     private long lastCutNanos = Long.MIN_VALUE;
+    /** Successful answers this replica has seen, ever: what it publishes so the fleet recovers by all of them. */
+    private long successes;
     /** When the last few fresh refusals arrived: the sustained-pressure test. */
     private final RecentTimes freshRefusals;
     /** The same for requests of classes still served while shedding: the test for shedding those too. */
@@ -270,6 +272,28 @@ public final class AdaptiveController implements DeploymentGuard {
         fleet = new FleetState(others, self, clock.nanos(), untilNanos);
     }
 
+    /** Successful answers this replica's own requests have had so far (published to the fleet). */
+    public synchronized long successes() {
+        return successes;
+    }
+
+    /**
+     * {@code n} successful answers other replicas of the fleet had from this deployment since they
+     * last said: each takes the multiplier one recovery step up, as this replica's own do. The
+     * fleet runs at its lowest fresh proposal, so without this the replica that was cut recovers
+     * by its own share of the traffic alone and holds every replica back; with it the recovery is
+     * the fleet's, as one governor's would be. Cuts stay each replica's own (the lowest wins).
+     */
+    public void fleetSuccesses(long n) {
+        if (n <= 0) {
+            return;
+        }
+        synchronized (this) {
+            recover(n);
+            push(clock.nanos(), limits());
+        }
+    }
+
     public void addListener(AdaptiveListener listener) {
         listeners.add(Objects.requireNonNull(listener, "listener"));
     }
@@ -318,12 +342,8 @@ public final class AdaptiveController implements DeploymentGuard {
                 case SUCCESS -> {
                     gauge.success(now, relative, latency);
                     ramp.record(false, latency, now);
-                    if (!(readings.latencyRatio() >= config.modes().latencyRatio().enter().caution())) {
-                        for (Dimension d : RATES) {
-                            multiplier[d.ordinal()] = MultiplierPolicy.increase(multiplier[d.ordinal()], ceiling,
-                                    config.multiplier());
-                        }
-                    }
+                    successes++;
+                    recover(1);
                 }
                 case LIMITED -> {
                     gauge.limited(now, relative);
@@ -555,6 +575,19 @@ public final class AdaptiveController implements DeploymentGuard {
         }
         ramp.finish(String.format(Locale.ROOT, "429 at %.2f of the limit on the last stage: the multiplier takes over",
                 rampFraction), now).ifPresent(step -> events.add(new RampChanged(deployment, step)));
+    }
+
+    /** {@code n} successes' recovery steps of the multiplier, unless latency says the provider is straining. */
+    private void recover(long n) {
+        if (readings.latencyRatio() >= config.modes().latencyRatio().enter().caution()) {
+            return;
+        }
+        for (long i = 0; i < n; i++) {
+            for (Dimension d : RATES) {
+                multiplier[d.ordinal()] = MultiplierPolicy.increase(multiplier[d.ordinal()], ceiling,
+                        config.multiplier());
+            }
+        }
     }
 
     /**

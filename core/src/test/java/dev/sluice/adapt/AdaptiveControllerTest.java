@@ -610,6 +610,24 @@ class AdaptiveControllerTest {
     }
 
     @Test
+    void theOtherReplicasSuccessesRecoverThisReplicasCutAsItsOwnWould() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(), 0);
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isEqualTo(0.65);
+
+        // Ten successes elsewhere in the fleet: ten steps of +0.03, as ten of its own would be.
+        c.fleetSuccesses(10);
+
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.95, within(1e-9));
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.95, within(1e-9));
+        // Only its own answers count in what it publishes.
+        assertThat(c.successes()).isZero();
+        c.onSignal(Signals.success(), 100 * MS);
+        assertThat(c.successes()).isOne();
+    }
+
+    @Test
     void fleetStatesMergeToTheMostSevereModeItsDepthAndTheProbeOfTheFirstHolder() {
         FleetAdaptive.Probe p1 = new FleetAdaptive.Probe(0, "r1", "a");
         FleetAdaptive.Probe p2 = new FleetAdaptive.Probe(5, "r2", "b");

@@ -50,6 +50,8 @@ public final class FleetView implements AutoCloseable {
     private final ScheduledExecutorService timer;
     /** Deployments the others last had work queued for: cleared once they have none. */
     private Set<String> othersQueuing = new HashSet<>();
+    /** Each other replica's success count per deployment as last read ({@code replica TAB deployment}). */
+    private Map<String, Long> successesSeen = new HashMap<>();
     /** Whether this replica has taken the fleet's ramp stages (once, at its first exchange that met others). */
     private boolean joined;
     /** Ramp stages as this replica last wrote them to {@code ns:{ns}:ramp}. */
@@ -72,9 +74,10 @@ public final class FleetView implements AutoCloseable {
      * @param rampStage that replica's ramp stage (the last stage when it runs no ramp)
      * @param shedDeep whether that replica, in load shedding, sheds the shed-last classes too
      * @param probe that replica's probe after an overload, if it holds one
+     * @param successes successful answers that replica has had from the deployment so far (-1: not said)
      */
     public record DeploymentState(Mode mode, Map<String, Long> queuedNanos, int rampStage, boolean shedDeep,
-            Optional<FleetAdaptive.Probe> probe) {
+            Optional<FleetAdaptive.Probe> probe, long successes) {
         public DeploymentState {
             Objects.requireNonNull(mode, "mode");
             queuedNanos = Map.copyOf(queuedNanos);
@@ -84,7 +87,7 @@ public final class FleetView implements AutoCloseable {
 
         /** A deployment with neither deep shedding nor a probe. */
         public DeploymentState(Mode mode, Map<String, Long> queuedNanos, int rampStage) {
-            this(mode, queuedNanos, rampStage, false, Optional.empty());
+            this(mode, queuedNanos, rampStage, false, Optional.empty(), -1);
         }
 
         /** The adaptive part: mode, shedding depth and probe. */
@@ -194,8 +197,9 @@ public final class FleetView implements AutoCloseable {
      * One line per deployment that has work queued here or runs adaptive control:
      * {@code deployment TAB mode TAB cost of each class, space-separated TAB ramp stage TAB
      * shedding depth ({@code deep} or {@code -}) TAB probe ({@code -}, or the nanoseconds until it
-     * starts, a space and its cause)}. Readers take lines of four fields (earlier builds) as
-     * neither deep nor probing.
+     * starts, a space and its cause) TAB successful answers so far (-1 without adaptive control)}.
+     * Readers take lines of four fields (earlier builds) as neither deep nor probing, and lines
+     * without the count as recovering by themselves.
      */
     private String publication() {
         String self = this.self;
@@ -222,6 +226,7 @@ public final class FleetView implements AutoCloseable {
             b.append('\t').append(own.shedDeep() ? "deep" : "-").append('\t');
             b.append(own.probe().map(p -> p.startsInNanos() + " " + p.cause().replaceAll("[\t\n]", " "))
                     .orElse("-"));
+            b.append('\t').append(c.map(AdaptiveController::successes).orElse(-1L));
         }
         return b.toString();
     }
@@ -231,7 +236,7 @@ public final class FleetView implements AutoCloseable {
         String[] lines = publication.split("\n");
         for (int i = 1; i < lines.length; i++) {
             String[] f = lines[i].split("\t");
-            if (f.length != 4 && f.length != 6) {
+            if (f.length != 4 && f.length < 6) {
                 continue;
             }
             Mode mode;
@@ -248,15 +253,16 @@ public final class FleetView implements AutoCloseable {
                     q.put(CLASSES[c].wireName(), v);
                 }
             }
-            boolean deep = f.length == 6 && f[4].equals("deep");
+            boolean deep = f.length >= 6 && f[4].equals("deep");
             Optional<FleetAdaptive.Probe> probe = Optional.empty();
-            if (f.length == 6 && !f[5].equals("-")) {
+            if (f.length >= 6 && !f[5].equals("-")) {
                 int sp = f[5].indexOf(' ');
                 String startsIn = sp < 0 ? f[5] : f[5].substring(0, sp);
                 probe = Optional.of(new FleetAdaptive.Probe(Math.max(0, Long.parseLong(startsIn)), replica,
                         sp < 0 ? "an overload" : f[5].substring(sp + 1)));
             }
-            out.put(f[0], new DeploymentState(mode, q, Integer.parseInt(f[3]), deep, probe));
+            long successes = f.length >= 7 ? Long.parseLong(f[6]) : -1;
+            out.put(f[0], new DeploymentState(mode, q, Integer.parseInt(f[3]), deep, probe, successes));
         }
         return out;
     }
@@ -286,8 +292,19 @@ public final class FleetView implements AutoCloseable {
         Map<String, long[]> sums = new HashMap<>();
         Map<String, FleetAdaptive> severest = new HashMap<>();
         Map<String, Integer> highestStage = new HashMap<>();
+        Map<String, Long> fleetSuccesses = new HashMap<>();
+        Map<String, Long> seen = new HashMap<>();
         for (ReplicaState r : others.values()) {
             r.deployments().forEach((d, s) -> {
+                if (s.successes() >= 0) {
+                    String key = r.replica() + "\t" + d;
+                    Long before = successesSeen.get(key);
+                    // A replica first heard of counts from now: its past successes were before this one listened.
+                    if (before != null && s.successes() > before) {
+                        fleetSuccesses.merge(d, s.successes() - before, Long::sum);
+                    }
+                    seen.put(key, s.successes());
+                }
                 long[] sum = sums.computeIfAbsent(d, k -> new long[CLASSES.length]);
                 for (int c = 0; c < CLASSES.length; c++) {
                     sum[c] += s.queuedNanos().getOrDefault(CLASSES[c].wireName(), 0L);
@@ -315,6 +332,8 @@ public final class FleetView implements AutoCloseable {
             }
         }
         othersQueuing = queuing;
+        successesSeen = seen;
+        fleetSuccesses.forEach((d, n) -> controllers.apply(d).ifPresent(c -> c.fleetSuccesses(n)));
         long until = governor.clock().nanos() + freshFor.toNanos();
         for (String d : severest.keySet()) {
             controllers.apply(d).ifPresent(c -> c.fleet(severest.get(d), self, until));
@@ -339,7 +358,7 @@ public final class FleetView implements AutoCloseable {
         }
         // The fleet runs at its lowest fresh proposal, so its ramp is the lowest stage of any replica.
         modes.forEach((d, m) -> out.put(d, new DeploymentState(m.mode(), queued.get(d), stages.get(d), m.shedDeep(),
-                m.probe())));
+                m.probe(), -1)));
         return out;
     }
 

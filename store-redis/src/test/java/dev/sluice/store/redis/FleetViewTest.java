@@ -242,6 +242,27 @@ class FleetViewTest {
     }
 
     @Test
+    void aCutReplicaRecoversByTheWholeFleetsSuccessesNotItsOwnAlone() {
+        Replica a = replica();
+        Replica b = replica();
+        a.adaptive().onSignal(rateLimited(), 0);
+        // Each has heard the other once (A's first exchange came before B had published).
+        exchangeAll(a, b);
+        exchangeAll(a, b);
+        // B answers twenty requests; A hears of them at its next exchange after B's.
+        for (int i = 0; i < 20; i++) {
+            b.adaptive().onSignal(new ProviderSignal(SignalStatus.SUCCESS, 200, Optional.empty(), OptionalLong.empty(),
+                    true, List.of(), ProviderSignal.REASON_OK, 0), 100 * MS);
+        }
+        exchangeAll(b, a);
+
+        // 0.65 after the cut, then twenty steps of +0.03, capped at 1: the fleet's factor is whole again.
+        assertThat(a.adaptive().snapshot().multipliers().get(Dimension.REQUESTS)).isEqualTo(1.0);
+        assertThat(a.store().state(BucketPlan.of(DEP, Limits.of(Limit.of(Dimension.REQUESTS, 600, 10))))
+                .of(Dimension.REQUESTS).orElseThrow().rateFactor()).isEqualTo(1.0);
+    }
+
+    @Test
     void aReplicaThatLeavesCleanlyStopsCountingAtOnce() {
         Replica a = replica();
         Replica b = replica();
