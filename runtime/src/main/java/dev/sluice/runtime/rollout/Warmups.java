@@ -314,7 +314,8 @@ public final class Warmups implements RequestEventSink {
     public record View(String id, String tenant, Warmup.Status status, int grown, Map<Dimension, Long> rates,
             List<WarmupDecision> history) {
         public View {
-            rates = Map.copyOf(rates);
+            // In the dimensions' order: the API and the command line print them so.
+            rates = rates.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new EnumMap<>(rates));
             history = List.copyOf(history);
         }
     }
