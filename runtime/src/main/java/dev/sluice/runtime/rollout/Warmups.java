@@ -173,6 +173,11 @@ public final class Warmups implements RequestEventSink {
             if (state.startedAtEpochMillis() > 0) {
                 e.startedOn = Instant.ofEpochMilli(state.startedAtEpochMillis()).atZone(zone).toLocalDate();
             }
+            if (e.lastArrival == Long.MIN_VALUE && state.startedAtEpochMillis() > 0) {
+                // The tenant's arrivals before a restart are not kept: it was last known busy at the
+                // decision, so its quiet spell (for on_first_traffic) counts from there, not from never.
+                e.lastArrival = clock.nanos() - Math.max(0, clock.epochMillis() - decision.atEpochMillis()) * 1_000_000;
+            }
             apply(e);
         }
     }

@@ -296,4 +296,27 @@ class WarmupEditsTest {
             assertThat(v.grown()).isZero();
         }
     }
+
+    @Test
+    void aWarmupDoneOnFirstTrafficIsNotStartedAgainByTheFirstRequestAfterARestart() throws Exception {
+        control.createWarmup(OPS, "backfill", json("{\"tenant\":\"jobs\",\"initial\":{\"rpm\":12},"
+                + "\"max_growth_per_minute\":{\"rpm\":40}}"));
+        runtime.warmups().onArrival("jobs");
+        for (int m = 0; m < 7; m++) {
+            clock.advance(Duration.ofMinutes(1));
+            runtime.tick();
+        }
+        assertThat(runtime.warmups().inspect("backfill").status()).isEqualTo(Warmup.Status.DONE);
+
+        SluiceRuntime restarted = runtime();
+        plane(restarted);
+        restarted.warmups().onArrival("jobs");
+        assertThat(restarted.warmups().inspect("backfill").status()).as("busy until the restart")
+                .isEqualTo(Warmup.Status.DONE);
+
+        clock.advance(Duration.ofMinutes(16));
+        restarted.warmups().onArrival("jobs");
+        assertThat(restarted.warmups().inspect("backfill").status()).as("after a quiet spell")
+                .isEqualTo(Warmup.Status.WARMING);
+    }
 }
