@@ -119,7 +119,8 @@ final class RolloutCommand {
         return body;
     }
 
-    private static ObjectNode pairs(String text, String option) {
+    /** {@code rpm=60,tpm=9000} as an object, the values read by {@link #value}. */
+    static ObjectNode pairs(String text, String option) {
         ObjectNode out = JSON.createObjectNode();
         for (String pair : text.split(",")) {
             int eq = pair.indexOf('=');
@@ -131,7 +132,8 @@ final class RolloutCommand {
         return out;
     }
 
-    private static JsonNode value(String text) {
+    /** A number where the text reads as one, the text otherwise: the gateway names the field of a bad value. */
+    static JsonNode value(String text) {
         try {
             BigDecimal n = new BigDecimal(text);
             return n.scale() <= 0 ? JSON.getNodeFactory().numberNode(n.longValueExact())

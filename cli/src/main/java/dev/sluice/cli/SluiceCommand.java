@@ -27,6 +27,8 @@ public final class SluiceCommand {
                                                  (sluice admin --help)
               rollout VERB ...                   a running gateway's rollouts: list, show, start, pause, resume,
                                                  advance, rollback (sluice rollout --help)
+              warmup VERB ...                    a running gateway's warm-ups of scheduled jobs: list, show,
+                                                 create, delete, pause, resume (sluice warmup --help)
               explain [--url URL] TRACE_ID       why a request was refused, waited or answered as it was
                                                  (token in $SLUICE_ADMIN_TOKEN, as for admin)
               report [--since 7d] [--config FILE]
@@ -62,6 +64,7 @@ public final class SluiceCommand {
                 case "admin" -> AdminCommand.run(rest, out, err, System::getenv);
                 case "explain" -> AdminCommand.explain(rest, out, err, System::getenv);
                 case "rollout" -> RolloutCommand.run(rest, out, err, System::getenv);
+                case "warmup" -> WarmupCommand.run(rest, out, err, System::getenv);
                 case "report" -> UsageCommand.report(Args.parse(rest, "--since", "--config"), out, err,
                         java.time.Clock.systemUTC());
                 default -> {

@@ -102,6 +102,10 @@ public final class Gateway {
             work.run();
             return null;
         }, true));
+        control.journalWarmupDecisions(work -> vertx.executeBlocking(() -> {
+            work.run();
+            return null;
+        }, true));
         metrics.ifPresent(m -> m.bind(runtime, ledger));
         this.alerts = new dev.sluice.gateway.alert.AlertMonitor(vertx, runtime, config.alerts(), tally,
                 metrics.map(SluiceMetrics::registry));

@@ -85,9 +85,10 @@ public final class SluiceRuntime {
         this.rollouts = new Rollouts(config, clock, this::targetState);
         changed.add(rollouts::reconcile);
         routing = new RolloutRouting(routing, rollouts);
+        // Likewise the warm-ups: the admin API may add one to a configuration without any.
         this.warmups = new dev.sluice.runtime.rollout.Warmups(config, clock, governor);
-        this.events = RequestEventSink.all(config.warmups().isEmpty() ? List.of(rollouts, b.events)
-                : List.of(rollouts, warmups, b.events));
+        changed.add(warmups::reconcile);
+        this.events = RequestEventSink.all(List.of(rollouts, warmups, b.events));
         this.routing = routing;
         // The one place that decides whether store calls leave the caller's thread.
         this.storeCalls = b.store.waitsOnNetwork() && b.workers != null ? StoreCalls.on(b.workers) : StoreCalls.inPlace();
@@ -413,7 +414,7 @@ public final class SluiceRuntime {
         }
     }
 
-    /** The warm-ups of scheduled jobs ({@code warmups:}); maybe none. */
+    /** The warm-ups of scheduled jobs in force: the file's ({@code warmups:}) and the admin API's; maybe none. */
     public dev.sluice.runtime.rollout.Warmups warmups() {
         return warmups;
     }

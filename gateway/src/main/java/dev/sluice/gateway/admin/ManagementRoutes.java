@@ -105,6 +105,8 @@ final class ManagementRoutes {
         r.add(HttpMethod.DELETE, "/admin/profiles/{profile}", Access.ADMIN, m::deleteProfile);
         r.add(HttpMethod.POST, "/admin/rollouts", Access.ADMIN, m::createRollout);
         r.add(HttpMethod.DELETE, "/admin/rollouts/{rollout}", Access.ADMIN, m::deleteRollout);
+        r.add(HttpMethod.POST, "/admin/warmups", Access.ADMIN, m::createWarmup);
+        r.add(HttpMethod.DELETE, "/admin/warmups/{warmup}", Access.ADMIN, m::deleteWarmup);
         r.add(HttpMethod.GET, "/admin/audit", Access.READ, m::audit);
         r.add(HttpMethod.POST, "/admin/reload", Access.ADMIN, m::reload);
         r.add(HttpMethod.GET, "/admin/prices", Access.READ, m::getPrices);
@@ -562,6 +564,39 @@ final class ManagementRoutes {
             var r = control.deleteRollout(actor(x), x.param("rollout"));
             return AdminExchange.JSON.createObjectNode().put("id", r.id()).put("profile", r.profile())
                     .put("from", r.from()).put("to", r.to()).put("deleted", true);
+        });
+    }
+
+    /**
+     * Adds a warm-up: {@code id} and the fields of a warm-up in a configuration file, checked as the
+     * file's are (422 naming the field: {@code tenant}, {@code max_growth_per_minute.rpm},
+     * {@code thresholds.provider_429_rate}), audited, journaled and relayed like every change; 201
+     * with the warm-up as inspected (waiting for its start).
+     */
+    private void createWarmup(AdminExchange x) {
+        Optional<ObjectNode> json = x.jsonBody();
+        if (json.isEmpty()) {
+            return;
+        }
+        JsonNode id = json.get().path("id");
+        if (!id.isTextual()) {
+            x.error(422, "invalid_value", "id: " + (id.isMissingNode() ? "missing" : id.toString())
+                    + " (expected: the warm-up's name, a string)", Optional.of("id"));
+            return;
+        }
+        ObjectNode definition = json.get().deepCopy();
+        definition.remove("id");
+        change(x, 201, () -> {
+            var w = control.createWarmup(actor(x), id.asText(), definition);
+            return WarmupRoutes.view(control.runtime().warmups().inspect(w.id()));
+        });
+    }
+
+    /** Removes a warm-up whatever its status: its tenant runs at its limits again. */
+    private void deleteWarmup(AdminExchange x) {
+        change(x, 200, () -> {
+            var w = control.deleteWarmup(actor(x), x.param("warmup"));
+            return AdminExchange.JSON.createObjectNode().put("id", w.id()).put("tenant", w.tenant()).put("deleted", true);
         });
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.rollout.WarmupDecision;
+import dev.sluice.runtime.rollout.WarmupJson;
 import dev.sluice.runtime.rollout.Warmups;
 import io.vertx.core.http.HttpMethod;
 import java.util.NoSuchElementException;
@@ -11,8 +12,8 @@ import java.util.Optional;
 import java.util.function.Supplier;
 
 /**
- * The scheduled jobs' warm-ups ({@code warmups:}) through the admin API: inspect them, and pause
- * or resume one's growth ([ADMIN.md](ADMIN.md#warm-ups)). Each command is a decision like the
+ * The scheduled jobs' warm-ups (the file's {@code warmups:} and those created through the API, in
+ * {@code ManagementRoutes}) through the admin API: inspect them, and pause or resume one's growth ([ADMIN.md](ADMIN.md#warm-ups)). Each command is a decision like the
  * analysis's, named by the token that made it.
  */
 final class WarmupRoutes {
@@ -80,11 +81,6 @@ final class WarmupRoutes {
     }
 
     static ObjectNode decision(WarmupDecision d) {
-        ObjectNode n = AdminExchange.JSON.createObjectNode();
-        n.put("at_epoch_ms", d.atEpochMillis()).put("action", d.action()).put("by", d.by())
-                .put("grown_minutes", d.grown()).put("reason", d.reason());
-        ObjectNode rates = n.putObject("rates");
-        d.rates().forEach((dim, r) -> rates.put(dim.limiterName(), r));
-        return n;
+        return WarmupJson.decision(d);
     }
 }

@@ -632,6 +632,22 @@ public final class ConfigLoader {
         return r;
     }
 
+    /** The fields of a warm-up in a configuration file: what {@code POST /admin/warmups} takes beside its id. */
+    public static final Set<String> WARMUP = WarmupSection.WARMUP;
+
+    /**
+     * A warm-up defined by {@code definition}, the fields of a warm-up in a configuration file,
+     * read and checked as the file's are against {@code config} (the admin API's
+     * {@code POST /admin/warmups}): a configured tenant with a limit in each dimension it grows, a
+     * time of day or {@code on_first_traffic}, a duration of 1m to 24h, rates of at least 1, a
+     * threshold in [0, 1]. Whether another warm-up already names the tenant is the caller's to ask.
+     *
+     * @throws ConfigException naming the definition's field path ({@code max_growth_per_minute.rpm}, {@code tenant})
+     */
+    public static WarmupConfig warmup(String id, JsonNode definition, SluiceConfig config) {
+        return WarmupSection.warmup(id, YamlNode.root(definition), config.orgs());
+    }
+
     /** The fields of a profile the admin API changes while running ({@link #patchProfile}). */
     public static final Set<String> PROFILE_ROUTING = Set.of("deployments", "routing", "fallback");
 

@@ -37,6 +37,14 @@ final class WarmupSection {
 
     static WarmupConfig warmup(String id, YamlNode n, Map<String, OrgConfig> orgs) {
         n.requireObject();
+        YamlNode cls = n.get("class");
+        if (cls.present()) {
+            // A class has no bucket to pace: its requests share their tenant's, team's and key's buckets
+            // with every other class, so slowing them would slow the tenant's interactive traffic too.
+            throw new ConfigException(cls.path(), "no class: a warm-up paces a tenant's buckets and a traffic class "
+                    + "has none of its own (pacing the buckets its requests pass through would slow every other "
+                    + "class there); give the job a tenant of its own and warm that tenant up", "a class");
+        }
         n.allowOnly(WARMUP);
         YamlNode tenantNode = n.get("tenant");
         String tenant = tenantNode.text();

@@ -18,6 +18,10 @@ import dev.sluice.runtime.config.RolloutConfig;
 import dev.sluice.runtime.rollout.RolloutDecision;
 import dev.sluice.runtime.rollout.RolloutJson;
 import dev.sluice.runtime.rollout.RolloutState;
+import dev.sluice.runtime.rollout.WarmupDecision;
+import dev.sluice.runtime.rollout.WarmupJson;
+import dev.sluice.runtime.rollout.WarmupState;
+import dev.sluice.runtime.config.WarmupConfig;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.config.TeamConfig;
 import dev.sluice.runtime.config.TenantConfig;
@@ -652,6 +656,92 @@ public final class ControlPlane {
         return c.withRollouts(c.rollouts().stream().filter(o -> !o.id().equals(id)).toList());
     }
 
+    // ---- warm-ups ----
+
+    /**
+     * Adds a warm-up, {@code definition} holding the fields of a warm-up in a configuration file,
+     * checked as the file's are (a configured tenant with a limit in each dimension it grows, a
+     * start, a duration of 1m to 24h, rates of at least 1, a threshold in [0, 1]). It waits for its
+     * start (its time of day, or the tenant's first request after a quiet spell). Admins only: it
+     * paces a tenant's buckets.
+     *
+     * @throws EditRefused 409 when the id is taken or another warm-up names the tenant; 422 naming
+     *     the field for a bad definition or id
+     */
+    public synchronized WarmupConfig createWarmup(Actor a, String id, JsonNode definition) {
+        requireAdmin(a, "create a warm-up");
+        if (!PROFILE_ID.matcher(id).matches()) {
+            throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "id", "id: \"" + id + "\" (expected: letters, "
+                    + "digits, '.', '_', ':' or '-', at most 128, starting with a letter or digit)");
+        }
+        if (config().warmups().stream().anyMatch(w -> w.id().equals(id))) {
+            throw new EditRefused(EditRefused.Why.CONFLICT, "warmup_exists", "id", "There is a warm-up " + id + " already.");
+        }
+        WarmupConfig w;
+        try {
+            w = ConfigLoader.warmup(id, definition, config());
+        } catch (ConfigException e) {
+            throw invalid(e);
+        }
+        Optional<WarmupConfig> other = config().warmups().stream().filter(o -> o.tenant().equals(w.tenant())).findFirst();
+        if (other.isPresent()) {
+            throw new EditRefused(EditRefused.Why.CONFLICT, "tenant_warmed_up", "tenant", "Warm-up " + other.get().id()
+                    + " warms up tenant " + w.tenant() + " already; delete it first; nothing was changed.");
+        }
+        ObjectNode state = only(definition, ConfigLoader.WARMUP).put("id", id);
+        record(a, "warmup.create", "warmup:" + id, null, state, state, withWarmup(config(), w));
+        return w;
+    }
+
+    /**
+     * Removes a warm-up, the file's or the API's, whatever its status: its tenant's buckets refill
+     * at its limits again at once. Admins only.
+     *
+     * @throws EditRefused 404 for an unknown warm-up
+     */
+    public synchronized WarmupConfig deleteWarmup(Actor a, String id) {
+        requireAdmin(a, "delete a warm-up");
+        WarmupConfig w = config().warmups().stream().filter(o -> o.id().equals(id)).findFirst()
+                .orElseThrow(() -> new EditRefused(EditRefused.Why.NOT_FOUND, "unknown_warmup", "warmup",
+                        "No warm-up \"" + id + "\" is configured."));
+        ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
+        record(a, "warmup.delete", "warmup:" + id, ControlJson.JSON.createObjectNode().put("id", id)
+                .put("tenant", w.tenant()), null, state, withoutWarmup(config(), id),
+                () -> runtime.warmups().forget(id));
+        return w;
+    }
+
+    /**
+     * Keeps every decision the warm-ups make from now on in the journal ({@code warmup.state}: the
+     * decision and the state it left), written on {@code writer}, as {@link #journalRolloutDecisions}
+     * does for rollouts: a restart resumes a warm-up at the same rate, and the replicas sharing the
+     * journal pace the tenant alike. {@code writer} should run the writes in order.
+     */
+    public void journalWarmupDecisions(java.util.concurrent.Executor writer) {
+        runtime.warmups().onStateChange((d, s) -> writer.execute(() -> recordWarmupState(d, s)));
+    }
+
+    private synchronized void recordWarmupState(WarmupDecision d, WarmupState s) {
+        ObjectNode state = WarmupJson.journalState(d, s);
+        AuditRecord stored = journal.append(new AuditRecord(0, Instant.ofEpochMilli(d.atEpochMillis()), d.by(),
+                "warmup.state", "warmup:" + d.warmup(), ControlJson.text(null),
+                ControlJson.text(WarmupJson.decision(d))), state.toString());
+        if (stored.seq() == seen + 1) {
+            seen = stored.seq();
+        }
+    }
+
+    private static SluiceConfig withWarmup(SluiceConfig c, WarmupConfig w) {
+        List<WarmupConfig> warmups = new ArrayList<>();
+        c.warmups().stream().filter(o -> !o.id().equals(w.id())).forEach(warmups::add);
+        warmups.add(w);
+        return c.withWarmups(warmups);
+    }
+
+    private static SluiceConfig withoutWarmup(SluiceConfig c, String id) {
+        return c.withWarmups(c.warmups().stream().filter(o -> !o.id().equals(id)).toList());
+    }
+
     // ---- replay and reload ----
 
     /**
@@ -950,6 +1040,26 @@ public final class ControlPlane {
             }
             case "rollout.state" -> {
                 runtime.rollouts().restore(s.path("id").asText(), RolloutJson.readState(s), RolloutJson.readDecision(s));
+                return c;
+            }
+            case "warmup.create" -> {
+                String id = s.path("id").asText();
+                try {
+                    WarmupConfig w = ConfigLoader.warmup(id, only(s, ConfigLoader.WARMUP), c);
+                    boolean tenantFree = c.warmups().stream().noneMatch(o -> o.tenant().equals(w.tenant())
+                            && !o.id().equals(id));
+                    return tenantFree ? withWarmup(c, w) : c;
+                } catch (ConfigException e) {
+                    return c; // its tenant, or the limit it grows to, was removed since
+                }
+            }
+            case "warmup.delete" -> {
+                String id = s.path("id").asText();
+                runtime.warmups().forget(id);
+                return withoutWarmup(c, id);
+            }
+            case "warmup.state" -> {
+                runtime.warmups().restore(s.path("id").asText(), WarmupJson.readState(s), WarmupJson.readDecision(s));
                 return c;
             }
             case "profile.delete" -> {

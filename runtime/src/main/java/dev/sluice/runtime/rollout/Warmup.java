@@ -48,6 +48,8 @@ public final class Warmup {
     private int grown;
     private long attempts;
     private long throttled;
+    private long startedAtEpochMillis;
+    private long version;
 
     /** @param limits the tenant's per-minute limits in each dimension the warm-up grows */
     public Warmup(WarmupConfig config, Map<Dimension, Long> limits) {
@@ -98,6 +100,7 @@ public final class Warmup {
         status = Status.WARMING;
         pausedByOperator = false;
         startedAt = now;
+        startedAtEpochMillis = epochMillis;
         minuteStartedAt = now;
         grown = 0;
         attempts = throttled = 0;
@@ -180,11 +183,68 @@ public final class Warmup {
     private WarmupDecision record(long epochMillis, String action, String by, String reason) {
         WarmupDecision d = new WarmupDecision(config.id(), config.tenant(), epochMillis, action, by, grown,
                 rates(), reason);
+        version++;
+        keep(d);
+        return d;
+    }
+
+    private void keep(WarmupDecision d) {
         if (history.size() == MAX_HISTORY) {
             history.remove(0);
         }
         history.add(d);
-        return d;
+    }
+
+    /** Where it stands now: what the journal keeps with each decision. */
+    public WarmupState state() {
+        return new WarmupState(status, grown, pausedByOperator, startedAtEpochMillis, version);
+    }
+
+    /**
+     * Takes {@code state}, left by {@code decision} (before a restart, or on another replica), when
+     * it is later than the one here, or as late and safer (paused over warming, then fewer minutes
+     * grown): two replicas judging one minute differently both end on the cautious one. Its
+     * duration runs from the recorded start and its minute from the decision, on this clock.
+     *
+     * @return whether it was taken
+     */
+    public boolean restore(WarmupState state, WarmupDecision decision, long now, long nowEpochMillis) {
+        if (state.version() < version || (state.version() == version && !safer(state, state()))) {
+            return false;
+        }
+        status = state.status();
+        grown = state.grown();
+        pausedByOperator = state.pausedByOperator();
+        startedAtEpochMillis = state.startedAtEpochMillis();
+        version = state.version();
+        startedAt = now - Math.max(0, nowEpochMillis - startedAtEpochMillis) * 1_000_000;
+        long since = Math.max(0, nowEpochMillis - decision.atEpochMillis());
+        minuteStartedAt = now - Math.min(since * 1_000_000, MINUTE_NANOS);
+        attempts = throttled = 0;
+        keep(decision);
+        return true;
+    }
+
+    private static boolean safer(WarmupState a, WarmupState b) {
+        int severity = Boolean.compare(a.status() == Status.PAUSED, b.status() == Status.PAUSED);
+        return severity > 0 || (severity == 0 && a.grown() < b.grown());
+    }
+
+    /**
+     * Carries {@code before}'s progress and history over to this one, the same warm-up read again
+     * (its tenant's limits changed): the rates follow the new limits from where it got.
+     */
+    void adopt(Warmup before) {
+        history.addAll(before.history);
+        status = before.status;
+        pausedByOperator = before.pausedByOperator;
+        startedAt = before.startedAt;
+        startedAtEpochMillis = before.startedAtEpochMillis;
+        minuteStartedAt = before.minuteStartedAt;
+        grown = before.grown;
+        attempts = before.attempts;
+        throttled = before.throttled;
+        version = before.version;
     }
 
     private Map<Dimension, Long> rates() {

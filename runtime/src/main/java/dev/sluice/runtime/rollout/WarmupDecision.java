@@ -22,6 +22,7 @@ public record WarmupDecision(String warmup, String tenant, long atEpochMillis, S
     public WarmupDecision {
         Objects.requireNonNull(warmup, "warmup");
         Objects.requireNonNull(action, "action");
-        rates = Map.copyOf(rates);
+        // In the dimensions' order: the API and the log print them so.
+        rates = rates.isEmpty() ? Map.of() : java.util.Collections.unmodifiableMap(new java.util.EnumMap<>(rates));
     }
 }

@@ -74,4 +74,13 @@ class WarmupConfigTest {
                     e -> assertThat(e.path()).isEqualTo(c[1]));
         }
     }
+
+    @Test
+    void aWarmupForATrafficClassIsRefusedSayingWhy() {
+        assertThatThrownBy(() -> parse("warmups: { j: { tenant: jobs, class: batch, max_growth_per_minute: { rpm: 20 } } }\n"))
+                .isInstanceOfSatisfying(ConfigException.class, e -> {
+                    assertThat(e.path()).isEqualTo("warmups.j.class");
+                    assertThat(e.getMessage()).contains("has none of its own", "a tenant of its own");
+                });
+    }
 }
