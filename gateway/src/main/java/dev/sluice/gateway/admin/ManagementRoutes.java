@@ -509,25 +509,42 @@ final class ManagementRoutes {
         });
     }
 
+    /** A created resource's name and the rest of its body, the fields of its configuration section. */
+    private record Named(String id, ObjectNode definition) {}
+
+    /**
+     * The body of a create: its {@code id} (a string, else 422 naming {@code id}) and a copy of the
+     * other fields; empty when the answer has been given.
+     */
+    private static Optional<Named> named(AdminExchange x, String what) {
+        Optional<ObjectNode> json = x.jsonBody();
+        if (json.isEmpty()) {
+            return Optional.empty();
+        }
+        JsonNode id = json.get().path("id");
+        if (!id.isTextual()) {
+            x.error(422, "invalid_value", "id: " + (id.isMissingNode() ? "missing" : id.toString())
+                    + " (expected: the " + what + "'s name, a string)", Optional.of("id"));
+            return Optional.empty();
+        }
+        ObjectNode definition = json.get().deepCopy();
+        definition.remove("id");
+        return Optional.of(new Named(id.asText(), definition));
+    }
+
     /**
      * Adds a profile: {@code id} and the fields of a profile in a configuration file, checked as
      * the file's are (422 naming the field), audited, journaled and relayed like every change.
      */
     private void createProfile(AdminExchange x) {
-        Optional<ObjectNode> json = x.jsonBody();
-        if (json.isEmpty()) {
+        Optional<Named> named = named(x, "profile");
+        if (named.isEmpty()) {
             return;
         }
-        JsonNode id = json.get().path("id");
-        if (!id.isTextual()) {
-            x.error(422, "invalid_value", "id: " + (id.isMissingNode() ? "missing" : id.toString())
-                    + " (expected: the profile's name, a string)", Optional.of("id"));
-            return;
-        }
-        ObjectNode definition = json.get().deepCopy();
-        definition.remove("id");
+        String id = named.get().id();
+        ObjectNode definition = named.get().definition();
         change(x, 201, () -> {
-            var p = control.createProfile(actor(x), id.asText(), definition);
+            var p = control.createProfile(actor(x), id, definition);
             // On this worker, not on an event loop at the profile's first request: a vocabulary takes seconds to load.
             control.runtime().estimator().countTokens(p.tokenizer(), "warm up");
             return ControlJson.profile(p, control.config());
@@ -540,20 +557,14 @@ final class ManagementRoutes {
      * audited, journaled and relayed like every change; 201 with the rollout as inspected.
      */
     private void createRollout(AdminExchange x) {
-        Optional<ObjectNode> json = x.jsonBody();
-        if (json.isEmpty()) {
+        Optional<Named> named = named(x, "rollout");
+        if (named.isEmpty()) {
             return;
         }
-        JsonNode id = json.get().path("id");
-        if (!id.isTextual()) {
-            x.error(422, "invalid_value", "id: " + (id.isMissingNode() ? "missing" : id.toString())
-                    + " (expected: the rollout's name, a string)", Optional.of("id"));
-            return;
-        }
-        ObjectNode definition = json.get().deepCopy();
-        definition.remove("id");
+        String id = named.get().id();
+        ObjectNode definition = named.get().definition();
         change(x, 201, () -> {
-            var r = control.createRollout(actor(x), id.asText(), definition);
+            var r = control.createRollout(actor(x), id, definition);
             return RolloutRoutes.view(control.runtime().rollouts().inspect(r.id()));
         });
     }
@@ -574,20 +585,14 @@ final class ManagementRoutes {
      * with the warm-up as inspected (waiting for its start).
      */
     private void createWarmup(AdminExchange x) {
-        Optional<ObjectNode> json = x.jsonBody();
-        if (json.isEmpty()) {
+        Optional<Named> named = named(x, "warm-up");
+        if (named.isEmpty()) {
             return;
         }
-        JsonNode id = json.get().path("id");
-        if (!id.isTextual()) {
-            x.error(422, "invalid_value", "id: " + (id.isMissingNode() ? "missing" : id.toString())
-                    + " (expected: the warm-up's name, a string)", Optional.of("id"));
-            return;
-        }
-        ObjectNode definition = json.get().deepCopy();
-        definition.remove("id");
+        String id = named.get().id();
+        ObjectNode definition = named.get().definition();
         change(x, 201, () -> {
-            var w = control.createWarmup(actor(x), id.asText(), definition);
+            var w = control.createWarmup(actor(x), id, definition);
             return WarmupRoutes.view(control.runtime().warmups().inspect(w.id()));
         });
     }
