@@ -271,6 +271,11 @@ class ErrorsTest {
         long released = f.gateway.counters().reservationsReleased();
         HttpResponse<String> r = f.post("/v1/chat/completions", GatewayFixture.KEY, chat("closed", ""));
         assertThat(r.statusCode()).isEqualTo(502);
+        // The answer is written before the release is counted (on the event loop, just after): wait for it, bounded.
+        long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(5);
+        while (f.gateway.counters().reservationsReleased() < released + 1 && System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
         assertThat(f.gateway.counters().reservationsReleased()).isEqualTo(released + 1);
     }
 
