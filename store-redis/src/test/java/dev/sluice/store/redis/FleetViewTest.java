@@ -327,6 +327,44 @@ class FleetViewTest {
     }
 
     @Test
+    void aReplicaKilledMidRunStopsCountingWithinThreeIntervalsAndLeavesNoLeaseBehind() {
+        Replica a = replica();
+        Replica b = replica();
+        FleetHeartbeat aBeat = FleetHeartbeat.manual(a.store(), EVERY);
+        FleetHeartbeat bBeat = FleetHeartbeat.manual(b.store(), EVERY);
+        aBeat.beat();
+        assertThat(bBeat.beat()).isEqualTo(2);
+        // A holds the burst in ten unsettled requests and queues ten more (1 s of the rate).
+        drain(a);
+        for (int i = 0; i < 10; i++) {
+            assertThat(a.governor().admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Queued.class);
+        }
+        exchangeAll(a, b);
+        assertThat(b.store().openLeases()).isEqualTo(10);
+        assertThat(((Decision.Queued) b.governor().admit(request(TrafficClass.BATCH))).expectedWaitNanos())
+                .isEqualTo(1_100 * MS);
+
+        // A is killed: no exchange, no beat, no settlement, nothing withdrawn. Until its publication's
+        // three intervals are over, B still counts A's queue.
+        clock.advanceMillis(700);
+        assertThat(b.view().exchange()).isTrue();
+        assertThat(b.view().lastReading().others()).containsOnlyKeys(a.store().config().replicaId());
+        clock.advanceMillis(50);
+        assertThat(b.view().exchange()).isTrue();
+        assertThat(bBeat.beat()).isEqualTo(1);
+
+        assertThat(b.view().lastReading().others()).isEmpty();
+        // Nothing of A's counts any more: B's next request takes the 750 ms of refill instead of
+        // queuing behind A's dead second of work, as it did while A's publication was fresh.
+        assertThat(b.governor().admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Admitted.class);
+        // A's ten leases end at their TTL, swept by B (with B's own two, which this test never settles).
+        assertThat(b.store().openLeases()).isEqualTo(12);
+        clock.advance(GovernorConfig.DEFAULT_LEASE_TTL);
+        assertThat(b.store().expireLeases()).isEqualTo(12);
+        assertThat(b.store().openLeases()).isZero();
+    }
+
+    @Test
     void aCutByAnyReplicaHoldsWhileFreshAndAnotherReplicasRaiseOrStartDoesNotUndoIt() {
         Replica a = replica();
         Replica b = replica();
