@@ -167,15 +167,26 @@ class ThreeReplicasServeTest {
                 && controller(2).modeInForce(now(2)) == Mode.LOAD_SHEDDING);
         long agreed = System.nanoTime() - shedding;
 
+        // Shedding refuses batch only while someone it protects is asking (AdaptiveController), and
+        // that is the fleet's: an interactive caller on replica 0 alone protects on every replica.
+        CompletableFuture<HttpResponse<String>> interactive = send(0, "sk-fleet-chat", Map.of());
+        String zero = replicas.get(0).fleet().orElseThrow().own().replica();
+        awaitTrue(Duration.ofSeconds(1), () -> {
+            for (int r = 1; r < 3; r++) {
+                var d = replicas.get(r).fleet().orElseThrow().lastReading().others().get(zero).deployments().get("d");
+                if (d == null || d.protectedAskedAgoNanos() == dev.sluice.adapt.FleetAdaptive.NEVER) {
+                    return false;
+                }
+            }
+            return true;
+        });
         for (int r = 1; r < 3; r++) {
-            // Shedding refuses batch only while someone it protects is asking (AdaptiveController):
-            // an interactive caller screened on this replica, without spending the shared bucket.
-            controller(r).screen(dev.sluice.governor.TrafficClass.INTERACTIVE, now(r));
             HttpResponse<String> resp = send(r, "sk-fleet-batch", Map.of()).get(10, TimeUnit.SECONDS);
             assertThat(resp.statusCode()).as(resp.body()).isNotEqualTo(200);
             assertThat(resp.body()).contains("load_shedding_non_critical");
             assertThat(controller(r).mode()).as("its own mode").isEqualTo(Mode.NORMAL);
         }
+        interactive.get(20, TimeUnit.SECONDS);
         assertThat(Duration.ofNanos(agreed)).isLessThanOrEqualTo(Duration.ofSeconds(1));
     }
 

@@ -216,8 +216,9 @@ public final class AdaptiveController implements DeploymentGuard {
     /**
      * What this replica publishes to its fleet about the deployment: its own mode (never one taken
      * from the fleet, so the fleet relaxes when the replica that saw the refusals does), whether it
-     * sheds deep, and its probe after an overload, held by {@code self}, with the pause left before
-     * it starts.
+     * sheds deep, its probe after an overload, held by {@code self}, with the pause left before
+     * it starts, and how long ago a class that load shedding still serves last asked here (so that
+     * every replica refuses batch while a protected caller asks any of them).
      */
     public FleetAdaptive published(String self) {
         Objects.requireNonNull(self, "self");
@@ -226,7 +227,9 @@ public final class AdaptiveController implements DeploymentGuard {
         Probe p = probe.get();
         Optional<FleetAdaptive.Probe> own = p == null ? Optional.empty()
                 : Optional.of(new FleetAdaptive.Probe(Math.max(0, p.fromNanos() - now), self, p.cause()));
-        return new FleetAdaptive(m.mode(), shedDeep, own);
+        long ago = now - protectedAskedNanos;
+        long window = config.window().length().toNanos();
+        return new FleetAdaptive(m.mode(), shedDeep, own, ago >= 0 && ago <= window ? ago : FleetAdaptive.NEVER);
     }
 
     /** The ramp's stage now (0 is the first). */
@@ -456,7 +459,12 @@ public final class AdaptiveController implements DeploymentGuard {
         // of those has asked within the window, refusing the rest protects nobody: it only takes the
         // arrivals out of the fair queue (which still paces them at the rate in force), so a deployment
         // serving batch tenants alone split its goodput by arrivals instead of by weight.
-        boolean protecting = nowNanos - protectedAskedNanos <= config.window().length().toNanos();
+        // That caller may have asked another replica: the fleet's latest one counts too, or a batch
+        // request would be queued here while the replica the interactive caller reached refuses it.
+        long window = config.window().length().toNanos();
+        long fleetAgo = fleetStands ? f.others().protectedAskedAgoNanos() : FleetAdaptive.NEVER;
+        boolean protecting = nowNanos - protectedAskedNanos <= window
+                || (fleetAgo != FleetAdaptive.NEVER && nowNanos - f.readAtNanos() <= window - fleetAgo);
         if (mode == Mode.LOAD_SHEDDING && protecting && !m.servedWhileShedding().contains(trafficClass)) {
             // The depth is the fleet's too: every replica sheds what the deepest shedding replica sheds.
             boolean deep = (shedDeep && s.mode() == Mode.LOAD_SHEDDING) || (fleetStands && f.others().shedDeep());

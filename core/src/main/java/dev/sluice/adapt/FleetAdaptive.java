@@ -12,19 +12,38 @@ import java.util.Optional;
  * one sheds, and after an overload one probe goes to the provider for the whole fleet, not one per
  * replica.
  *
+ * <p>Whom shedding protects is the fleet's too: load shedding refuses batch only while a class it
+ * still serves asked within the window, and that caller may have reached another replica. So the
+ * publication carries how long ago a protected class last asked there.
+ *
  * @param mode the most severe mode
  * @param shedDeep whether a replica in load shedding sheds the shed-last classes too
  * @param probe a probe after an overload's pause, when one is in force or about to be
+ * @param protectedAskedAgoNanos how long before the publication a class that load shedding still
+ *     serves last asked, {@link #NEVER} when none did within the publisher's window: relative, so
+ *     that replicas whose clocks differ agree on it
  */
-public record FleetAdaptive(Mode mode, boolean shedDeep, Optional<Probe> probe) {
+public record FleetAdaptive(Mode mode, boolean shedDeep, Optional<Probe> probe, long protectedAskedAgoNanos) {
 
-    /** Nothing above normal and no probe: a calm replica, or no fleet. */
+    /** No protected class asked within the window. */
+    public static final long NEVER = Long.MAX_VALUE;
+
+    /** Nothing above normal, no probe and no protected caller: a calm replica, or no fleet. */
     public static final FleetAdaptive CALM = new FleetAdaptive(Mode.NORMAL, false, Optional.empty());
 
     public FleetAdaptive {
         Objects.requireNonNull(mode, "mode");
         Objects.requireNonNull(probe, "probe");
         shedDeep = shedDeep && mode == Mode.LOAD_SHEDDING;
+        if (protectedAskedAgoNanos < 0) {
+            throw new IllegalArgumentException(
+                    "protectedAskedAgoNanos: " + protectedAskedAgoNanos + " (expected: >= 0)");
+        }
+    }
+
+    /** A publication in which no protected class asked within the window. */
+    public FleetAdaptive(Mode mode, boolean shedDeep, Optional<Probe> probe) {
+        this(mode, shedDeep, probe, NEVER);
     }
 
     /**
@@ -46,13 +65,16 @@ public record FleetAdaptive(Mode mode, boolean shedDeep, Optional<Probe> probe) 
         }
     }
 
-    /** The more severe of the two, and of two probes the one whose holder comes first. */
+    /**
+     * The more severe of the two, of two probes the one whose holder comes first, and the latest
+     * protected caller of either.
+     */
     public FleetAdaptive merge(FleetAdaptive other) {
         Mode m = other.mode.above(mode) ? other.mode : mode;
         boolean deep = (shedDeep && mode == m) || (other.shedDeep && other.mode == m);
         Optional<Probe> p = probe.isEmpty() ? other.probe
                 : other.probe.isEmpty() || probe.get().holder().compareTo(other.probe.get().holder()) <= 0 ? probe
                 : other.probe;
-        return new FleetAdaptive(m, deep, p);
+        return new FleetAdaptive(m, deep, p, Math.min(protectedAskedAgoNanos, other.protectedAskedAgoNanos));
     }
 }

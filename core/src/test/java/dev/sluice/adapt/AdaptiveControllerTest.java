@@ -540,8 +540,8 @@ class AdaptiveControllerTest {
             assertThat(r.message()).contains("only critical requests are served for now");
         });
         assertThat(c.screen(TrafficClass.CRITICAL, clock.nanos())).isEmpty();
-        // Its own state is what it publishes: neither shedding nor deep.
-        assertThat(c.published("r1")).isEqualTo(FleetAdaptive.CALM);
+        // Its own state is what it publishes: neither shedding nor deep, and an interactive caller just now.
+        assertThat(c.published("r1")).isEqualTo(new FleetAdaptive(Mode.NORMAL, false, Optional.empty(), 0));
         clock.advanceNanos(S);
         assertThat(c.screen(TrafficClass.INTERACTIVE, clock.nanos())).isEmpty();
     }
@@ -637,6 +637,11 @@ class AdaptiveControllerTest {
         assertThat(deep.merge(brownout)).isEqualTo(new FleetAdaptive(Mode.LOAD_SHEDDING, true, Optional.of(p1)));
         assertThat(brownout.merge(deep)).isEqualTo(deep.merge(brownout));
         assertThat(FleetAdaptive.CALM.merge(FleetAdaptive.CALM)).isEqualTo(FleetAdaptive.CALM);
+        // Of two replicas' protected callers, the later one (asked the fewest nanoseconds ago) counts.
+        assertThat(new FleetAdaptive(Mode.NORMAL, false, Optional.empty(), 7 * S)
+                .merge(new FleetAdaptive(Mode.NORMAL, false, Optional.empty(), 2 * S)).protectedAskedAgoNanos())
+                .isEqualTo(2 * S);
+        assertThat(deep.merge(brownout).protectedAskedAgoNanos()).isEqualTo(FleetAdaptive.NEVER);
         // Deep shedding means nothing outside load shedding.
         assertThat(new FleetAdaptive(Mode.BROWNOUT, true, Optional.empty()).shedDeep()).isFalse();
     }
@@ -653,6 +658,37 @@ class AdaptiveControllerTest {
         clock.advanceMillis(29_000);
         assertThat(c.screen(TrafficClass.BATCH, clock.nanos()))
                 .hasValueSatisfying(r -> assertThat(r.code()).isEqualTo("load_shedding_non_critical"));
+    }
+
+    @Test
+    void whileSheddingBatchIsRefusedWhileAnInteractiveCallerAskedAnotherReplicaWithinTheWindow() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+        // No caller here, but another replica's interactive caller asked 28 s before its publication was read.
+        c.fleet(new FleetAdaptive(Mode.NORMAL, false, Optional.empty(), 28 * S), "r1", clock.nanos() + 10 * S);
+
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos()))
+                .hasValueSatisfying(r -> assertThat(r.code()).isEqualTo("load_shedding_non_critical"));
+        // The same 30 s window as a caller of its own: past it, batch is paced again though the reading stands.
+        clock.advanceMillis(2_001);
+        assertThat(c.screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+    }
+
+    @Test
+    void aReplicaPublishesHowLongAgoAProtectedCallerAskedWithinTheWindow() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = overloaded(g);
+        assertThat(c.published("r0").protectedAskedAgoNanos()).isEqualTo(FleetAdaptive.NEVER);
+        // Batch is not whom shedding protects.
+        c.screen(TrafficClass.BATCH, clock.nanos());
+        assertThat(c.published("r0").protectedAskedAgoNanos()).isEqualTo(FleetAdaptive.NEVER);
+
+        c.screen(TrafficClass.CRITICAL, clock.nanos());
+        clock.advanceMillis(2_000);
+        assertThat(c.published("r0").protectedAskedAgoNanos()).isEqualTo(2 * S);
+        clock.advanceMillis(28_001);
+        assertThat(c.published("r0").protectedAskedAgoNanos()).isEqualTo(FleetAdaptive.NEVER);
     }
 
     @Test

@@ -35,7 +35,8 @@ import java.util.function.Function;
  * predicted over the fleet's queues, refills shared by queued demand) and to each deployment's
  * adaptive controller ({@link AdaptiveController#fleet}: the most severe mode published by any
  * replica applies everywhere until its publication goes stale, shedding as deep as the deepest
- * shedding replica, and one probe after an overload for the whole fleet). While Redis cannot answer, the last
+ * shedding replica, refusing batch while a protected class asked any replica within the window,
+ * and one probe after an overload for the whole fleet). While Redis cannot answer, the last
  * reading stands until it goes stale.
  */
 public final class FleetView implements AutoCloseable {
@@ -75,24 +76,30 @@ public final class FleetView implements AutoCloseable {
      * @param shedDeep whether that replica, in load shedding, sheds the shed-last classes too
      * @param probe that replica's probe after an overload, if it holds one
      * @param successes successful answers that replica has had from the deployment so far (-1: not said)
+     * @param protectedAskedAgoNanos how long before the publication a class load shedding still serves
+     *     last asked there ({@link FleetAdaptive#NEVER}: none within the window, or not said)
      */
     public record DeploymentState(Mode mode, Map<String, Long> queuedNanos, int rampStage, boolean shedDeep,
-            Optional<FleetAdaptive.Probe> probe, long successes) {
+            Optional<FleetAdaptive.Probe> probe, long successes, long protectedAskedAgoNanos) {
         public DeploymentState {
             Objects.requireNonNull(mode, "mode");
             queuedNanos = Map.copyOf(queuedNanos);
             Objects.requireNonNull(probe, "probe");
             shedDeep = shedDeep && mode == Mode.LOAD_SHEDDING;
+            if (protectedAskedAgoNanos < 0) {
+                throw new IllegalArgumentException(
+                        "protectedAskedAgoNanos: " + protectedAskedAgoNanos + " (expected: >= 0)");
+            }
         }
 
-        /** A deployment with neither deep shedding nor a probe. */
+        /** A deployment with neither deep shedding, a probe nor a protected caller. */
         public DeploymentState(Mode mode, Map<String, Long> queuedNanos, int rampStage) {
-            this(mode, queuedNanos, rampStage, false, Optional.empty(), -1);
+            this(mode, queuedNanos, rampStage, false, Optional.empty(), -1, FleetAdaptive.NEVER);
         }
 
-        /** The adaptive part: mode, shedding depth and probe. */
+        /** The adaptive part: mode, shedding depth, probe and the latest protected caller. */
         public FleetAdaptive adaptive() {
-            return new FleetAdaptive(mode, shedDeep, probe);
+            return new FleetAdaptive(mode, shedDeep, probe, protectedAskedAgoNanos);
         }
     }
 
@@ -197,9 +204,11 @@ public final class FleetView implements AutoCloseable {
      * One line per deployment that has work queued here or runs adaptive control:
      * {@code deployment TAB mode TAB cost of each class, space-separated TAB ramp stage TAB
      * shedding depth ({@code deep} or {@code -}) TAB probe ({@code -}, or the nanoseconds until it
-     * starts, a space and its cause) TAB successful answers so far (-1 without adaptive control)}.
-     * Readers take lines of four fields (earlier builds) as neither deep nor probing, and lines
-     * without the count as recovering by themselves.
+     * starts, a space and its cause) TAB successful answers so far (-1 without adaptive control)
+     * TAB how many nanoseconds ago a class load shedding still serves asked ({@code -}: none within
+     * the window)}. Readers take lines of four fields (earlier builds) as neither deep nor probing,
+     * lines without the count as recovering by themselves, and lines without the last field as
+     * protecting nobody.
      */
     private String publication() {
         String self = this.self;
@@ -227,6 +236,8 @@ public final class FleetView implements AutoCloseable {
             b.append(own.probe().map(p -> p.startsInNanos() + " " + p.cause().replaceAll("[\t\n]", " "))
                     .orElse("-"));
             b.append('\t').append(c.map(AdaptiveController::successes).orElse(-1L));
+            b.append('\t').append(own.protectedAskedAgoNanos() == FleetAdaptive.NEVER ? "-"
+                    : Long.toString(own.protectedAskedAgoNanos()));
         }
         return b.toString();
     }
@@ -262,7 +273,8 @@ public final class FleetView implements AutoCloseable {
                         sp < 0 ? "an overload" : f[5].substring(sp + 1)));
             }
             long successes = f.length >= 7 ? Long.parseLong(f[6]) : -1;
-            out.put(f[0], new DeploymentState(mode, q, Integer.parseInt(f[3]), deep, probe, successes));
+            long asked = f.length >= 8 && !f[7].equals("-") ? Math.max(0, Long.parseLong(f[7])) : FleetAdaptive.NEVER;
+            out.put(f[0], new DeploymentState(mode, q, Integer.parseInt(f[3]), deep, probe, successes, asked));
         }
         return out;
     }
@@ -358,7 +370,7 @@ public final class FleetView implements AutoCloseable {
         }
         // The fleet runs at its lowest fresh proposal, so its ramp is the lowest stage of any replica.
         modes.forEach((d, m) -> out.put(d, new DeploymentState(m.mode(), queued.get(d), stages.get(d), m.shedDeep(),
-                m.probe(), -1)));
+                m.probe(), -1, m.protectedAskedAgoNanos())));
         return out;
     }
 

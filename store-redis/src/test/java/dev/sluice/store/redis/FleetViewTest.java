@@ -179,6 +179,52 @@ class FleetViewTest {
         assertThat(b.adaptive().modeInForce(clock.nanos())).isEqualTo(Mode.NORMAL);
     }
 
+    @Test
+    void sheddingRefusesBatchOnEveryReplicaWhileAnInteractiveCallerAsksAnyOfThem() {
+        Replica a = replica();
+        Replica b = replica();
+        Replica c = replica();
+        for (int i = 0; i < 3; i++) {
+            a.adaptive().onSignal(rateLimited(), 0);
+            clock.advanceMillis(1_000);
+        }
+        assertThat(a.adaptive().mode()).isEqualTo(Mode.LOAD_SHEDDING);
+        exchangeAll(a, b, c);
+        // Shedding on B, taken from A, protects nobody yet: batch is paced in the fair queue.
+        assertThat(b.adaptive().screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+
+        // An interactive caller reaches C alone; C publishes it and A and B read it.
+        c.adaptive().screen(TrafficClass.INTERACTIVE, clock.nanos());
+        clock.advanceMillis(100);
+        exchangeAll(c, b, a);
+
+        assertThat(c.view().own().deployments().get("dep").protectedAskedAgoNanos()).isEqualTo(100 * MS);
+        assertThat(b.view().lastReading().others().get(c.store().config().replicaId()).deployments().get("dep")
+                .protectedAskedAgoNanos()).isEqualTo(100 * MS);
+        assertThat(b.governor().admit(request(TrafficClass.BATCH))).isInstanceOfSatisfying(Decision.Rejected.class,
+                r -> assertThat(r.rejection().code()).isEqualTo("load_shedding_non_critical"));
+        // The shedding replica itself refuses it too, though no protected caller asked it.
+        assertThat(a.governor().admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Rejected.class);
+    }
+
+    @Test
+    void aPublicationOfAnEarlierBuildWithoutTheProtectedCallerReadsAsProtectingNobody() {
+        Replica b = replica();
+        // A replica of the build before: seven fields, shedding, nothing said of protected callers.
+        b.store().link().callList(Library.Fn.FLEET, new byte[][] {Packing.key(b.store().keys().fleet())},
+                b.store().clock(), "old", EVERY.multipliedBy(3).toNanos(),
+                "v1\ndep\tload_shedding\t0 0 0 0\t-1\t-\t-\t5");
+        exchangeAll(b);
+
+        FleetView.DeploymentState old = b.view().lastReading().others().get("old").deployments().get("dep");
+        assertThat(old.mode()).isEqualTo(Mode.LOAD_SHEDDING);
+        assertThat(old.protectedAskedAgoNanos()).isEqualTo(dev.sluice.adapt.FleetAdaptive.NEVER);
+        assertThat(b.adaptive().screen(TrafficClass.BATCH, clock.nanos())).isEmpty();
+        // B's own interactive caller still counts, as on the earlier build.
+        b.adaptive().screen(TrafficClass.INTERACTIVE, clock.nanos());
+        assertThat(b.adaptive().screen(TrafficClass.BATCH, clock.nanos())).isPresent();
+    }
+
     private static ProviderSignal rateLimited() {
         return new ProviderSignal(SignalStatus.RATE_LIMITED, 429, Optional.empty(), OptionalLong.empty(), true,
                 List.of(), ProviderSignal.REASON_RATE_LIMITED, 0);
@@ -278,6 +324,44 @@ class FleetViewTest {
         // Nothing queued in the fleet but B's own request: it waits only for its own refill.
         Decision.Queued q = (Decision.Queued) b.governor().admit(request(TrafficClass.BATCH));
         assertThat(q.expectedWaitNanos()).isEqualTo(100 * MS);
+    }
+
+    @Test
+    void aReplicaKilledMidRunStopsCountingWithinThreeIntervalsAndLeavesNoLeaseBehind() {
+        Replica a = replica();
+        Replica b = replica();
+        FleetHeartbeat aBeat = FleetHeartbeat.manual(a.store(), EVERY);
+        FleetHeartbeat bBeat = FleetHeartbeat.manual(b.store(), EVERY);
+        aBeat.beat();
+        assertThat(bBeat.beat()).isEqualTo(2);
+        // A holds the burst in ten unsettled requests and queues ten more (1 s of the rate).
+        drain(a);
+        for (int i = 0; i < 10; i++) {
+            assertThat(a.governor().admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Queued.class);
+        }
+        exchangeAll(a, b);
+        assertThat(b.store().openLeases()).isEqualTo(10);
+        assertThat(((Decision.Queued) b.governor().admit(request(TrafficClass.BATCH))).expectedWaitNanos())
+                .isEqualTo(1_100 * MS);
+
+        // A is killed: no exchange, no beat, no settlement, nothing withdrawn. Until its publication's
+        // three intervals are over, B still counts A's queue.
+        clock.advanceMillis(700);
+        assertThat(b.view().exchange()).isTrue();
+        assertThat(b.view().lastReading().others()).containsOnlyKeys(a.store().config().replicaId());
+        clock.advanceMillis(50);
+        assertThat(b.view().exchange()).isTrue();
+        assertThat(bBeat.beat()).isEqualTo(1);
+
+        assertThat(b.view().lastReading().others()).isEmpty();
+        // Nothing of A's counts any more: B's next request takes the 750 ms of refill instead of
+        // queuing behind A's dead second of work, as it did while A's publication was fresh.
+        assertThat(b.governor().admit(request(TrafficClass.BATCH))).isInstanceOf(Decision.Admitted.class);
+        // A's ten leases end at their TTL, swept by B (with B's own two, which this test never settles).
+        assertThat(b.store().openLeases()).isEqualTo(12);
+        clock.advance(GovernorConfig.DEFAULT_LEASE_TTL);
+        assertThat(b.store().expireLeases()).isEqualTo(12);
+        assertThat(b.store().openLeases()).isZero();
     }
 
     @Test
