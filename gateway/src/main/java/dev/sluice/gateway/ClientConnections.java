@@ -21,9 +21,9 @@ import java.util.OptionalLong;
  * one {@code server.idle_timeout} after its last answer; beyond that it is closed, so silent or
  * trickling sockets cannot hold descriptors. While a request is in flight no connection timer
  * runs: the body has its own ({@code server.body_timeout}, in the request), the answer the
- * upstream's. Every answer on a kept-alive connection says {@code Keep-Alive: timeout=N}, N a margin
- * below the idle timeout ({@link #advertisedIdleSeconds}). Each connection's request decoder is Sluice's own ({@link RequestFraming}).
- * Confined to its event loop.
+ * upstream's. Every answer on a kept-alive connection says {@code Keep-Alive: timeout=N}, N a
+ * margin below the idle timeout ({@link #advertisedIdleSeconds}). Each connection's request
+ * decoder is Sluice's own ({@link RequestFraming}). Confined to its event loop.
  */
 final class ClientConnections {
 
@@ -122,7 +122,7 @@ final class ClientConnections {
         return seconds >= 1 ? OptionalLong.of(seconds) : OptionalLong.empty();
     }
 
-    /** Whether {@code r}'s connection is kept open after its answer (neither side said close, nor is it plain HTTP/1.0). */
+    /** Whether {@code r}'s connection stays open after its answer: neither side said close, nor is it plain HTTP/1.0. */
     private static boolean staysOpen(HttpServerRequest r) {
         String answer = r.response().headers().get("connection");
         String asked = r.getHeader("connection");
