@@ -8,9 +8,12 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.impl.HttpServerConnection;
 import io.vertx.core.http.impl.VertxHttpRequestDecoder;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.HttpVersion;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The client connections of one event loop, each with its timer and its place under the caps. A
@@ -18,8 +21,9 @@ import java.util.Optional;
  * one {@code server.idle_timeout} after its last answer; beyond that it is closed, so silent or
  * trickling sockets cannot hold descriptors. While a request is in flight no connection timer
  * runs: the body has its own ({@code server.body_timeout}, in the request), the answer the
- * upstream's. Each connection's request decoder is Sluice's own ({@link RequestFraming}).
- * Confined to its event loop.
+ * upstream's. Every answer on a kept-alive connection says {@code Keep-Alive: timeout=N}, N a
+ * margin below the idle timeout ({@link #advertisedIdleSeconds}). Each connection's request
+ * decoder is Sluice's own ({@link RequestFraming}). Confined to its event loop.
  */
 final class ClientConnections {
 
@@ -90,6 +94,11 @@ final class ClientConnections {
         }
         cancel(o);
         o.inFlight++;
+        advertisedIdleSeconds(server.idleTimeout()).ifPresent(seconds -> r.response().headersEndHandler(v -> {
+            if (staysOpen(r)) {
+                r.response().headers().set("keep-alive", "timeout=" + seconds);
+            }
+        }));
         r.response().endHandler(v -> {
             o.closing |= "close".equalsIgnoreCase(r.response().headers().get("connection"));
             if (--o.inFlight == 0 && open.containsKey(c) && !o.closing) {
@@ -97,6 +106,30 @@ final class ClientConnections {
             }
         });
         return o.counted ? Optional.empty() : Optional.of(MalformedRequest.TOO_MANY_CONNECTIONS);
+    }
+
+    /**
+     * The idle timeout told to clients in {@code Keep-Alive: timeout=N}: whole seconds, a margin
+     * (a tenth, at least one second) below {@code idle}, so that a client that honours it (Vert.x,
+     * curl, browsers) retires a pooled connection before the gateway closes it. Without the margin
+     * a client may send on a connection at the instant the gateway closes it, and that request ends
+     * with a connection error and no status (the gateway never read it). Empty when the margin
+     * leaves less than one second: {@code timeout=0} reads as "no timeout" to some clients.
+     */
+    static OptionalLong advertisedIdleSeconds(Duration idle) {
+        long millis = idle.toMillis();
+        long seconds = (millis - Math.max(1_000, millis / 10)) / 1_000;
+        return seconds >= 1 ? OptionalLong.of(seconds) : OptionalLong.empty();
+    }
+
+    /** Whether {@code r}'s connection stays open after its answer: neither side said close, nor is it plain HTTP/1.0. */
+    private static boolean staysOpen(HttpServerRequest r) {
+        String answer = r.response().headers().get("connection");
+        String asked = r.getHeader("connection");
+        if ("close".equalsIgnoreCase(answer) || "close".equalsIgnoreCase(asked)) {
+            return false;
+        }
+        return r.version() != HttpVersion.HTTP_1_0 || "keep-alive".equalsIgnoreCase(asked);
     }
 
     /**

@@ -13,6 +13,7 @@ import dev.sluice.adapt.SharedQuotaPolicy;
 import dev.sluice.limits.Dimension;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.event.RequestEventSink;
+import dev.sluice.runtime.request.InvalidRefunds;
 import dev.sluice.runtime.request.RequestCounters;
 import dev.sluice.runtime.request.RequestLifecycle;
 import dev.sluice.runtime.request.RequestPlan;
@@ -71,6 +72,7 @@ public final class SluiceRuntime {
     private final Rollouts rollouts;
     private final dev.sluice.runtime.rollout.Warmups warmups;
     private final RequestCounters counters = new RequestCounters();
+    private final InvalidRefunds invalidRefunds = new InvalidRefunds();
     private final StoreCalls storeCalls;
     private final Map<String, RetryBudget> retryBudgets = new HashMap<>();
 
@@ -224,6 +226,11 @@ public final class SluiceRuntime {
 
     public RequestEventSink events() {
         return events;
+    }
+
+    /** Each tenant's allowance of invalid requests refunded in full (the request too) on providers that do not count them. */
+    public InvalidRefunds invalidRefunds() {
+        return invalidRefunds;
     }
 
     /** Counts of requests, answers and reservations: the lifecycle's two promises, checkable. */

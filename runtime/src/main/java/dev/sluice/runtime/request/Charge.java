@@ -6,6 +6,7 @@ import dev.sluice.runtime.config.DeploymentKind;
 import dev.sluice.runtime.config.Price;
 import dev.sluice.runtime.config.ProfileConfig;
 import java.util.Optional;
+import java.util.function.BooleanSupplier;
 
 /**
  * What an ended attempt is charged: the one rule, per outcome, by which a reservation is settled
@@ -19,8 +20,9 @@ import java.util.Optional;
  *       only the request, which the provider counted;</li>
  *   <li>refused as invalid (400, 404, 422: the request itself was wrong, nothing was generated):
  *       no tokens and no cost, and the request only where the attempt's provider counts it
- *       ({@link DeploymentKind#countsInvalidRequests()}); decided once the deployment is known
- *       ({@link Invalid#on});</li>
+ *       ({@link DeploymentKind#countsInvalidRequests()}) or the tenant has used its allowance of
+ *       such refunds ({@link InvalidRefunds}, so that invalid requests cannot be sent without
+ *       limit); decided once the deployment is known ({@link Invalid#on});</li>
  *   <li>failed without a status (timeout, reset, broken stream) or left by its client after it was
  *       sent: what arrived, or else the estimated input, since the provider read the prompt;</li>
  *   <li>never sent, or left by its client before it was sent: released whole, unless an earlier
@@ -41,9 +43,13 @@ sealed interface Charge {
     /** Refused as invalid: settled as {@link #on} the attempt's deployment says. */
     record Invalid() implements Charge {
 
-        /** The settlement on a deployment of {@code kind}: the request alone if it counts it, else nothing. */
-        Settle on(DeploymentKind kind) {
-            return new Settle(kind.countsInvalidRequests() ? NOTHING : Usage.UNCOUNTED);
+        /**
+         * The settlement on a deployment of {@code kind}: the request alone if it counts it, else
+         * nothing while {@code refund} (the tenant's allowance, {@link InvalidRefunds}) lasts, and
+         * the request alone beyond it.
+         */
+        Settle on(DeploymentKind kind, BooleanSupplier refund) {
+            return new Settle(kind.countsInvalidRequests() || !refund.getAsBoolean() ? NOTHING : Usage.UNCOUNTED);
         }
     }
 

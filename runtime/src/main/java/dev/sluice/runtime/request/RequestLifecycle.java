@@ -555,7 +555,8 @@ public final class RequestLifecycle {
                 runtime.storeCalls().run(reservation::release);
                 runtime.counters().recordReservationReleased();
             }
-            case Charge.Invalid i -> end(a, i.on(a.deployment().kind()));
+            case Charge.Invalid i -> end(a, i.on(a.deployment().kind(),
+                    () -> runtime.invalidRefunds().refund(plan.caller().org(), plan.caller().tenant(), runtime.clock().nanos())));
         }
     }
 

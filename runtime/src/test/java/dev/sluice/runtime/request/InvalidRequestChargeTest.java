@@ -31,7 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * A request the provider refuses as invalid (400, 404, 422) is charged nothing it did not take:
  * no tokens, no money, and the request itself only where the provider counts it (OpenAI and Azure
  * count failed requests; Anthropic and Gemini are not known to). Every other dimension of every
- * bucket on its path is given back at settlement.
+ * bucket on its path is given back at settlement. The request itself is given back at most
+ * {@value InvalidRefunds#PER_MINUTE} times a minute per tenant; beyond that it stays charged.
  */
 class InvalidRequestChargeTest {
 
@@ -92,7 +93,7 @@ class InvalidRequestChargeTest {
     @ValueSource(ints = {400, 404, 422})
     void onAProviderThatDoesNotCountItEverythingIsGivenBackTheRequestToo(int status) {
         SluiceRuntime rt = runtime("anthropic");
-        for (int i = 0; i < 50; i++) {
+        for (int i = 0; i < InvalidRefunds.PER_MINUTE; i++) {
             refusedWith(rt, status);
         }
 
@@ -105,6 +106,47 @@ class InvalidRequestChargeTest {
             assertThat(e.settlement()).isEqualTo(Settlement.SETTLED);
             assertThat(e.usage()).isEqualTo(TokenCounts.NONE);
         });
+    }
+
+    @Test
+    void beyondTheTenantsAllowanceAMinuteAnInvalidRequestKeepsItsRequestCharged() {
+        // Else a client could send invalid requests to a provider that does not count them without limit.
+        SluiceRuntime rt = runtime("anthropic");
+        for (int i = 0; i < InvalidRefunds.PER_MINUTE + 5; i++) {
+            refusedWith(rt, 400);
+        }
+
+        assertThat(left(rt, ACME, Dimension.REQUESTS)).as("five beyond the allowance").isEqualTo(45);
+        assertThat(left(rt, ACME, Dimension.DAILY_REQUESTS)).isEqualTo(95);
+        assertThat(left(rt, ACME, Dimension.INPUT_TOKENS)).as("tokens are still given back").isEqualTo(50_000);
+        assertThat(left(rt, ACME, Dimension.DAILY_COST)).isEqualTo(1_000_000);
+    }
+
+    @Test
+    void theAllowanceComesBackAMinuteLater() {
+        SluiceRuntime rt = runtime("anthropic");
+        for (int i = 0; i < InvalidRefunds.PER_MINUTE; i++) {
+            refusedWith(rt, 400);
+        }
+        clock.advance(java.time.Duration.ofMinutes(1));
+        for (int i = 0; i < InvalidRefunds.PER_MINUTE; i++) {
+            refusedWith(rt, 422);
+        }
+
+        assertThat(left(rt, ACME, Dimension.DAILY_REQUESTS)).as("every one refunded").isEqualTo(100);
+        refusedWith(rt, 400);
+        assertThat(left(rt, ACME, Dimension.DAILY_REQUESTS)).as("the second minute's allowance used up").isEqualTo(99);
+    }
+
+    @Test
+    void eachTenantHasItsOwnAllowance() {
+        InvalidRefunds refunds = new InvalidRefunds();
+        for (int i = 0; i < InvalidRefunds.PER_MINUTE; i++) {
+            assertThat(refunds.refund("acme-corp", "acme", 0)).isTrue();
+        }
+        assertThat(refunds.refund("acme-corp", "acme", 1)).isFalse();
+        assertThat(refunds.refund("acme-corp", "other", 1)).isTrue();
+        assertThat(refunds.refund("acme-corp", "acme", java.util.concurrent.TimeUnit.SECONDS.toNanos(60))).isTrue();
     }
 
     @Test
