@@ -247,13 +247,13 @@ class ThreeReplicasServeTest {
     }
 
     /** Polls every 20 ms; fails once {@code within} has passed without {@code done}. */
-    private static void awaitTrue(Duration within, BooleanSupplier done) throws InterruptedException {
+    private static void awaitTrue(Duration within, BooleanSupplier done) {
         long until = System.nanoTime() + within.toNanos();
         while (!done.getAsBoolean()) {
             if (System.nanoTime() > until) {
                 throw new AssertionError("not within " + within);
             }
-            Thread.sleep(20);
+            java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20));
         }
     }
 }
