@@ -133,6 +133,14 @@ public final class LedgerWriteBench {
         long t0 = 1_772_446_500_000L;
         List<RequestEvent> out = new ArrayList<>(n);
         HexFormat hex = HexFormat.of();
+        // As a gateway has them: one caller per configured key and one scope map per deployment, the
+        // same objects in every event (not a new string or map per request).
+        Caller[] callers = new Caller[200];
+        for (int k = 0; k < callers.length; k++) {
+            int t = k / 10;
+            callers[k] = new Caller("org", "tenant-" + t, "tenant-" + t + "/team", "key-" + k);
+        }
+        Map<String, String> scope = Map.of("region", "eastus");
         for (int i = 0; i < n; i++) {
             int tenant = rnd.nextInt(20);
             int key = tenant * 10 + rnd.nextInt(10);
@@ -147,7 +155,6 @@ public final class LedgerWriteBench {
             long cache = route[2].equals("anthropic") ? rnd.nextInt(2_000) : 0;
             String trace = hex.formatHex(longBytes(rnd.nextLong())) + hex.formatHex(longBytes(i));
             String span = hex.formatHex(longBytes(rnd.nextLong()));
-            Map<String, String> scope = Map.of("region", "eastus");
             TokenCounts estimate = new TokenCounts(estIn, estOut, 0);
             TokenCounts usage = new TokenCounts(in, outTokens, cache);
             List<AttemptEvent> attempts = new ArrayList<>(2);
@@ -163,7 +170,7 @@ public final class LedgerWriteBench {
                     !route[2].equals("anthropic"), Settlement.SETTLED, 800_000_000, OptionalLong.of(200_000_000),
                     OptionalLong.empty()));
             out.add(new RequestEvent(trace, span, at, "openai.chat",
-                    Optional.of(new Caller("org", "tenant-" + tenant, "tenant-" + tenant + "/team", "key-" + key)),
+                    Optional.of(callers[key]),
                     Optional.of(route[0]), Optional.of(trafficClass), Optional.of(route[1]),
                     Optional.of(route[2]), Optional.of(route[3]), scope, rnd.nextBoolean(), estimate, usage, true,
                     "admitted", Optional.empty(), Optional.empty(), Optional.empty(), 0, Optional.of("normal"), false,

@@ -161,8 +161,8 @@ final class EventRows {
 
     /**
      * The scope labels as JSON, through {@code cache}: a gateway has a few scopes (one per
-     * deployment), met again in every row. Cleared when it grows past a few hundred (scopes equal
-     * but not the same map, which then cost their serialisation each time).
+     * deployment), met again in every row. Cleared when it grows past a few hundred, so that a
+     * stream of distinct scopes cannot grow it without bound.
      */
     static String json(Map<String, String> scope, Map<Map<String, String>, String> cache) {
         String j = cache.get(scope);

@@ -35,15 +35,20 @@ public final class LedgerStore implements AutoCloseable {
      */
     public record WriteResult(int inserted, int duplicates, int attemptRows) {}
 
-    private static final Comparator<RequestEvent> KEY = Comparator.comparing(RequestEvent::traceId)
-            .thenComparing(RequestEvent::spanId);
+    private static final Comparator<RequestEvent> KEY = (a, b) -> {
+        int c = a.traceId().compareTo(b.traceId());
+        return c != 0 ? c : a.spanId().compareTo(b.spanId());
+    };
 
     private final Database db;
     private final String writer;
     private final Rows rows;
     private Connection connection;
-    /** By identity: the lifecycle passes each deployment's own scope map, so a lookup need not hash its entries. */
-    private final java.util.Map<java.util.Map<String, String>, String> scopeJson = new java.util.IdentityHashMap<>();
+    /**
+     * By equality (a scope map of a label or two hashes in a few nanoseconds, and the lifecycle's are
+     * one map per deployment, found at once by identity): a scope's JSON is made once, not per row.
+     */
+    private final java.util.Map<java.util.Map<String, String>, String> scopeJson = new java.util.HashMap<>();
 
     /**
      * @param writer this process's name in the rollup keys (its own rows, never another replica's)

@@ -6,10 +6,12 @@ import dev.sluice.runtime.event.Caller;
 import dev.sluice.runtime.event.Decider;
 import dev.sluice.runtime.event.RequestEvent;
 import dev.sluice.runtime.event.Settlement;
+import dev.sluice.runtime.event.TokenCounts;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -86,15 +88,19 @@ final class Rollups {
 
     private Rollups() {}
 
-    /** Sums of one batch, per table and key, to be added to the stored rows. */
+    /**
+     * Sums of one batch, per table and key, to be added to the stored rows. A request adds to its
+     * sums in place (no measure array per request, no copy of its key): this runs once per request
+     * and attempt on the writer thread.
+     */
     static final class Batch {
         private final String writer;
         // One map per table, by the table's place in ALL (a Table record hashes all its column names).
-        private final List<Map<List<Object>, Sum>> sums = new ArrayList<>();
+        private final List<Map<Key, Sum>> sums = new ArrayList<>();
 
         Batch(String writer) {
             this.writer = writer;
-            for (int i = 0; i < ALL.size(); i++) {
+            for (Table t : ALL) {
                 sums.add(new HashMap<>());
             }
         }
@@ -105,109 +111,165 @@ final class Rollups {
          */
         void add(RequestEvent e) {
             Grain g = Grain.HOUR;
-            long period = g.floor(Math.floorDiv(e.receivedAtEpochMillis(), 1000));
-            addRequest(g, period, e);
+            Long period = g.floor(Math.floorDiv(e.receivedAtEpochMillis(), 1000));
+            String profile = text(e.profile());
+            addRequest(g, period, profile, e);
             for (AttemptEvent a : e.attemptEvents()) {
-                addAttempt(g, period, e, a);
+                addAttempt(g, period, profile, a);
             }
         }
 
-        private void addRequest(Grain g, long period, RequestEvent e) {
-            Optional<Caller> c = e.caller();
-            List<Object> key = List.of(g.code(), period, text(c.map(Caller::org)), text(c.map(Caller::tenant)),
-                    text(c.map(Caller::team)), text(c.map(Caller::apiKeyId)), text(e.profile()), text(e.deployment()),
+        private void addRequest(Grain g, Long period, String profile, RequestEvent e) {
+            Caller c = e.caller().orElse(null);
+            Key key = new Key(g.code(), period, c == null ? "" : c.org(), c == null ? "" : c.tenant(),
+                    c == null ? "" : c.team(), c == null ? "" : c.apiKeyId(), profile, text(e.deployment()),
                     text(e.provider()), text(e.trafficClass()), writer);
             String gd = e.gatewayDecision().orElse("");
             boolean providerRejected = gd.equals(PROVIDER_REJECTED);
             boolean refusedLocally = !gd.isEmpty() && !providerRejected;
-            long[] m = {1, flag(e.status() >= 200 && e.status() < 300), flag(refusedLocally), flag(providerRejected),
-                    flag(e.status() == RequestEvent.CLIENT_CLOSED_REQUEST), flag(e.status() >= 500),
-                    flag(e.decision().equals("queued")), flag(e.streaming()), e.attempts(),
-                    flag(e.fallback().isPresent()), e.estimate().input(), e.estimate().output(),
-                    e.estimate().cacheRead(), e.usage().input(), e.usage().output(), e.usage().cacheRead(),
-                    flag(e.attempts() > 0 && !e.usageReported()), e.queueWaitNanos(), e.latencyNanos(),
-                    e.timeToFirstTokenNanos().orElse(0), flag(e.timeToFirstTokenNanos().isPresent()),
-                    flag(e.borrowed()), e.borrowed() ? e.usage().input() : 0, e.borrowed() ? e.usage().output() : 0,
-                    e.estimate().costMicros(), e.usage().costMicros()};
-            add(USAGE, key, m, NO_REALS);
+            long[] m = sum(USAGE, key).longs;
+            TokenCounts est = e.estimate();
+            TokenCounts used = e.usage();
+            int i = 0;
+            m[i++] += 1;
+            m[i++] += flag(e.status() >= 200 && e.status() < 300);
+            m[i++] += flag(refusedLocally);
+            m[i++] += flag(providerRejected);
+            m[i++] += flag(e.status() == RequestEvent.CLIENT_CLOSED_REQUEST);
+            m[i++] += flag(e.status() >= 500);
+            m[i++] += flag(e.decision().equals("queued"));
+            m[i++] += flag(e.streaming());
+            m[i++] += e.attempts();
+            m[i++] += flag(e.fallback().isPresent());
+            m[i++] += est.input();
+            m[i++] += est.output();
+            m[i++] += est.cacheRead();
+            m[i++] += used.input();
+            m[i++] += used.output();
+            m[i++] += used.cacheRead();
+            m[i++] += flag(e.attempts() > 0 && !e.usageReported());
+            m[i++] += e.queueWaitNanos();
+            m[i++] += e.latencyNanos();
+            m[i++] += e.timeToFirstTokenNanos().orElse(0);
+            m[i++] += flag(e.timeToFirstTokenNanos().isPresent());
+            m[i++] += flag(e.borrowed());
+            m[i++] += e.borrowed() ? used.input() : 0;
+            m[i++] += e.borrowed() ? used.output() : 0;
+            m[i++] += est.costMicros();
+            m[i] += used.costMicros();
             if (refusedLocally && e.retryAfterMillis().isPresent()) {
-                long ms = e.retryAfterMillis().getAsLong();
-                add(RETRY_AFTER, List.of(g.code(), period, "gateway", text(e.provider()), text(e.deployment()),
-                        e.decider().map(Decider::limiter).orElse("none"), (long) Buckets.retryAfterBucket(ms), writer),
-                        new long[] {1, ms, ms}, NO_REALS);
+                retryAfter(new Key(g.code(), period, "gateway", text(e.provider()), text(e.deployment()),
+                        e.decider().map(Decider::limiter).orElse("none"),
+                        (long) Buckets.retryAfterBucket(e.retryAfterMillis().getAsLong()), writer),
+                        e.retryAfterMillis().getAsLong());
             }
         }
 
-        private void addAttempt(Grain g, long period, RequestEvent e, AttemptEvent a) {
-            String profile = text(e.profile());
-            List<Object> key = List.of(g.code(), period, a.deployment(), a.provider(), a.providerModel(), profile,
-                    writer);
+        private void addAttempt(Grain g, Long period, String profile, AttemptEvent a) {
+            Key key = new Key(g.code(), period, a.deployment(), a.provider(), a.providerModel(), profile, writer);
             AttemptResult r = a.result();
             boolean settled = a.settlement() == Settlement.SETTLED;
-            long cacheCountedEst = a.cacheReadsCounted() ? a.estimate().cacheRead() : 0;
-            long cacheCountedUsed = a.cacheReadsCounted() ? a.usage().cacheRead() : 0;
-            long reservedIn = settled ? a.estimate().input() + cacheCountedEst : 0;
-            long reservedOut = settled ? a.estimate().output() : 0;
-            long usedIn = settled ? a.usage().input() + cacheCountedUsed : 0;
-            long usedOut = settled ? a.usage().output() : 0;
-            long[] m = {1, flag(r == AttemptResult.ANSWERED), flag(r == AttemptResult.THROTTLED),
-                    flag(r == AttemptResult.REFUSED), flag(r == AttemptResult.FAILED),
-                    flag(r == AttemptResult.CLIENT_GONE), flag(r == AttemptResult.NEVER_SENT), flag(settled),
-                    flag(a.settlement() == Settlement.RELEASED), flag(a.settlement() == Settlement.HELD),
-                    a.estimate().input(), a.estimate().output(), a.estimate().cacheRead(), a.usage().input(),
-                    a.usage().output(), a.usage().cacheRead(), a.cacheReadsCounted() ? 0 : a.usage().cacheRead(),
-                    reservedIn, reservedOut, usedIn, usedOut, Math.max(0, reservedIn - usedIn),
-                    Math.max(0, reservedOut - usedOut), Math.max(0, usedIn - reservedIn),
-                    Math.max(0, usedOut - reservedOut), a.latencyNanos()};
-            add(ATTEMPTS, key, m, NO_REALS);
+            TokenCounts est = a.estimate();
+            TokenCounts used = a.usage();
+            long cacheCountedEst = a.cacheReadsCounted() ? est.cacheRead() : 0;
+            long cacheCountedUsed = a.cacheReadsCounted() ? used.cacheRead() : 0;
+            long reservedIn = settled ? est.input() + cacheCountedEst : 0;
+            long reservedOut = settled ? est.output() : 0;
+            long usedIn = settled ? used.input() + cacheCountedUsed : 0;
+            long usedOut = settled ? used.output() : 0;
+            long[] m = sum(ATTEMPTS, key).longs;
+            int i = 0;
+            m[i++] += 1;
+            m[i++] += flag(r == AttemptResult.ANSWERED);
+            m[i++] += flag(r == AttemptResult.THROTTLED);
+            m[i++] += flag(r == AttemptResult.REFUSED);
+            m[i++] += flag(r == AttemptResult.FAILED);
+            m[i++] += flag(r == AttemptResult.CLIENT_GONE);
+            m[i++] += flag(r == AttemptResult.NEVER_SENT);
+            m[i++] += flag(settled);
+            m[i++] += flag(a.settlement() == Settlement.RELEASED);
+            m[i++] += flag(a.settlement() == Settlement.HELD);
+            m[i++] += est.input();
+            m[i++] += est.output();
+            m[i++] += est.cacheRead();
+            m[i++] += used.input();
+            m[i++] += used.output();
+            m[i++] += used.cacheRead();
+            m[i++] += a.cacheReadsCounted() ? 0 : used.cacheRead();
+            m[i++] += reservedIn;
+            m[i++] += reservedOut;
+            m[i++] += usedIn;
+            m[i++] += usedOut;
+            m[i++] += Math.max(0, reservedIn - usedIn);
+            m[i++] += Math.max(0, reservedOut - usedOut);
+            m[i++] += Math.max(0, usedIn - reservedIn);
+            m[i++] += Math.max(0, usedOut - reservedOut);
+            m[i] += a.latencyNanos();
             if (r == AttemptResult.ANSWERED && a.usageReported()) {
-                long estPrompt = a.estimate().input() + a.estimate().cacheRead();
-                long usedPrompt = a.usage().input() + a.usage().cacheRead();
+                long estPrompt = est.input() + est.cacheRead();
+                long usedPrompt = used.input() + used.cacheRead();
                 ratio(g, period, profile, a.deployment(), "input", estPrompt, usedPrompt);
-                ratio(g, period, profile, a.deployment(), "output", a.estimate().output(), a.usage().output());
+                ratio(g, period, profile, a.deployment(), "output", est.output(), used.output());
             }
             if (a.providerRetryAfterMillis().isPresent()) {
                 long ms = a.providerRetryAfterMillis().getAsLong();
-                add(RETRY_AFTER, List.of(g.code(), period, "provider", a.provider(), a.deployment(),
-                        a.limitHit().orElse("unknown"), (long) Buckets.retryAfterBucket(ms), writer),
-                        new long[] {1, ms, ms}, NO_REALS);
+                retryAfter(new Key(g.code(), period, "provider", a.provider(), a.deployment(),
+                        a.limitHit().orElse("unknown"), (long) Buckets.retryAfterBucket(ms), writer), ms);
             }
         }
 
-        private void ratio(Grain g, long period, String profile, String deployment, String dimension, long estimated,
+        private void retryAfter(Key key, long ms) {
+            long[] m = sum(RETRY_AFTER, key).longs;
+            m[0] += 1;
+            m[1] += ms;
+            m[2] = Math.max(m[2], ms);
+        }
+
+        private void ratio(Grain g, Long period, String profile, String deployment, String dimension, long estimated,
                 long actual) {
             if (estimated <= 0) {
                 return; // no ratio to an estimate of nothing
             }
             double ratio = (double) actual / estimated;
-            add(RATIOS, List.of(g.code(), period, profile, deployment, dimension, (long) Buckets.ratioBucket(ratio),
-                    writer), new long[] {1, estimated, actual}, new double[] {ratio});
+            Sum s = sum(RATIOS, new Key(g.code(), period, profile, deployment, dimension,
+                    (long) Buckets.ratioBucket(ratio), writer));
+            s.longs[0] += 1;
+            s.longs[1] += estimated;
+            s.longs[2] += actual;
+            s.reals[0] += ratio;
         }
 
-        private void add(Table t, List<Object> key, long[] longs, double[] reals) {
-            merge(sums.get(t.index()), t, key, longs, reals);
-        }
-
-        private static void merge(Map<List<Object>, Sum> into, Table t, List<Object> key, long[] longs,
-                double[] reals) {
-            Sum s = into.computeIfAbsent(key, k -> new Sum(new long[longs.length], new double[reals.length]));
-            int sumCount = t.sums().size();
-            for (int i = 0; i < longs.length; i++) {
-                s.longs[i] = i < sumCount ? s.longs[i] + longs[i] : Math.max(s.longs[i], longs[i]);
+        /** The batch's sum of {@code key} in {@code t}, at zero when new. */
+        private Sum sum(Table t, Key key) {
+            Map<Key, Sum> into = sums.get(t.index());
+            Sum s = into.get(key);
+            if (s == null) {
+                s = Sum.zero(t);
+                into.put(key, s);
             }
-            for (int i = 0; i < reals.length; i++) {
-                s.reals[i] += reals[i];
+            return s;
+        }
+
+        /** Adds {@code from} to {@code into}: sums summed, maxima kept. */
+        private static void merge(Table t, Sum into, Sum from) {
+            int sumCount = t.sums().size();
+            for (int i = 0; i < into.longs.length; i++) {
+                into.longs[i] = i < sumCount ? into.longs[i] + from.longs[i] : Math.max(into.longs[i], from.longs[i]);
+            }
+            for (int i = 0; i < into.reals.length; i++) {
+                into.reals[i] += from.reals[i];
             }
         }
 
         /** The hours' sums and, summed from them, the days'. */
-        private static Map<List<Object>, Sum> withDays(Table t, Map<List<Object>, Sum> hours) {
-            Map<List<Object>, Sum> all = new HashMap<>(hours);
-            for (Map.Entry<List<Object>, Sum> h : hours.entrySet()) {
-                List<Object> key = new ArrayList<>(h.getKey());
-                key.set(0, Grain.DAY.code());
-                key.set(1, Grain.DAY.floor((Long) key.get(1)));
-                merge(all, t, List.copyOf(key), h.getValue().longs, h.getValue().reals);
+        private static Map<Key, Sum> withDays(Table t, Map<Key, Sum> hours) {
+            Map<Key, Sum> all = new HashMap<>(hours);
+            for (Map.Entry<Key, Sum> h : hours.entrySet()) {
+                Object[] parts = h.getKey().parts.clone();
+                parts[0] = Grain.DAY.code();
+                parts[1] = Grain.DAY.floor((Long) parts[1]);
+                Sum day = all.computeIfAbsent(new Key(parts), k -> Sum.zero(t));
+                merge(t, day, h.getValue());
             }
             return all;
         }
@@ -215,17 +277,17 @@ final class Rollups {
         /** Adds every sum to its stored row, table by table, keys in sorted order. */
         void write(Connection c, Dialect d) throws SQLException {
             for (Table t : ALL) {
-                Map<List<Object>, Sum> hours = sums.get(t.index());
+                Map<Key, Sum> hours = sums.get(t.index());
                 if (hours.isEmpty()) {
                     continue;
                 }
-                Map<List<Object>, Sum> rows = withDays(t, hours);
-                List<Map.Entry<List<Object>, Sum>> sorted = new ArrayList<>(rows.entrySet());
+                Map<Key, Sum> rows = withDays(t, hours);
+                List<Map.Entry<Key, Sum>> sorted = new ArrayList<>(rows.entrySet());
                 sorted.sort(Map.Entry.comparingByKey(KEY_ORDER));
                 try (PreparedStatement s = c.prepareStatement(t.upsert(d))) {
-                    for (Map.Entry<List<Object>, Sum> row : sorted) {
+                    for (Map.Entry<Key, Sum> row : sorted) {
                         int i = 1;
-                        for (Object k : row.getKey()) {
+                        for (Object k : row.getKey().parts) {
                             if (k instanceof Long l) {
                                 s.setLong(i++, l);
                             } else {
@@ -246,14 +308,42 @@ final class Rollups {
         }
     }
 
-    private record Sum(long[] longs, double[] reals) {}
+    /**
+     * A rollup key: its columns' values in the table's key order (text, or Long for periods and
+     * buckets), hashed once. The varargs array is the key's own: nothing copies it.
+     */
+    static final class Key {
+        final Object[] parts;
+        private final int hash;
 
-    private static final double[] NO_REALS = {};
+        Key(Object... parts) {
+            this.parts = parts;
+            this.hash = Arrays.hashCode(parts);
+        }
 
-    private static final Comparator<List<Object>> KEY_ORDER = (a, b) -> {
-        for (int i = 0; i < a.size(); i++) {
-            Object x = a.get(i);
-            Object y = b.get(i);
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.hash == hash && Arrays.equals(k.parts, parts);
+        }
+    }
+
+    private record Sum(long[] longs, double[] reals) {
+        static Sum zero(Table t) {
+            return new Sum(new long[t.sums().size() + t.maxes().size()], new double[t.realSums().size()]);
+        }
+    }
+
+    private static final Comparator<Key> KEY_ORDER = (ka, kb) -> {
+        Object[] a = ka.parts;
+        Object[] b = kb.parts;
+        for (int i = 0; i < a.length; i++) {
+            Object x = a[i];
+            Object y = b[i];
             int c = x instanceof Long lx ? Long.compare(lx, (Long) y) : ((String) x).compareTo((String) y);
             if (c != 0) {
                 return c;
