@@ -230,7 +230,7 @@ public final class LedgerWriteBench {
         return java.nio.ByteBuffer.allocate(8).putLong(v).array();
     }
 
-    private static String option(String[] args, String name, String fallback) {
+    static String option(String[] args, String name, String fallback) {
         for (int i = 0; i + 1 < args.length; i++) {
             if (args[i].equals(name)) {
                 return args[i + 1];
