@@ -2,6 +2,7 @@ package dev.sluice.bench.load;
 
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +21,9 @@ import java.util.regex.Pattern;
  * a Sluice child JVM (with the flags bin/sluice passes, plus {@code --sluice-jvm-args}) writes a
  * GC log, and for each answer form and connection count, at an open-loop rate, the probe reads the
  * log lines written while answers were measured: young pauses per 10,000 requests, their median
- * and largest length, and the heap allocated per request (what each young collection found minus
- * what the one before left, over the time between them, at the measured rate). CPU per request
+ * and largest length, and the heap allocated per request (the used heap read with {@code jcmd}
+ * before and after the measured run, each pause's heap before it less what was left before it).
+ * Each warm-up is a run of its own, so that the heap is read while nothing is sent. CPU per request
  * and p50/p99 are printed too, for reading beside the load average, not for comparison.
  *
  * <pre>java -cp bench/target/benchmarks.jar dev.sluice.bench.load.GcProbe [--modes plain,stream]
@@ -136,23 +138,25 @@ public final class GcProbe {
             for (String mode : modes) {
                 for (int conns : connections) {
                     LoadSpec spec = new LoadSpec("sluice", "127.0.0.1", sluice.port(), SluiceServer.KEY,
-                            mode.equals("stream"), conns, rate, Duration.ofSeconds(warmup), Duration.ofSeconds(seconds),
+                            mode.equals("stream"), conns, rate, Duration.ZERO, Duration.ofSeconds(seconds),
                             Long.MAX_VALUE, 0, false);
+                    // The warm-up is a run of its own, so that the heap is read while nothing is sent.
+                    await(LoadGenerator.run(clientVertx, spec.at("warmup", spec.host(), spec.port(), spec.apiKey())
+                            .withMeasure(Duration.ofSeconds(warmup)), 2));
                     CpuMeter cpu = sluice.cpu().orElseThrow();
-                    int[] from = new int[1];
-                    Optional<Duration>[] cpuFrom = new Optional[] {Optional.empty()};
-                    clientVertx.setTimer(Math.max(1, warmup * 1000L), id -> {
-                        from[0] = pausesIn(log); // the log is written as each pause ends
-                        cpuFrom[0] = cpu.total();
-                    });
+                    long pid = sluice.pid().orElseThrow();
+                    List<Pause> before = pauses(Files.readAllLines(log, StandardCharsets.UTF_8));
+                    long usedBefore = usedKb(pid);
+                    Optional<Duration> cpuBefore = cpu.total();
                     LoadResult r = await(LoadGenerator.run(clientVertx, spec, 2));
-                    OptionalDouble cpuPer = CpuMeter.perRequest(cpuFrom[0], cpu.total(), r.completed());
-                    Window w = window(pauses(Files.readAllLines(log, StandardCharsets.UTF_8)), from[0], r.completed(),
-                            r.throughput());
-                    System.out.printf(Locale.ROOT, "| %s | %d | %,.0f | %d | %.2f | %.1f / %.1f | %s | %s | %s / %s | %s |%n",
+                    OptionalDouble cpuPer = CpuMeter.perRequest(cpuBefore, cpu.total(), r.completed());
+                    long usedAfter = usedKb(pid);
+                    List<Pause> all = pauses(Files.readAllLines(log, StandardCharsets.UTF_8));
+                    Window w = window(all, before.size(), r.completed(), r.throughput());
+                    double kb = allocatedKb(usedBefore, w.pauses(), usedAfter) / Math.max(1, r.completed());
+                    System.out.printf(Locale.ROOT, "| %s | %d | %,.0f | %d | %.2f | %.1f / %.1f | %.1f | %s | %s / %s | %s |%n",
                             mode.equals("stream") ? "stream" : "json", conns, r.throughput(), w.pauses().size(),
-                            w.perTenThousand(), w.medianPause(), w.maxPause(),
-                            w.bytesPerRequest().isPresent() ? String.format(Locale.ROOT, "%.1f", w.bytesPerRequest().getAsDouble() / 1024) : "-",
+                            w.perTenThousand(), w.medianPause(), w.maxPause(), kb,
                             Report.micros(cpuPer), Report.ms(r.p50Micros()), Report.ms(r.p99Micros()), LoadHarness.loadAverage());
                 }
             }
@@ -164,12 +168,33 @@ public final class GcProbe {
         System.exit(0);
     }
 
-    private static int pausesIn(Path log) {
-        try {
-            return pauses(Files.readAllLines(log, StandardCharsets.UTF_8)).size();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+    /**
+     * Heap allocated between two readings of the used heap with {@code pauses} between them: what
+     * each pause found less what the reading or pause before left, and what was added since the last.
+     */
+    static long allocatedKb(long usedBeforeKb, List<Pause> pauses, long usedAfterKb) {
+        long total = 0;
+        long left = usedBeforeKb;
+        for (Pause p : pauses) {
+            total += p.beforeMb() * 1024 - left;
+            left = p.afterMb() * 1024;
         }
+        return total + usedAfterKb - left;
+    }
+
+    private static final Pattern USED = Pattern.compile("garbage-first heap .* used (\\d+)K");
+
+    /** The child's used heap, in KB, as {@code jcmd PID GC.heap_info} reports it. */
+    static long usedKb(long pid) throws IOException, InterruptedException {
+        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+        Process p = new ProcessBuilder(jcmd, Long.toString(pid), "GC.heap_info").redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        Matcher m = USED.matcher(out);
+        if (!m.find()) {
+            throw new IOException("jcmd GC.heap_info: no used heap in " + out);
+        }
+        return Long.parseLong(m.group(1));
     }
 
     private static <T> T await(io.vertx.core.Future<T> f) throws Exception {

@@ -38,4 +38,13 @@ class GcProbeTest {
         assertThat(w.perTenThousand()).isEqualTo(2.0);
         assertThat(w.bytesPerRequest()).isEmpty();
     }
+
+    @Test
+    void allocationBetweenTwoHeapReadingsCountsWhatEachPauseCollected() {
+        // 10,000 KB used, a pause at 20 MB leaving 5 MB, a pause at 30 MB leaving 6 MB, 8,192 KB used at the end.
+        List<GcProbe.Pause> pauses = List.of(new GcProbe.Pause(1, 20, 5, 1), new GcProbe.Pause(2, 30, 6, 1));
+        assertThat(GcProbe.allocatedKb(10_000, pauses, 8_192))
+                .isEqualTo((20 * 1024 - 10_000) + (30 * 1024 - 5 * 1024) + (8_192 - 6 * 1024));
+        assertThat(GcProbe.allocatedKb(10_000, List.of(), 12_000)).isEqualTo(2_000);
+    }
 }
