@@ -60,6 +60,12 @@ public record LoadSpec(String target, String host, int port, String apiKey, bool
         return rate > 0;
     }
 
+    /** The same run, measured for {@code newMeasure} without a warm-up. */
+    public LoadSpec withMeasure(Duration newMeasure) {
+        return new LoadSpec(target, host, port, apiKey, streaming, connections, rate, Duration.ZERO, newMeasure,
+                maxRequests, promptChars, distinctPrompts);
+    }
+
     /** The same run aimed elsewhere. */
     public LoadSpec at(String newTarget, String newHost, int newPort, String newKey) {
         return new LoadSpec(newTarget, newHost, newPort, newKey, streaming, connections, rate, warmup, measure,

@@ -183,6 +183,11 @@ public final class SluiceServer implements AutoCloseable {
         return process.map(p -> CpuMeter.of(p.toHandle()));
     }
 
+    /** The child process's id; empty in process. */
+    Optional<Long> pid() {
+        return process.map(Process::pid);
+    }
+
     /** The directory holding its configuration and log. */
     public Path directory() {
         return dir;

@@ -6,8 +6,8 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * What a passing OpenAI chat or completions chunk means to the gateway, read with a streaming
- * parser instead of a tree: whether a choice finished, how much text it streamed (the estimate
+ * What a passing OpenAI chat or completions chunk means to the gateway, read from its bytes
+ * ({@link OpenAiChunkBytes}) or, for what that leaves, with a streaming parser, never a tree: whether a choice finished, how much text it streamed (the estimate
  * for a stream that breaks before its usage), its usage object, and whether it is the usage-only
  * chunk. Every other field is skipped token by token; the chunk itself is forwarded unchanged.
  *
@@ -36,6 +36,12 @@ record OpenAiChunkScan(boolean finishReason, long textChars, Optional<UsageCount
      * a tree, where every field would be missing.
      */
     static Optional<OpenAiChunkScan> of(byte[] data, int offset, int length) {
+        Optional<OpenAiChunkScan> fast = OpenAiChunkBytes.scan(data, offset, length);
+        return fast.isPresent() ? fast : parsed(data, offset, length);
+    }
+
+    /** The same reading with a Jackson parser: for what {@link OpenAiChunkBytes} leaves to it, and the reference. */
+    static Optional<OpenAiChunkScan> parsed(byte[] data, int offset, int length) {
         try (JsonParser p = Json.MAPPER.createParser(data, offset, length)) {
             JsonToken first = p.nextToken();
             if (first == null) {

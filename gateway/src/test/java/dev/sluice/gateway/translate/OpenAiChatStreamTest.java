@@ -107,4 +107,57 @@ class OpenAiChatStreamTest {
     private static String text(byte[] b) {
         return new String(b, StandardCharsets.UTF_8);
     }
+
+    /** Role, text with an escape and non-ASCII, a tool call, finish, usage and [DONE], as a provider sends them. */
+    private static final String EVERY_KIND = ROLE
+            + "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"caf\u00e9 \\u00e9\\n\ud83d\ude00\"}}]}\n\n"
+            + "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"function\":{\"arguments\":\"{}\"}}]}}]}\n\n"
+            + FINISH + USAGE + DONE;
+
+    @Test
+    void everySplitPointOfTheEventsAcrossTwoReadsGivesTheSameBytesAndUsage() {
+        byte[] whole = utf8(EVERY_KIND);
+        for (boolean forwardUsage : new boolean[] {true, false}) {
+            ChatStreamConverter once = ChatStreams.fromOpenAi(forwardUsage);
+            String expected = text(once.feed(whole)) + text(once.finish());
+            // The text is "caf\u00e9 \u00e9\\n" plus an emoji (8 code points) and "{}" (2): 10, or 3 tokens at 4 a token.
+            assertThat(once.usage().estimatedOutputTokensFromText()).isEqualTo(3);
+            for (int cut = 0; cut <= whole.length; cut++) {
+                ChatStreamConverter c = ChatStreams.fromOpenAi(forwardUsage);
+                byte[] out1 = c.feed(java.util.Arrays.copyOfRange(whole, 0, cut));
+                byte[] out2 = c.feed(java.util.Arrays.copyOfRange(whole, cut, whole.length));
+                byte[] out3 = c.finish();
+                assertThat(text(concat(out1, out2, out3))).as("cut at %d", cut).isEqualTo(expected);
+                assertThat(c.usage().usage()).as("cut at %d", cut).isEqualTo(new ObservedUsage(12, 3, 0, 0, true));
+                assertThat(c.completed()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void everyPairOfSplitPointsAcrossThreeReadsGivesTheSameBytes() {
+        byte[] whole = utf8(EVERY_KIND);
+        ChatStreamConverter once = ChatStreams.fromOpenAi(false);
+        String expected = text(once.feed(whole)) + text(once.finish());
+        for (int a = 0; a <= whole.length; a++) {
+            for (int b = a; b <= whole.length; b++) {
+                ChatStreamConverter c = ChatStreams.fromOpenAi(false);
+                byte[] o1 = c.feed(java.util.Arrays.copyOfRange(whole, 0, a));
+                byte[] o2 = c.feed(java.util.Arrays.copyOfRange(whole, a, b));
+                byte[] o3 = c.feed(java.util.Arrays.copyOfRange(whole, b, whole.length));
+                String out = text(concat(o1, o2, o3, c.finish()));
+                if (!out.equals(expected)) { // asserted only when it fails: some 100,000 pairs
+                    assertThat(out).as("cuts at %d and %d", a, b).isEqualTo(expected);
+                }
+            }
+        }
+    }
+
+    private static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) {
+            out.writeBytes(p);
+        }
+        return out.toByteArray();
+    }
 }
