@@ -73,6 +73,15 @@ public final class AdaptiveControllers implements GovernorListener {
         return Optional.ofNullable(controllers.get(deployment));
     }
 
+    /**
+     * Drops the controller of {@code deployment}, which the configuration no longer has (or has
+     * with other settings): it is ticked and fed no more, and a deployment of that id used again
+     * gets a new controller, made from the tuning in force then (its ramp starts over).
+     */
+    public void remove(String deployment) {
+        controllers.remove(deployment);
+    }
+
     /** Passes one provider answer to its deployment's controller. */
     public void onSignal(String deployment, ProviderSignal signal, long latencyNanos) {
         controller(deployment).onSignal(signal, latencyNanos);

@@ -600,6 +600,26 @@ final class Lane {
     }
 
     /**
+     * Empties the lane: every waiter leaves unserved (its tenant's place in fair order is given
+     * back) and is returned in class order, then arrival order, for its caller to answer. The
+     * lane's deployment is gone from the configuration, so nothing will ever be served here.
+     */
+    synchronized List<Waiter> evictAll() {
+        List<Waiter> out = new java.util.ArrayList<>();
+        for (int c = 0; c < CLASSES.length; c++) {
+            // A copy: a flow leaves the map as its last waiter does.
+            for (Flow flow : new java.util.ArrayList<>(flows.get(c).values())) {
+                for (Waiter w = flow.peekFirst(); w != null; w = flow.peekFirst()) {
+                    out.add(w);
+                    removeUnserved(c, w);
+                }
+            }
+        }
+        wakeAt = Long.MAX_VALUE;
+        return out;
+    }
+
+    /**
      * Takes {@code w} out of its queue unserved, as if it had never come (its tenant's place in
      * fair order is given back); false when it already left (served, given up on, withdrawn).
      */

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongConsumer;
 
@@ -476,8 +477,36 @@ public final class QuotaGovernor {
 
     /** Swaps the configuration; leases in flight keep what they hold and settle against the same buckets. */
     public void reconfigure(GovernorConfig next) {
+        reconfigure(next, Set.of()).run();
+    }
+
+    /**
+     * Swaps the configuration and forgets the deployments in {@code retired}, which it no longer
+     * has: their lanes go, so nothing waiting there is admitted under the new configuration
+     * (where they have no limits). Leases in flight, on them too, keep what they hold and settle
+     * against the same buckets. A deployment of the same id added again later starts with a new
+     * lane; its buckets, which the store keeps under their scope, are as they were.
+     *
+     * @return answers every request that waited on a retired deployment with a
+     *     {@code deployment_removed} refusal by that deployment's scope (which its caller may route
+     *     elsewhere): to run once the caller has put the new configuration in force everywhere, so
+     *     that a request moved elsewhere is routed by it
+     */
+    public Runnable reconfigure(GovernorConfig next, Set<String> retired) {
         this.config = Objects.requireNonNull(next, "config");
         this.leaseTtlNanos = next.leaseTtl().toNanos();
+        List<Waiter> evicted = new ArrayList<>();
+        if (!retired.isEmpty()) {
+            synchronized (this) {
+                for (String id : retired) {
+                    Lane gone = lanes.remove(id);
+                    if (gone != null) {
+                        evicted.addAll(gone.evictAll());
+                    }
+                }
+                laneArray = lanes.values().toArray(Lane[]::new);
+            }
+        }
         plans.clear();
         routes.clear();
         for (Lane lane : lanes.values()) {
@@ -487,6 +516,16 @@ public final class QuotaGovernor {
             }
         }
         pumpQueued(clock.nanos());
+        if (evicted.isEmpty()) {
+            return () -> { };
+        }
+        return () -> {
+            for (Waiter w : evicted) {
+                Scope scope = Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, w.request.path().deployment());
+                w.outcome.complete(rejected(w.request, Rejection.deploymentRemoved(w.request.trafficClass(), scope)));
+            }
+            announce();
+        };
     }
 
     public GovernorConfig config() {

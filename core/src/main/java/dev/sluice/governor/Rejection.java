@@ -37,6 +37,18 @@ public record Rejection(GatewayDecision decision, String code, Optional<Dimensio
                 Explanation.of(scope, limiter, decision == GatewayDecision.PAUSED));
     }
 
+    /**
+     * The request was waiting for, or about to be sent to, a deployment that a configuration
+     * change removed: nothing is held, and, as a refusal by the deployment's own scope, its
+     * profile's routing may move it to another of its deployments before it is answered.
+     */
+    public static Rejection deploymentRemoved(TrafficClass c, Scope deployment) {
+        return new Rejection(GatewayDecision.REJECTED_LOCALLY, "deployment_removed", Optional.empty(),
+                Optional.of(deployment), 1, true, String.format(java.util.Locale.ROOT, "The %s request was waiting for "
+                        + "%s, which a configuration change removed, and no other deployment of its profile could take it.",
+                        c.wireName(), deployment));
+    }
+
     /** The {@code limiter} field of the error: {@code input_tpm}, or {@code none}. */
     public String limiterName() {
         return limiter.map(Dimension::limiterName).orElse("none");

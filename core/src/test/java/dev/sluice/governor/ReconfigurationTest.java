@@ -54,4 +54,37 @@ class ReconfigurationTest {
 
         assertThat(q.outcome().toCompletableFuture().getNow(null)).isInstanceOf(Decision.Admitted.class);
     }
+
+    @Test
+    void aRemovedDeploymentsWaitersAreAnsweredDeploymentRemovedAndItsReservationsStillSettle() {
+        GovernorFixture f = new GovernorFixture(config().scope(deployment(), limits(INPUT_TOKENS, 1_000)).build());
+        Reservation inFlight = ((Decision.Admitted) f.admit("a", 1_000, 0)).reservation();
+        Decision.Queued q = (Decision.Queued) f.admit("a", 500, 0);
+
+        Runnable answer = f.governor.reconfigure(config().build(), java.util.Set.of("dep"));
+        assertThat(q.outcome().toCompletableFuture().isDone()).as("answered only once the caller is ready").isFalse();
+        answer.run();
+
+        Decision.Final answered = q.outcome().toCompletableFuture().getNow(null);
+        assertThat(answered).isInstanceOf(Decision.Rejected.class);
+        Rejection r = ((Decision.Rejected) answered).rejection();
+        assertThat(r.code()).isEqualTo("deployment_removed");
+        assertThat(r.decision()).isEqualTo(GatewayDecision.REJECTED_LOCALLY);
+        assertThat(r.scopeName()).isEqualTo("deployment:dep");
+        assertThat(f.governor.queuedDemand()).isEmpty();
+        assertThat(inFlight.settle(new Usage(800, 0))).isEqualTo(SettleOutcome.SETTLED);
+        assertThat(f.governor.store().openLeases()).isZero();
+    }
+
+    @Test
+    void aDeploymentAddedAgainUnderTheSameLimitsFindsItsBucketAsItWas() {
+        GovernorFixture f = new GovernorFixture(config().scope(deployment(), minute(INPUT_TOKENS, 6_000)).build());
+        f.admit("a", 4_000, 0);
+
+        f.governor.reconfigure(config().scope(deployment(), minute(INPUT_TOKENS, 6_000)).build(), java.util.Set.of("dep"))
+                .run();
+
+        assertThat(f.state(deployment(), INPUT_TOKENS).available()).isEqualTo(2_000);
+        assertThat(f.admit("a", 4_000, 0)).isInstanceOf(Decision.Queued.class);
+    }
 }

@@ -12,6 +12,8 @@ import dev.sluice.runtime.config.ProviderScopeConfig;
 import dev.sluice.adapt.SharedQuotaPolicy;
 import dev.sluice.limits.Dimension;
 import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.deploy.DeploymentChanges;
+import dev.sluice.runtime.deploy.LiveDeployments;
 import dev.sluice.runtime.event.RequestEventSink;
 import dev.sluice.runtime.request.InvalidRefunds;
 import dev.sluice.runtime.request.RequestCounters;
@@ -74,14 +76,18 @@ public final class SluiceRuntime {
     private final RequestCounters counters = new RequestCounters();
     private final InvalidRefunds invalidRefunds = new InvalidRefunds();
     private final StoreCalls storeCalls;
-    private final Map<String, RetryBudget> retryBudgets = new HashMap<>();
+    private final LiveDeployments deployments;
+    /** The routing over profiles the runtime made, told of every change; none when the host brought its own. */
+    private final ProfileRouting profileRouting;
 
     private SluiceRuntime(Builder b) {
         this.config = b.config;
         this.clock = b.clock;
         this.governor = new QuotaGovernor(config.governorConfig(), b.store, clock);
         this.estimator = new TokenEstimator(b.estimatorConfig, clock);
-        RoutingPolicy routing = b.routing != null ? b.routing : new ProfileRouting(config);
+        this.profileRouting = b.routing != null ? null : new ProfileRouting(config);
+        RoutingPolicy routing = b.routing != null ? b.routing : profileRouting;
+        this.deployments = new LiveDeployments(config.deployments());
         // Rollouts route through the seam and measure their targets from the events; the admin API
         // may add one at any time, so the seam is there with none.
         this.rollouts = new Rollouts(config, clock, this::targetState);
@@ -94,9 +100,6 @@ public final class SluiceRuntime {
         this.routing = routing;
         // The one place that decides whether store calls leave the caller's thread.
         this.storeCalls = b.store.waitsOnNetwork() && b.workers != null ? StoreCalls.on(b.workers) : StoreCalls.inPlace();
-        for (DeploymentConfig d : config.deployments().values()) {
-            retryBudgets.put(d.id(), RetryBudget.tenPercent());
-        }
         if (b.adaptive) {
             adaptive = new AdaptiveControllers(governor, id -> config.deployments().get(id).adaptiveConfig(), b.seed);
             governor.addListener(adaptive);
@@ -144,12 +147,17 @@ public final class SluiceRuntime {
      * the current one (or throws, and nothing changes); the governor takes its limits, weights and
      * guarantees in place (reservations in flight keep what they hold and settle against the same
      * buckets; a lowered limit applies to the next admission), then whoever listens (the gateway's
-     * key ring) sees it. Changes are serialised. Model profiles may come and go; deployments stay
-     * those the runtime was built with, but for their limits: their connections, retry budgets and
-     * adaptive controllers are made once.
+     * key ring) sees it. Changes are serialised.
+     *
+     * <p>Deployments may come and go ({@link DeploymentChanges}): one added gets its retry budget,
+     * lane and adaptive controller (its ramp from the first stage) here, and is routed to once a
+     * profile names it; one removed is routed to no more from this change on, the requests waiting
+     * for it are routed again by their profile (or answered {@code deployment_removed}), and its
+     * attempts in flight finish and settle before it closes ({@link LiveDeployments#onClosed}); one
+     * replaced (another connection under the same id) is both, its buckets' state kept. The
+     * caller validates the next configuration: every profile must name deployments it has.
      *
      * @return the configuration now in force
-     * @throws IllegalArgumentException when the next configuration has other deployments or profiles
      */
     public synchronized SluiceConfig change(UnaryOperator<SluiceConfig> edit) {
         SluiceConfig before = config;
@@ -157,15 +165,32 @@ public final class SluiceRuntime {
         if (after == before) {
             return before;
         }
-        if (!after.deployments().keySet().equals(before.deployments().keySet())) {
-            throw new IllegalArgumentException("change: deployments " + after.deployments().keySet()
-                    + " (expected: those running, " + before.deployments().keySet()
-                    + "; adding or removing one needs a restart)");
+        DeploymentChanges moved = DeploymentChanges.between(before.deployments(), after.deployments());
+        // The requests waiting on a retired deployment are answered only once routing knows the change.
+        Runnable answerWaiting = governor.reconfigure(after.governorConfig(), moved.retired());
+        if (adaptive != null) {
+            moved.retired().forEach(adaptive::remove);
         }
-        governor.reconfigure(after.governorConfig());
+        deployments.apply(after.deployments(), moved);
+        if (profileRouting != null) {
+            profileRouting.reconfigure(after);
+        }
         config = after;
+        if (adaptive != null) {
+            for (String id : moved.made()) {
+                if (after.deployments().get(id).adaptive().enabled()) {
+                    adaptive.controller(id);
+                }
+            }
+        }
         changed.forEach(l -> l.accept(after));
+        answerWaiting.run();
         return after;
+    }
+
+    /** The deployments in force, with their retry budgets and attempts in flight. */
+    public LiveDeployments deployments() {
+        return deployments;
     }
 
     /** Calls {@code listener} with every configuration {@link #change} puts in force. */
@@ -243,14 +268,11 @@ public final class SluiceRuntime {
         return storeCalls;
     }
 
-    /** The budget of gateway retries of {@code deployment}. */
+    /** The budget of gateway retries of the version in force of {@code deployment}. */
     public RetryBudget retryBudget(String deployment) {
-        RetryBudget b = retryBudgets.get(deployment);
-        if (b == null) {
-            throw new IllegalArgumentException("deployment: " + deployment + " (expected: one of "
-                    + retryBudgets.keySet() + ")");
-        }
-        return b;
+        return deployments.version(deployment).map(LiveDeployments.Version::retryBudget)
+                .orElseThrow(() -> new IllegalArgumentException("deployment: " + deployment + " (expected: one of "
+                        + config.deployments().keySet() + ")"));
     }
 
     /**

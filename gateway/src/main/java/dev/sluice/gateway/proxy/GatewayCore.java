@@ -7,11 +7,12 @@ import dev.sluice.gateway.upstream.UpstreamClient;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.DeploymentConfig;
 import dev.sluice.runtime.config.SluiceConfig;
+import dev.sluice.runtime.deploy.DeploymentChanges;
 import dev.sluice.signal.SignalNormaliser;
 import dev.sluice.time.NanoClock;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServerRequest;
-import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.Map;
 import java.util.Objects;
 
@@ -28,11 +29,12 @@ public final class GatewayCore {
     volatile KeyRing keys;
     final NanoClock clock;
     final CallerQuota quota;
-    private final Map<String, Upstream> upstreams = new HashMap<>();
+    /** By deployment id, the version in force; swapped when a change replaces one, dropped once a removed one closes. */
+    private final Map<String, Upstream> upstreams = new ConcurrentHashMap<>();
     private volatile boolean ready = true;
 
-    /** Where a deployment is and how its answers are read. */
-    record Upstream(Origin origin, SignalNormaliser normaliser) {}
+    /** Where a deployment is and how its answers are read, for the version {@code of}. */
+    record Upstream(DeploymentConfig of, Origin origin, SignalNormaliser normaliser) {}
 
     public GatewayCore(Vertx vertx, SluiceRuntime runtime) {
         this.vertx = Objects.requireNonNull(vertx, "vertx");
@@ -50,14 +52,25 @@ public final class GatewayCore {
                 }, false), java.time.Duration.ofMillis(250).toNanos())
                 : new CallerQuota(runtime.governor());
         for (DeploymentConfig d : config.deployments().values()) {
-            boolean ssl = "https".equals(d.baseUrl().getScheme());
-            int port = d.baseUrl().getPort() > 0 ? d.baseUrl().getPort() : ssl ? 443 : 80;
-            String host = d.baseUrl().getHost();
-            if (host.startsWith("[") && host.endsWith("]")) {
-                host = host.substring(1, host.length() - 1); // URI keeps an IPv6 literal's brackets
-            }
-            upstreams.put(d.id(), new Upstream(new Origin(host, port, ssl), new SignalNormaliser(d.kind().providerKind())));
+            upstreams.put(d.id(), upstreamOf(d));
         }
+        // Deployments added or replaced by a change get their upstream at once; one changed in place keeps its own.
+        runtime.onChange(next -> next.deployments().values().forEach(d -> upstreams.compute(d.id(), (id, u) ->
+                u == null || !DeploymentChanges.sameConnection(u.of(), d) ? upstreamOf(d)
+                        : new Upstream(d, u.origin(), u.normaliser()))));
+        // A removed deployment's upstream goes once its last attempt in flight has ended.
+        runtime.deployments().onClosed(d -> upstreams.computeIfPresent(d.id(),
+                (id, u) -> runtime.config().deployments().containsKey(id) ? u : null));
+    }
+
+    private static Upstream upstreamOf(DeploymentConfig d) {
+        boolean ssl = "https".equals(d.baseUrl().getScheme());
+        int port = d.baseUrl().getPort() > 0 ? d.baseUrl().getPort() : ssl ? 443 : 80;
+        String host = d.baseUrl().getHost();
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1); // URI keeps an IPv6 literal's brackets
+        }
+        return new Upstream(d, new Origin(host, port, ssl), new SignalNormaliser(d.kind().providerKind()));
     }
 
     /**
@@ -95,7 +108,21 @@ public final class GatewayCore {
         return ready;
     }
 
-    Upstream upstream(String deployment) {
-        return upstreams.get(deployment);
+    /**
+     * The upstream of version {@code d} of a deployment: the one in force, or, for an attempt
+     * admitted on a version a change replaced or removed since, one made for that version (its
+     * attempt runs where it was admitted to).
+     */
+    Upstream upstream(DeploymentConfig d) {
+        Upstream u = upstreams.get(d.id());
+        if (u != null && (u.of() == d || DeploymentChanges.sameConnection(u.of(), d))) {
+            return u;
+        }
+        return upstreamOf(d);
+    }
+
+    /** The ids of the deployments this gateway has an upstream for: those in force and those still finishing. */
+    java.util.Set<String> upstreamIds() {
+        return java.util.Set.copyOf(upstreams.keySet());
     }
 }

@@ -39,7 +39,7 @@ final class ShadowCall implements ResponseListener {
         h.set("traceparent", TraceIds.upstreamTraceparent(r.traceId));
         h.setInt("content-length", body.length);
         UpstreamPlan.credentials(h, copy.target(), r.req.headers());
-        r.client.send(core.upstream(copy.target().id()).origin(), req, new ShadowCall(copy));
+        r.client.send(core.upstream(copy.target()).origin(), req, new ShadowCall(copy));
     }
 
     @Override

@@ -100,7 +100,7 @@ final class UpstreamCall {
         this.r = x.request;
         this.core = x.core;
         this.attempt = attempt;
-        this.upstream = core.upstream(attempt.deployment().id());
+        this.upstream = core.upstream(attempt.deployment());
         this.body = x.plan.bytes();
     }
 

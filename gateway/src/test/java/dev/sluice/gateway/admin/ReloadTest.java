@@ -76,13 +76,16 @@ class ReloadTest {
     }
 
     @Test
-    void aNewDeploymentNeedsARestart() throws Exception {
+    void aNewDeploymentIsPutInForce() throws Exception {
         Files.writeString(file, YAML.replace("WEIGHT", "3").replace("limits: { rpm: 100 } } }",
-                "limits: { rpm: 100 } }, e: { kind: openai, base_url: \"http://127.0.0.1:2\" } }"));
+                "limits: { rpm: 100 } }, e: { kind: openai, base_url: \"http://127.0.0.1:2\", limits: { rpm: 50 } } }"));
         HttpResponse<String> r = reload("sla-reload-admin");
-        assertThat(r.statusCode()).isEqualTo(422);
-        assertThat(r.body()).contains("needs_restart");
-        assertThat(weight()).isEqualTo(1.0);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        assertThat(weight()).isEqualTo(3.0);
+        assertThat(gateway.runtime().config().deployments()).containsKeys("d", "e");
+        assertThat(gateway.governor().config().settings(Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "e")).limits()
+                .get(Dimension.REQUESTS).orElseThrow().amount()).isEqualTo(50);
+        assertThat(AdminCalls.json(r).path("needs_restart")).isEmpty();
     }
 
     @Test
@@ -95,8 +98,9 @@ class ReloadTest {
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         assertThat(weight()).as("the rest is in force").isEqualTo(2.0);
         assertThat(AdminCalls.json(r).path("needs_restart")).extracting(com.fasterxml.jackson.databind.JsonNode::asText)
-                .containsExactly("server.upstream_timeout", "deployments.d.base_url");
-        assertThat(gateway.runtime().config().deployments().get("d").baseUrl().toString()).isEqualTo("http://127.0.0.1:1");
+                .containsExactly("server.upstream_timeout");
+        assertThat(gateway.runtime().config().deployments().get("d").baseUrl().toString())
+                .as("a deployment's connection is put in force").isEqualTo("http://127.0.0.1:3");
         assertThat(gateway.runtime().config().server().upstreamTimeout()).isNotEqualTo(java.time.Duration.ofSeconds(5));
     }
 

@@ -802,16 +802,17 @@ public final class ControlPlane {
     /**
      * Reads the configuration file again and puts in force, all at once or (on any error) not at
      * all: its key tree, its model profiles whole (added, removed, their deployments, routing,
-     * fallback policy and limits), the limits of its deployments and shared provider scopes, its
+     * fallback policy and limits), its deployments whole (added, removed, replaced with another
+     * connection: {@code SluiceRuntime.change}), the limits of its shared provider scopes, its
      * prices and its admin tokens; the journal is replayed over it, so changes made through the API
      * still win for what they touched. The settings read only at start (listeners, store, ledger,
-     * class policies, deployments' addresses, credentials and tuning ...) are kept as running and
-     * named in {@link Reload#needsRestart}.
+     * class policies ...) are kept as running and named in {@link Reload#needsRestart}.
      *
      * @throws EditRefused 422 naming the file's path and field when it does not validate; 422
-     *     {@code needs_restart} when it adds or removes a deployment, moves a provider scope, opens or
-     *     closes the admin listener, or changes a profile a running rollout depends on; 409 when the
-     *     configuration was not read from a file
+     *     {@code deployment_in_use} when a profile the API shaped or a rollout names a deployment it
+     *     removes; 422 {@code needs_restart} when it adds, removes or moves a provider scope (of a
+     *     deployment it keeps), opens or closes the admin listener, or changes a profile a running
+     *     rollout depends on; 409 when the configuration was not read from a file
      */
     public synchronized Reload reloadFile(Actor a) {
         requireAdmin(a, "reload the configuration");
@@ -834,36 +835,32 @@ public final class ControlPlane {
     public synchronized Reload reload(Actor a, SluiceConfig fresh) {
         requireAdmin(a, "reload the configuration");
         SluiceConfig running = config();
-        if (!fresh.deployments().keySet().equals(running.deployments().keySet())) {
-            throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "deployments", "deployments "
-                    + fresh.deployments().keySet() + " (expected: those running, " + running.deployments().keySet()
-                    + "; adding or removing one needs a restart: its connections, retry budget and adaptive "
-                    + "control are made at start); nothing was changed");
-        }
+        // Deployments may come and go (SluiceRuntime.change); a running one keeps its provider scopes.
         boolean scopesMoved = !fresh.providerScopes().keySet().equals(running.providerScopes().keySet())
-                || running.deployments().values().stream()
-                        .anyMatch(d -> !fresh.deployments().get(d.id()).providerScopes().equals(d.providerScopes()));
+                || running.deployments().values().stream().anyMatch(d -> fresh.deployments().containsKey(d.id())
+                        && !fresh.deployments().get(d.id()).providerScopes().equals(d.providerScopes()));
         if (scopesMoved) {
             throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "provider_scopes", "provider scopes "
                     + fresh.providerScopes().keySet() + " (expected: those running, " + running.providerScopes().keySet()
-                    + ", with the same deployments under each; adding, removing or moving one needs a restart); "
-                    + "nothing was changed");
+                    + ", with the same deployments under each but those added or removed; adding, removing or moving "
+                    + "one needs a restart); nothing was changed");
         }
         if (fresh.admin().isPresent() != running.admin().isPresent()) {
             throw new EditRefused(EditRefused.Why.INVALID, "needs_restart", "admin", "admin: "
                     + (fresh.admin().isPresent() ? "added" : "removed") + " (expected: as running; opening or closing the "
                     + "admin listener needs a restart); nothing was changed");
         }
-        java.util.Map<String, dev.sluice.runtime.config.DeploymentConfig> deployments = new java.util.LinkedHashMap<>();
-        running.deployments().forEach((id, d) -> deployments.put(id, d.withLimits(fresh.deployments().get(id).limits())));
-        // The file's profiles as it writes them now; the journal then adds, changes and removes what the API did.
-        SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(deployments).withProfiles(fresh.profiles())
+        // The file's deployments and profiles as it writes them now; the journal then adds, changes and removes what
+        // the API did.
+        SluiceConfig base = running.withOrgs(fresh.orgs()).withDeployments(fresh.deployments()).withProfiles(fresh.profiles())
                 .withProviderScopes(fresh.providerScopes()).withPrices(fresh.prices());
         if (running.admin().isPresent()) {
             // The listener stays as it is; its tokens are the file's from now on.
             base = base.withAdmin(running.admin().get().withTokens(fresh.admin().get().tokens()));
         }
-        SluiceConfig next = fold(base, journal.replay());
+        List<ControlJournal.Replayed> changes = journal.replay();
+        SluiceConfig next = fold(base, changes);
+        ReloadedDeployments.check(running, fresh, changes, next);
         requireRolloutsHold(next);
         warmTokenizers(running, next);
         List<String> needsRestart = StartOnlySettings.changed(started, fresh);

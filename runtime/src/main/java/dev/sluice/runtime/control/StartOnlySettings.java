@@ -1,6 +1,5 @@
 package dev.sluice.runtime.control;
 
-import dev.sluice.runtime.config.DeploymentConfig;
 import dev.sluice.runtime.config.Secret;
 import dev.sluice.runtime.config.SluiceConfig;
 import java.lang.reflect.RecordComponent;
@@ -14,15 +13,13 @@ import java.util.Set;
 /**
  * The settings a running gateway read once, at start, and a reload therefore cannot put in force:
  * the listeners, the store, the ledger, the governor's lease times, the class policies, the daily
- * reset zone, metrics labels, tracing, the alert rules, the rollouts, and each deployment's
- * address, dialect, credential and tuning (everything but its limits). Pure: which of them a file
- * changes, as the file's field paths. Only paths are named, never values, since a changed
- * credential is among them.
+ * reset zone, metrics labels, tracing, the alert rules and the rollouts. Deployments are not
+ * among them: a reload adds, removes and replaces them whole ({@code SluiceRuntime.change}). Pure:
+ * which of them a file changes, as the file's field paths. Only paths are named, never values,
+ * since a changed credential (the store's password) may be among them.
  */
 final class StartOnlySettings {
 
-    /** The deployment's fields a reload puts in force; all its others are read at start. */
-    private static final Set<String> LIVE_DEPLOYMENT_FIELDS = Set.of("id", "limits", "provider_scopes");
     /** The admin listener's fields a reload puts in force: its tokens. */
     private static final Set<String> LIVE_ADMIN_FIELDS = Set.of("tokens");
 
@@ -32,8 +29,7 @@ final class StartOnlySettings {
      * The field paths, in file order, of the settings read only at start that {@code fresh} sets
      * otherwise than {@code running}: a deployment's {@code deployments.<id>.base_url}, a
      * listener's {@code server.port}, a whole section where its fields are not named one by one
-     * ({@code alerts}, {@code rollouts}, {@code classes.batch}). Deployments present in only one
-     * of the two are not compared (adding or removing one is refused before this is asked).
+     * ({@code alerts}, {@code rollouts}, {@code classes.batch}).
      */
     static List<String> changed(SluiceConfig running, SluiceConfig fresh) {
         List<String> out = new ArrayList<>();
@@ -54,12 +50,6 @@ final class StartOnlySettings {
                 out.add("classes." + c.wireName());
             }
         });
-        for (DeploymentConfig d : running.deployments().values()) {
-            DeploymentConfig f = fresh.deployments().get(d.id());
-            if (f != null) {
-                fields("deployments." + d.id(), d, f, LIVE_DEPLOYMENT_FIELDS, out);
-            }
-        }
         if (running.admin().isPresent() && fresh.admin().isPresent()) {
             fields("admin", running.admin().get(), fresh.admin().get(), LIVE_ADMIN_FIELDS, out);
         }
@@ -77,7 +67,7 @@ final class StartOnlySettings {
     /**
      * Adds {@code prefix.<field>} for every component of the two records that differs, but those
      * in {@code live}. A component's file name is its name in snake case; a credential read from
-     * the environment is named by the variable that holds it ({@code api_key_env}, {@code password_env}).
+     * the environment is named by the variable that holds it ({@code password_env}).
      */
     private static void fields(String prefix, Record running, Record fresh, Set<String> live, List<String> out) {
         for (RecordComponent c : running.getClass().getRecordComponents()) {

@@ -2,6 +2,7 @@ package dev.sluice.runtime.request;
 
 import dev.sluice.governor.Reservation;
 import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.deploy.LiveDeployments;
 import dev.sluice.signal.ProviderSignal;
 import java.util.Objects;
 
@@ -15,6 +16,8 @@ public final class Attempt {
     private final RequestLifecycle request;
     private final int number;
     private final DeploymentConfig deployment;
+    /** The version of the deployment it runs on, open until its reservation ends. */
+    private final LiveDeployments.Version version;
     private final Reservation reservation;
     private final long queuedNanos;
     private final boolean brownout;
@@ -28,11 +31,12 @@ public final class Attempt {
     /** How it ended; null while it runs. */
     private AttemptOutcome finished;
 
-    Attempt(RequestLifecycle request, int number, DeploymentConfig deployment, Reservation reservation,
+    Attempt(RequestLifecycle request, int number, LiveDeployments.Version version, Reservation reservation,
             long queuedNanos, boolean brownout, boolean reservationUsed) {
         this.request = request;
         this.number = number;
-        this.deployment = Objects.requireNonNull(deployment, "deployment");
+        this.version = Objects.requireNonNull(version, "version");
+        this.deployment = version.config();
         this.reservation = Objects.requireNonNull(reservation, "reservation");
         this.queuedNanos = queuedNanos;
         this.brownout = brownout;
@@ -46,6 +50,11 @@ public final class Attempt {
 
     public DeploymentConfig deployment() {
         return deployment;
+    }
+
+    /** The version of its deployment it runs on: a change may retire it while the attempt runs. */
+    LiveDeployments.Version version() {
+        return version;
     }
 
     public RequestPlan plan() {
@@ -101,7 +110,7 @@ public final class Attempt {
         sentAtNanos = request.runtime().clock().nanos();
         sentAtEpochMillis = request.runtime().clock().epochMillis();
         if (number == 1) {
-            request.runtime().retryBudget(deployment.id()).firstAttempt();
+            version.retryBudget().firstAttempt();
         }
     }
 

@@ -8,6 +8,7 @@ import dev.sluice.governor.Rejection;
 import dev.sluice.governor.RequestPath;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.config.DeploymentConfig;
+import dev.sluice.runtime.deploy.LiveDeployments;
 import dev.sluice.runtime.config.Price;
 import dev.sluice.runtime.config.Prices;
 import dev.sluice.runtime.control.Pause;
@@ -267,8 +268,23 @@ public final class RequestLifecycle {
         }
     }
 
-    private void admitted(Decision.Admitted a, DeploymentConfig d, Consumer<Admission> then) {
-        Attempt attempt = new Attempt(this, attempts + 1, d, a.reservation(), a.queuedNanos(), a.brownout(), false);
+    private void admitted(Decision.Admitted a, DeploymentConfig chosen, Consumer<Admission> then) {
+        Optional<LiveDeployments.Version> version = runtime.deployments().open(chosen.id());
+        if (version.isEmpty()) {
+            // A change removed the deployment between the choice and the admission: nothing was sent, so nothing is
+            // charged, and the request is routed again as if it had waited there.
+            runtime.storeCalls().run(a.reservation()::release);
+            runtime.counters().recordReservationReleased();
+            refused(Rejection.deploymentRemoved(plan.trafficClass(),
+                    dev.sluice.limits.Scope.of(dev.sluice.limits.ScopeLevel.PROVIDER_DEPLOYMENT, chosen.id())),
+                    runtime.clock().nanos(), chosen, then);
+            return;
+        }
+        // The version in force: one admitted after waiting through a change that replaced its deployment goes to the new one.
+        DeploymentConfig d = version.get().config();
+        lastDeployment = d;
+        Attempt attempt = new Attempt(this, attempts + 1, version.get(), a.reservation(), a.queuedNanos(), a.brownout(),
+                false);
         if (gone) {
             // The client left while this was decided: nothing was sent, so nothing is charged.
             end(attempt, new Charge.Release());
@@ -397,11 +413,12 @@ public final class RequestLifecycle {
                         usageOf(outcome, charge), latency, OptionalLong.empty());
                 return new AfterAttempt.Reroute(trigger.get());
             }
-            OptionalLong delay = retryDelay(outcome, a.number(), now);
+            // A retry is a new attempt: none goes to a version a change retired.
+            OptionalLong delay = a.version().retired() ? OptionalLong.empty() : retryDelay(outcome, a, now);
             if (delay.isPresent()) {
                 runtime.counters().recordGatewayRetry();
                 emit(a, outcome, Settlement.HELD, Optional.empty(), latency, delay);
-                Attempt next = new Attempt(this, a.number() + 1, a.deployment(), a.reservation(), 0, a.brownout(), true);
+                Attempt next = new Attempt(this, a.number() + 1, a.version(), a.reservation(), 0, a.brownout(), true);
                 attempts++;
                 current = next;
                 return new AfterAttempt.Retry(delay.getAsLong(), next);
@@ -517,7 +534,8 @@ public final class RequestLifecycle {
     }
 
     /** Whether and when {@code outcome} is tried again, holding the reservation; empty to answer now. */
-    private OptionalLong retryDelay(AttemptOutcome outcome, int attemptsSoFar, long now) {
+    private OptionalLong retryDelay(AttemptOutcome outcome, Attempt a, long now) {
+        int attemptsSoFar = a.number();
         long classBudget = runtime.config().classes().get(plan.trafficClass()).maxQueueWait().toMillis();
         long deadlineLeft = plan.hasDeadline() ? (plan.deadlineNanos() - now) / 1_000_000 : Long.MAX_VALUE;
         OptionalLong delay = switch (outcome) {
@@ -527,7 +545,7 @@ public final class RequestLifecycle {
                     RetryRule.afterFault(f.signal(), attemptsSoFar, classBudget, deadlineLeft);
             default -> OptionalLong.empty();
         };
-        if (delay.isPresent() && runtime.retryBudget(lastDeployment.id()).tryRetry()) {
+        if (delay.isPresent() && a.version().retryBudget().tryRetry()) {
             return delay;
         }
         return OptionalLong.empty();
@@ -550,10 +568,12 @@ public final class RequestLifecycle {
                 usageCostMicros += s.usage().costMicros();
                 runtime.storeCalls().run(() -> reservation.settle(s.usage()));
                 runtime.counters().recordReservationSettled();
+                a.version().close();
             }
             case Charge.Release r -> {
                 runtime.storeCalls().run(reservation::release);
                 runtime.counters().recordReservationReleased();
+                a.version().close();
             }
             case Charge.Invalid i -> end(a, i.on(a.deployment().kind(),
                     () -> runtime.invalidRefunds().refund(plan.caller().org(), plan.caller().tenant(), runtime.clock().nanos())));

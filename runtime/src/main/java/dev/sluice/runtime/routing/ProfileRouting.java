@@ -29,33 +29,56 @@ import java.util.Optional;
  */
 public final class ProfileRouting implements RoutingPolicy {
 
-    /** The choice of a one-deployment profile, made once: choosing allocates nothing. */
-    private final Map<String, RouteChoice> single = new HashMap<>();
-    private final Map<String, DeploymentConfig> deployments;
-    private final Map<String, Optional<String>> tenantRegions = new HashMap<>();
     private static final Optional<String> FIRST_HAD_NO_ROOM = Optional.of("headroom");
 
+    /** What routing reads of the configuration in force, swapped whole by {@link #reconfigure}. */
+    private volatile State state;
+
+    /**
+     * @param single the choice of each one-deployment profile, made once: choosing allocates nothing
+     * @param deployments the deployments in force
+     * @param profiles the profiles in force
+     * @param tenantRegions each tenant's residency region, if it is pinned to one
+     */
+    private record State(Map<String, RouteChoice> single, Map<String, DeploymentConfig> deployments,
+            Map<String, ProfileConfig> profiles, Map<String, Optional<String>> tenantRegions) {}
+
     public ProfileRouting(SluiceConfig config) {
-        this.deployments = config.deployments();
+        reconfigure(config);
+    }
+
+    /**
+     * Routes by {@code config} from now on: its deployments (those added are chosen once a profile
+     * names them; those removed never again, not even for a request that was planned before), and
+     * its profiles, which a request planned before the change is routed by when its profile is
+     * still there.
+     */
+    public void reconfigure(SluiceConfig config) {
+        Map<String, RouteChoice> single = new HashMap<>();
         config.profiles().values().forEach(p -> {
             DeploymentConfig d = config.deployments().get(p.deployment());
             single.put(p.id(), d == null
                     ? new RouteChoice.Nowhere("unknown_deployment", "profile " + p.id() + " names no known deployment")
                     : new RouteChoice.To(d, Optional.empty()));
         });
+        Map<String, Optional<String>> tenantRegions = new HashMap<>();
         for (OrgConfig o : config.orgs().values()) {
             for (TenantConfig t : o.tenants().values()) {
                 tenantRegions.put(t.id(), t.region());
             }
         }
+        state = new State(single, config.deployments(), config.profiles(), tenantRegions);
     }
 
     @Override
     public RouteChoice choose(RequestPlan plan, List<String> tried, Headroom headroom) {
-        ProfileConfig p = plan.profile();
+        State st = state;
+        Map<String, DeploymentConfig> deployments = st.deployments();
+        // The profile as it is now: a request planned before a change that removed its deployment moves by it.
+        ProfileConfig p = st.profiles().getOrDefault(plan.profile().id(), plan.profile());
         List<ProfileTarget> targets = p.targets();
         if (targets.size() == 1) {
-            RouteChoice c = single.get(p.id());
+            RouteChoice c = st.single().get(p.id());
             if (!(c instanceof RouteChoice.To to && to.deployment().id().equals(p.deployment()))) {
                 // A profile made or moved since start (the admin API): chosen from the plan's own profile.
                 DeploymentConfig d = deployments.get(p.deployment());
@@ -64,18 +87,23 @@ public final class ProfileRouting implements RoutingPolicy {
                 }
                 c = new RouteChoice.To(d, Optional.empty());
             }
-            return tried.isEmpty() ? c : new RouteChoice.Nowhere(RouteChoice.Nowhere.NO_OTHER,
+            return !triedAny(tried, deployments) ? c : new RouteChoice.Nowhere(RouteChoice.Nowhere.NO_OTHER,
                     "profile " + p.id() + " runs on deployment " + p.deployment() + " only");
         }
-        int first = firstChoice(plan, targets);
+        int first = firstChoice(plan, p.routing(), targets);
         DeploymentConfig primary = deployments.get(targets.get(first).deployment());
-        Optional<String> region = tenantRegions.getOrDefault(plan.caller().tenant(), Optional.empty());
+        if (primary == null) {
+            // A profile a change removed, with its deployment: the request planned on it cannot move.
+            return new RouteChoice.Nowhere("unknown_profile", "profile " + p.id() + " is not configured");
+        }
+        Optional<String> region = st.tenantRegions().getOrDefault(plan.caller().tenant(), Optional.empty());
         RouteChoice.Nowhere forbidden = null;
         DeploymentConfig withoutRoom = null;
         for (int k = 0; k < targets.size(); k++) {
             int i = k == 0 ? first : k <= first ? k - 1 : k;
             DeploymentConfig d = deployments.get(targets.get(i).deployment());
-            if (tried.contains(d.id())) {
+            if (d == null || tried.contains(d.id())) {
+                // Tried, or gone (a plan's own profile may still name a deployment a change removed).
                 continue;
             }
             if (i != first && FallbackPolicy.judge(plan, region, p.fallback(), primary, d)
@@ -99,9 +127,23 @@ public final class ProfileRouting implements RoutingPolicy {
                 "every deployment of profile " + p.id() + " was tried");
     }
 
+    /** Whether a deployment still in force was tried: one a change removed since does not count. */
+    private static boolean triedAny(List<String> tried, Map<String, DeploymentConfig> deployments) {
+        for (String id : tried) {
+            if (deployments.containsKey(id)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** The index of the request's first choice among {@code targets}. */
     static int firstChoice(RequestPlan plan, List<ProfileTarget> targets) {
-        if (plan.profile().routing() == ProfileConfig.Routing.ORDER) {
+        return firstChoice(plan, plan.profile().routing(), targets);
+    }
+
+    private static int firstChoice(RequestPlan plan, ProfileConfig.Routing routing, List<ProfileTarget> targets) {
+        if (routing == ProfileConfig.Routing.ORDER) {
             return 0;
         }
         int total = 0;
