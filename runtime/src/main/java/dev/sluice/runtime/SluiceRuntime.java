@@ -72,13 +72,14 @@ public final class SluiceRuntime {
     private final Rollouts rollouts;
     private final dev.sluice.runtime.rollout.Warmups warmups;
     private final RequestCounters counters = new RequestCounters();
-    private final InvalidRefunds invalidRefunds = new InvalidRefunds();
+    private final InvalidRefunds invalidRefunds;
     private final StoreCalls storeCalls;
     private final Map<String, RetryBudget> retryBudgets = new HashMap<>();
 
     private SluiceRuntime(Builder b) {
         this.config = b.config;
         this.clock = b.clock;
+        this.invalidRefunds = b.invalidRefunds;
         this.governor = new QuotaGovernor(config.governorConfig(), b.store, clock);
         this.estimator = new TokenEstimator(b.estimatorConfig, clock);
         RoutingPolicy routing = b.routing != null ? b.routing : new ProfileRouting(config);
@@ -228,7 +229,10 @@ public final class SluiceRuntime {
         return events;
     }
 
-    /** Each tenant's allowance of invalid requests refunded in full (the request too) on providers that do not count them. */
+    /**
+     * Each tenant's allowance of invalid requests refunded in full (the request too) on providers
+     * that do not count them, {@code server.invalid_refunds_per_minute} a minute.
+     */
     public InvalidRefunds invalidRefunds() {
         return invalidRefunds;
     }
@@ -460,6 +464,7 @@ public final class SluiceRuntime {
         private Executor workers;
         private RoutingPolicy routing;
         private RequestEventSink events = RequestEventSink.none();
+        private InvalidRefunds invalidRefunds = InvalidRefunds.local();
 
         private Builder(SluiceConfig config, QuotaStore store) {
             this.config = Objects.requireNonNull(config, "config");
@@ -509,6 +514,16 @@ public final class SluiceRuntime {
         /** Where request and attempt events go. */
         public Builder events(RequestEventSink e) {
             this.events = Objects.requireNonNull(e, "events");
+            return this;
+        }
+
+        /**
+         * Where the tenants' refunds of invalid requests are counted; by default in this process
+         * ({@link InvalidRefunds#local()}). A fleet on a shared store passes the store's, so that
+         * the allowance is the fleet's.
+         */
+        public Builder invalidRefunds(InvalidRefunds r) {
+            this.invalidRefunds = Objects.requireNonNull(r, "invalidRefunds");
             return this;
         }
 
