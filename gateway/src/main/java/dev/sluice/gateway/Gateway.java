@@ -183,6 +183,16 @@ public final class Gateway {
         return runtime.counters();
     }
 
+    /** Bytes of whole answers held now to be translated, against {@code server.translation_budget_bytes}. */
+    public long translationBytesHeld() {
+        return core.translationBytesHeld();
+    }
+
+    /** Answers waiting now for room in the translation budget, their providers paused. */
+    public int translationWaiting() {
+        return core.translationWaiting();
+    }
+
     public Vertx vertx() {
         return vertx;
     }

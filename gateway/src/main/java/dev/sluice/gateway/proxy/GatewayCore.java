@@ -28,6 +28,8 @@ public final class GatewayCore {
     volatile KeyRing keys;
     final NanoClock clock;
     final CallerQuota quota;
+    /** The bytes of whole answers held to be translated, over every event loop ({@code server.translation_budget_bytes}, read at start). */
+    final TranslationBudget translation;
     private final Map<String, Upstream> upstreams = new HashMap<>();
     private volatile boolean ready = true;
 
@@ -39,6 +41,7 @@ public final class GatewayCore {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         SluiceConfig config = runtime.config();
         this.clock = runtime.clock();
+        this.translation = new TranslationBudget(config.server().translationBudgetBytes());
         this.keys = KeyRing.of(config, runtime.retiredSecrets().valid(clock.epochMillis()));
         runtime.onChange(next -> keys = KeyRing.of(next, runtime.retiredSecrets().valid(clock.epochMillis())));
         // With a shared store a reading is a network call: taken on a worker, at most every 250 ms
@@ -93,6 +96,16 @@ public final class GatewayCore {
 
     boolean ready() {
         return ready;
+    }
+
+    /** Bytes of whole answers held now to be translated, over every event loop. */
+    public long translationBytesHeld() {
+        return translation.held();
+    }
+
+    /** Answers waiting now for room in the translation budget. */
+    public int translationWaiting() {
+        return translation.waiting();
     }
 
     Upstream upstream(String deployment) {
