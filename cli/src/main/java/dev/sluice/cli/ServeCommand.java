@@ -153,6 +153,8 @@ final class ServeCommand {
                 relay[0] = RedisChangeRelay.start(redis, journal, ControlPlane.SYNC_INTERVAL.dividedBy(2));
                 b.journal(relay[0]);
                 b.store(redisStore(config, redis, heartbeat[0]::liveReplicas));
+                // The allowance of invalid requests refunded in full is the fleet's, not each replica's.
+                b.invalidRefunds(redis.invalidRefunds());
             } catch (RuntimeException e) {
                 err.println("sluice serve: cannot use the Redis store: " + e.getMessage());
                 return java.util.Optional.empty();

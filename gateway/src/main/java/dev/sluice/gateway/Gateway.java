@@ -84,7 +84,7 @@ public final class Gateway {
         tracing.ifPresent(sinks::add);
         sinks.add(b.events);
         this.runtime = SluiceRuntime.builder(config, store).clock(b.clock).estimatorConfig(b.estimatorConfig)
-                .adaptive(b.adaptive).seed(b.seed).events(RequestEventSink.all(sinks.stream()
+                .adaptive(b.adaptive).seed(b.seed).invalidRefunds(b.invalidRefunds).events(RequestEventSink.all(sinks.stream()
                         .filter(s -> s != RequestEventSink.NONE).toList()))
                 // Store calls that wait on the network run on Vert.x's workers, unordered: never on an event loop.
                 .workers(work -> vertx.executeBlocking(() -> {
@@ -183,6 +183,16 @@ public final class Gateway {
         return runtime.counters();
     }
 
+    /** Bytes of whole answers held now to be translated, against {@code server.translation_budget_bytes}. */
+    public long translationBytesHeld() {
+        return core.translationBytesHeld();
+    }
+
+    /** Answers waiting now for room in the translation budget, their providers paused. */
+    public int translationWaiting() {
+        return core.translationWaiting();
+    }
+
     public Vertx vertx() {
         return vertx;
     }
@@ -257,6 +267,7 @@ public final class Gateway {
         private EstimatorConfig estimatorConfig = EstimatorConfig.defaults();
         private int instances = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         private boolean adaptive = true;
+        private dev.sluice.runtime.request.InvalidRefunds invalidRefunds = dev.sluice.runtime.request.InvalidRefunds.local();
         private long seed = 1;
 
         private Builder(SluiceConfig config) {
@@ -301,6 +312,16 @@ public final class Gateway {
         /** The quota store; by default an in-memory one (required when the configuration says redis). */
         public Builder store(QuotaStore s) {
             this.store = Objects.requireNonNull(s, "store");
+            return this;
+        }
+
+        /**
+         * Where the tenants' refunds of invalid requests are counted: in this process by default; a
+         * fleet on Redis passes the store's ({@code RedisQuotaStore.invalidRefunds()}), so the
+         * allowance ({@code server.invalid_refunds_per_minute}) is the fleet's.
+         */
+        public Builder invalidRefunds(dev.sluice.runtime.request.InvalidRefunds r) {
+            this.invalidRefunds = Objects.requireNonNull(r, "invalidRefunds");
             return this;
         }
 

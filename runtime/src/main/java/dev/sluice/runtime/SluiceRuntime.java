@@ -74,7 +74,7 @@ public final class SluiceRuntime {
     private final Rollouts rollouts;
     private final dev.sluice.runtime.rollout.Warmups warmups;
     private final RequestCounters counters = new RequestCounters();
-    private final InvalidRefunds invalidRefunds = new InvalidRefunds();
+    private final InvalidRefunds invalidRefunds;
     private final StoreCalls storeCalls;
     private final LiveDeployments deployments;
     /** The routing over profiles the runtime made, told of every change; none when the host brought its own. */
@@ -83,6 +83,7 @@ public final class SluiceRuntime {
     private SluiceRuntime(Builder b) {
         this.config = b.config;
         this.clock = b.clock;
+        this.invalidRefunds = b.invalidRefunds;
         this.governor = new QuotaGovernor(config.governorConfig(), b.store, clock);
         this.estimator = new TokenEstimator(b.estimatorConfig, clock);
         this.profileRouting = b.routing != null ? null : new ProfileRouting(config);
@@ -253,7 +254,10 @@ public final class SluiceRuntime {
         return events;
     }
 
-    /** Each tenant's allowance of invalid requests refunded in full (the request too) on providers that do not count them. */
+    /**
+     * Each tenant's allowance of invalid requests refunded in full (the request too) on providers
+     * that do not count them, {@code server.invalid_refunds_per_minute} a minute.
+     */
     public InvalidRefunds invalidRefunds() {
         return invalidRefunds;
     }
@@ -482,6 +486,7 @@ public final class SluiceRuntime {
         private Executor workers;
         private RoutingPolicy routing;
         private RequestEventSink events = RequestEventSink.none();
+        private InvalidRefunds invalidRefunds = InvalidRefunds.local();
 
         private Builder(SluiceConfig config, QuotaStore store) {
             this.config = Objects.requireNonNull(config, "config");
@@ -531,6 +536,16 @@ public final class SluiceRuntime {
         /** Where request and attempt events go. */
         public Builder events(RequestEventSink e) {
             this.events = Objects.requireNonNull(e, "events");
+            return this;
+        }
+
+        /**
+         * Where the tenants' refunds of invalid requests are counted; by default in this process
+         * ({@link InvalidRefunds#local()}). A fleet on a shared store passes the store's, so that
+         * the allowance is the fleet's.
+         */
+        public Builder invalidRefunds(InvalidRefunds r) {
+            this.invalidRefunds = Objects.requireNonNull(r, "invalidRefunds");
             return this;
         }
 

@@ -29,6 +29,8 @@ public final class GatewayCore {
     volatile KeyRing keys;
     final NanoClock clock;
     final CallerQuota quota;
+    /** The bytes of whole answers held to be translated, over every event loop ({@code server.translation_budget_bytes}, read at start). */
+    final TranslationBudget translation;
     /** By deployment id, the version in force; swapped when a change replaces one, dropped once a removed one closes. */
     private final Map<String, Upstream> upstreams = new ConcurrentHashMap<>();
     private volatile boolean ready = true;
@@ -41,6 +43,7 @@ public final class GatewayCore {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         SluiceConfig config = runtime.config();
         this.clock = runtime.clock();
+        this.translation = new TranslationBudget(config.server().translationBudgetBytes());
         this.keys = KeyRing.of(config, runtime.retiredSecrets().valid(clock.epochMillis()));
         runtime.onChange(next -> keys = KeyRing.of(next, runtime.retiredSecrets().valid(clock.epochMillis())));
         // With a shared store a reading is a network call: taken on a worker, at most every 250 ms
@@ -124,5 +127,15 @@ public final class GatewayCore {
     /** The ids of the deployments this gateway has an upstream for: those in force and those still finishing. */
     java.util.Set<String> upstreamIds() {
         return java.util.Set.copyOf(upstreams.keySet());
+    }
+
+    /** Bytes of whole answers held now to be translated, over every event loop. */
+    public long translationBytesHeld() {
+        return translation.held();
+    }
+
+    /** Answers waiting now for room in the translation budget. */
+    public int translationWaiting() {
+        return translation.waiting();
     }
 }

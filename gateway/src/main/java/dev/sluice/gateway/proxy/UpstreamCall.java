@@ -59,6 +59,9 @@ final class UpstreamCall {
      */
     static final int PASS_ON_ABOVE_BYTES = 256 * 1024;
 
+    /** The retry hint, in seconds, of an answer that found no room in the translation budget. */
+    static final long TRANSLATION_RETRY_SECONDS = 2;
+
     /** The retry hint given to a client for a provider 429 that came with none. */
     static final long UNHINTED_PROVIDER_RETRY_MILLIS = 1_000;
 
@@ -94,6 +97,8 @@ final class UpstreamCall {
     private JsonBodyUsage passing;
     /** Whether {@link #held} is a buffer of ours (appendable) rather than one handed to us. */
     private boolean heldOwned;
+    /** A whole answer's place in the translation budget while it is gathered to be translated; else null. */
+    private TranslationRoom room;
 
     UpstreamCall(Exchange x, Attempt attempt) {
         this.x = x;
@@ -121,6 +126,7 @@ final class UpstreamCall {
 
     /** The client went away: stop the upstream call; the attempt is charged what was produced. */
     void clientGone() {
+        closeRoom();
         if (retryTimer >= 0) {
             // Waiting to send again: the lifecycle ends the waiting attempt itself.
             core.vertx.cancelTimer(retryTimer);
@@ -227,6 +233,7 @@ final class UpstreamCall {
             try {
                 contentArrived(chunk);
             } catch (RuntimeException e) {
+                closeRoom();
                 r.internalError(e);
             }
         }
@@ -236,10 +243,19 @@ final class UpstreamCall {
                 return;
             }
             attempt.firstContent();
+            take(chunk);
+        }
+
+        private void take(Buffer chunk) {
+            if (done()) {
+                return;
+            }
             if (relaying) {
                 relayed(chunk);
             } else if (passing != null) {
                 passOn(chunk);
+            } else if (room != null && room.waiting()) {
+                room.park(chunk);
             } else if (gatheredLength + (long) chunk.length() > core.config().server().maxAnswerBytes()) {
                 tooLarge();
             } else if (status >= 200 && status < 300 && x.plan.translation() == UpstreamPlan.Translation.NATIVE
@@ -247,9 +263,64 @@ final class UpstreamCall {
                             || gatheredLength == 0 && declaredLength() > PASS_ON_ABOVE_BYTES)) {
                 // Passed on from its first byte when it says it is large, so none of it is gathered in vain.
                 startPassing(chunk);
+            } else if (status >= 200 && status < 300 && x.plan.translation() != UpstreamPlan.Translation.NATIVE) {
+                gatherToTranslate(chunk);
             } else {
                 gather(chunk);
             }
+        }
+
+        /**
+         * A piece of an answer read whole to be translated: gathered once the translation budget
+         * holds room for it (the answer's declared length at its first piece), else kept aside,
+         * the provider paused, until there is room ({@link TranslationRoom}).
+         */
+        private void gatherToTranslate(Buffer chunk) {
+            if (room == null) {
+                room = new TranslationRoom(core.translation, core.vertx, r.context,
+                        core.config().server().translationWait().toMillis(), call);
+            }
+            long size = Math.min(sizeFor(chunk.length()), core.translation.capacity());
+            if (room.reserve(size, chunk, this::roomMade, this::waitedTooLong)) {
+                gather(chunk);
+            }
+        }
+
+        /** The budget made room: what was kept aside is gathered, and the answer ended if it had meanwhile. */
+        private void roomMade() {
+            try {
+                boolean ended = room.endedMeanwhile();
+                for (Buffer piece : room.unpark()) {
+                    take(piece);
+                }
+                if (ended) {
+                    endArrived();
+                }
+            } catch (RuntimeException e) {
+                closeRoom();
+                r.internalError(e);
+            }
+        }
+
+        /**
+         * No room was made within {@code server.translation_wait}: the call is cut off and the
+         * client told (503, to retry later). The provider produced the answer, so the
+         * reservation is settled as estimated.
+         */
+        private void waitedTooLong() {
+            if (done()) {
+                return;
+            }
+            gathered = null;
+            gatheredLength = 0;
+            call.cancel();
+            attempt.finish(new AttemptOutcome.Failed(normalise(headers, status, ""), Optional.of(new ObservedUsage(
+                    x.estimate.inputTokens(), x.estimate.outputTokens(), 0, 0, false))));
+            r.resp.putHeader("retry-after", Long.toString(TRANSLATION_RETRY_SECONDS));
+            r.fail(503, "translation_budget_exhausted", "The gateway holds as many answers to translate as "
+                    + "server.translation_budget_bytes allows, and this one found no room within "
+                    + core.config().server().translationWait().toMillis() + " ms (server.translation_wait); retry "
+                    + "later, or stream it.", Optional.empty());
         }
 
         /**
@@ -289,15 +360,24 @@ final class UpstreamCall {
         private void gather(Buffer chunk) {
             int needed = gatheredLength + chunk.length();
             if (gathered == null || needed > gathered.length) {
-                long cap = core.config().server().maxAnswerBytes();
-                long declared = gathered == null ? declaredLength() : -1;
-                // The declared length when it is honest, else room to double into, never beyond the cap.
-                long size = declared >= needed ? declared
-                        : Math.min(cap, Math.max(needed, gathered == null ? needed : 2L * gathered.length));
+                long size = sizeFor(chunk.length());
                 gathered = gathered == null ? new byte[(int) size] : java.util.Arrays.copyOf(gathered, (int) size);
             }
             chunk.getBytes(0, chunk.length(), gathered, gatheredLength);
             gatheredLength = needed;
+        }
+
+        /** The size of the array that holds what was gathered and {@code more} bytes. */
+        private long sizeFor(int more) {
+            int needed = gatheredLength + more;
+            if (gathered != null && needed <= gathered.length) {
+                return gathered.length;
+            }
+            long cap = core.config().server().maxAnswerBytes();
+            long declared = gathered == null ? declaredLength() : -1;
+            // The declared length when it is honest, else room to double into, never beyond the cap.
+            return declared >= needed ? declared
+                    : Math.min(cap, Math.max(needed, gathered == null ? needed : 2L * gathered.length));
         }
 
         /** The answer's {@code content-length} when it declares one within the cap, else -1. */
@@ -319,6 +399,7 @@ final class UpstreamCall {
             try {
                 endArrived();
             } catch (RuntimeException e) {
+                closeRoom();
                 r.internalError(e);
             }
         }
@@ -326,6 +407,10 @@ final class UpstreamCall {
         private void endArrived() {
             if (done()) {
                 return; // the client left: the attempt was ended then
+            }
+            if (room != null && room.waiting()) {
+                room.parkEnd(); // ended once what was kept aside is gathered
+                return;
             }
             if (relaying) {
                 relayEnded();
@@ -335,6 +420,7 @@ final class UpstreamCall {
                 onError(headers, status, gatheredBytes());
             } else {
                 onWholeBody(headers, status, gatheredBytes());
+                closeRoom();
             }
         }
 
@@ -343,6 +429,7 @@ final class UpstreamCall {
          * client told (502). The provider produced it, so the reservation is settled as estimated.
          */
         private void tooLarge() {
+            closeRoom();
             gathered = null;
             gatheredLength = 0;
             call.cancel();
@@ -363,6 +450,7 @@ final class UpstreamCall {
 
         @Override
         public void onFailure(Throwable cause) {
+            closeRoom();
             if (done()) {
                 return;
             }
@@ -373,6 +461,14 @@ final class UpstreamCall {
             } else {
                 UpstreamCall.this.onFailure(cause);
             }
+        }
+    }
+
+    /** Gives back the current answer's room in the translation budget, if it has one. */
+    private void closeRoom() {
+        if (room != null) {
+            room.close();
+            room = null;
         }
     }
 

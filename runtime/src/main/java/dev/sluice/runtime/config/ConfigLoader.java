@@ -62,7 +62,8 @@ public final class ConfigLoader {
     private static final Set<String> WEBHOOK = Set.of("url", "max_queue", "max_attempts", "backoff");
     private static final Set<String> SERVER = Set.of("host", "port", "max_body_bytes", "max_header_bytes",
             "upstream_timeout", "header_timeout", "body_timeout", "idle_timeout", "max_connections",
-            "max_connections_per_address", "access_log", "max_answer_bytes");
+            "max_connections_per_address", "access_log", "max_answer_bytes", "translation_budget_bytes", "translation_wait",
+            "invalid_refunds_per_minute");
     private static final Set<String> STORE = Set.of("kind", "redis_uri", "failure_policy", "replicas");
     private static final Set<String> LEDGER = Set.of("kind", "path", "url", "schema", "user", "password_env",
             "flush_interval", "buffer_size", "batch_size", "retention", "rollup_retention", "rows");
@@ -358,8 +359,11 @@ public final class ConfigLoader {
         int perAddress = n.get("max_connections_per_address").intValue(d.maxConnectionsPerAddress());
         String accessLog = n.get("access_log").text(d.accessLog());
         long answer = n.get("max_answer_bytes").longValue(d.maxAnswerBytes());
+        long budget = n.get("translation_budget_bytes").longValue(Math.max(answer, d.translationBudgetBytes()));
+        Duration translationWait = n.get("translation_wait").duration(d.translationWait());
+        int refunds = n.get("invalid_refunds_per_minute").intValue(d.invalidRefundsPerMinute());
         return build(n.path(), () -> new ServerSettings(host, port, body, header, timeout, headerTimeout, bodyTimeout,
-                idleTimeout, connections, perAddress, accessLog, answer));
+                idleTimeout, connections, perAddress, accessLog, answer, budget, translationWait, refunds));
     }
 
     private static StoreSettings store(YamlNode n) {

@@ -19,10 +19,17 @@ import java.util.Objects;
  * @param maxConnectionsPerAddress client connections open at once from one remote address (503 beyond)
  * @param accessLog where the access log goes: {@code off}, {@code stdout}, or a file path
  * @param maxAnswerBytes largest whole (non-streamed) provider answer held for relaying (502 beyond)
+ * @param translationBudgetBytes most bytes of whole answers held at once, over the process, to be
+ *        translated (an OpenAI route on an Anthropic or Gemini deployment); at least {@code maxAnswerBytes}
+ * @param translationWait longest an answer to translate waits, its provider paused, for room in that
+ *        budget (503 beyond)
+ * @param invalidRefundsPerMinute requests refused by the provider as invalid that a tenant is refunded
+ *        the request itself for, a minute, where the provider does not count them
  */
 public record ServerSettings(String host, int port, long maxBodyBytes, int maxHeaderBytes, Duration upstreamTimeout,
         Duration headerTimeout, Duration bodyTimeout, Duration idleTimeout, int maxConnections,
-        int maxConnectionsPerAddress, String accessLog, long maxAnswerBytes) {
+        int maxConnectionsPerAddress, String accessLog, long maxAnswerBytes, long translationBudgetBytes,
+        Duration translationWait, int invalidRefundsPerMinute) {
 
     /** Loopback only, so a fresh install is not reachable from the network until asked. */
     public static final String DEFAULT_HOST = "127.0.0.1";
@@ -57,6 +64,19 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
      */
     public static final long DEFAULT_MAX_ANSWER_BYTES = 64L * 1024 * 1024;
 
+    /**
+     * 128 MiB (or {@code max_answer_bytes} where that is larger): two of the largest answers, or a
+     * hundred of 1 MiB, held to be translated at once; parsing and rewriting one takes about twice
+     * its size more while it lasts, so this bounds translation's heap near three times it.
+     */
+    public static final long DEFAULT_TRANSLATION_BUDGET_BYTES = 128L * 1024 * 1024;
+
+    /** Thirty seconds: answers held for translation are read and rewritten in milliseconds; far below an SDK's own timeout. */
+    public static final Duration DEFAULT_TRANSLATION_WAIT = Duration.ofSeconds(30);
+
+    /** Ten a minute: a client's occasional mistakes cost it nothing; a stream of them is charged its requests. */
+    public static final int DEFAULT_INVALID_REFUNDS_PER_MINUTE = 10;
+
     public ServerSettings {
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(accessLog, "accessLog");
@@ -73,6 +93,12 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
         ConfigException.require(bodyTimeout.toMillis() > 0, "body_timeout", ">= 1ms", bodyTimeout);
         ConfigException.require(idleTimeout.toMillis() > 0, "idle_timeout", ">= 1ms", idleTimeout);
         ConfigException.require(maxAnswerBytes > 0, "max_answer_bytes", "> 0", maxAnswerBytes);
+        ConfigException.require(translationBudgetBytes >= maxAnswerBytes, "translation_budget_bytes",
+                ">= max_answer_bytes (" + maxAnswerBytes + ")", translationBudgetBytes);
+        Objects.requireNonNull(translationWait, "translationWait");
+        ConfigException.require(translationWait.toMillis() > 0, "translation_wait", ">= 1ms", translationWait);
+        ConfigException.require(invalidRefundsPerMinute >= 0, "invalid_refunds_per_minute", ">= 0",
+                invalidRefundsPerMinute);
         ConfigException.require(maxConnections > 0, "max_connections", "> 0", maxConnections);
         ConfigException.require(maxConnectionsPerAddress > 0, "max_connections_per_address", "> 0",
                 maxConnectionsPerAddress);
@@ -82,7 +108,8 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
     public ServerSettings(String host, int port, long maxBodyBytes, int maxHeaderBytes, Duration upstreamTimeout) {
         this(host, port, maxBodyBytes, maxHeaderBytes, upstreamTimeout, DEFAULT_HEADER_TIMEOUT, DEFAULT_BODY_TIMEOUT,
                 DEFAULT_IDLE_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, DEFAULT_ACCESS_LOG,
-                DEFAULT_MAX_ANSWER_BYTES);
+                DEFAULT_MAX_ANSWER_BYTES, DEFAULT_TRANSLATION_BUDGET_BYTES, DEFAULT_TRANSLATION_WAIT,
+                DEFAULT_INVALID_REFUNDS_PER_MINUTE);
     }
 
     public static ServerSettings defaults() {
@@ -93,6 +120,7 @@ public record ServerSettings(String host, int port, long maxBodyBytes, int maxHe
     /** A copy listening on {@code newPort}. */
     public ServerSettings withPort(int newPort) {
         return new ServerSettings(host, newPort, maxBodyBytes, maxHeaderBytes, upstreamTimeout, headerTimeout,
-                bodyTimeout, idleTimeout, maxConnections, maxConnectionsPerAddress, accessLog, maxAnswerBytes);
+                bodyTimeout, idleTimeout, maxConnections, maxConnectionsPerAddress, accessLog, maxAnswerBytes,
+                translationBudgetBytes, translationWait, invalidRefundsPerMinute);
     }
 }

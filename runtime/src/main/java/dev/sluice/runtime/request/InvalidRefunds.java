@@ -1,47 +1,30 @@
 package dev.sluice.runtime.request;
 
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
 /**
  * How many requests refused as invalid a tenant is refunded the request itself for, on a provider
  * that does not count them ({@link dev.sluice.runtime.config.DeploymentKind#countsInvalidRequests()}):
- * {@value #PER_MINUTE} a minute, in windows of one minute from the first refund of the window.
- * Without a bound a client could send invalid requests to such a provider without limit, since
- * only concurrency would apply; beyond it an invalid request keeps its request charged (its tokens
- * and cost are still given back). Per gateway process: a fleet of N replicas refunds at most N
- * times the allowance. Thread-safe; the time is the caller's (the runtime's injected clock).
+ * {@code server.invalid_refunds_per_minute} a minute, in windows of one minute from the first
+ * refund of the window. Without a bound a client could send invalid requests to such a provider
+ * without limit, since only concurrency would apply; beyond it an invalid request keeps its
+ * request charged (its tokens and cost are still given back).
+ *
+ * <p>{@link #local()} counts in this process (a fleet of N replicas on it would refund N times the
+ * allowance); the Redis store's counts for the whole fleet. Asked only for a refusal as invalid,
+ * off the common path, and on a store call's thread (it may wait on the network).
  */
-public final class InvalidRefunds {
-
-    /** Refunds of the request per tenant per minute. */
-    public static final int PER_MINUTE = 10;
-
-    private static final long WINDOW_NANOS = TimeUnit.MINUTES.toNanos(1);
-
-    /** One tenant's window: when it began and the refunds given in it. */
-    private static final class Window {
-        long startNanos;
-        int refunded;
-    }
-
-    private final Map<String, Window> byTenant = new HashMap<>();
+public interface InvalidRefunds {
 
     /**
-     * Whether {@code tenant} (its org and name) is refunded the request of one more invalid
-     * refusal at {@code nowNanos}; a refund given is counted.
+     * Whether {@code tenant} (of {@code org}) is refunded the request of one more invalid refusal
+     * at {@code nowNanos} (the runtime's clock; a shared implementation may keep its own time);
+     * a refund given is counted.
+     *
+     * @param perMinute the tenant's allowance a minute; 0 refunds none
      */
-    public synchronized boolean refund(String org, String tenant, long nowNanos) {
-        Window w = byTenant.computeIfAbsent(org + '/' + tenant, k -> new Window());
-        if (w.refunded == 0 || nowNanos - w.startNanos >= WINDOW_NANOS) {
-            w.startNanos = nowNanos;
-            w.refunded = 0;
-        }
-        if (w.refunded >= PER_MINUTE) {
-            return false;
-        }
-        w.refunded++;
-        return true;
+    boolean refund(String org, String tenant, int perMinute, long nowNanos);
+
+    /** An allowance counted in this process alone. Thread-safe. */
+    static InvalidRefunds local() {
+        return new LocalInvalidRefunds();
     }
 }

@@ -575,8 +575,16 @@ public final class RequestLifecycle {
                 runtime.counters().recordReservationReleased();
                 a.version().close();
             }
-            case Charge.Invalid i -> end(a, i.on(a.deployment().kind(),
-                    () -> runtime.invalidRefunds().refund(plan.caller().org(), plan.caller().tenant(), runtime.clock().nanos())));
+            case Charge.Invalid i -> {
+                // Decided in the store call: a fleet's allowance is counted in the shared store. Either settlement
+                // costs nothing, so only the request's own count waits for the answer.
+                var kind = a.deployment().kind();
+                int perMinute = runtime.config().server().invalidRefundsPerMinute();
+                long now = runtime.clock().nanos();
+                runtime.storeCalls().run(() -> reservation.settle(i.on(kind, () -> runtime.invalidRefunds()
+                        .refund(plan.caller().org(), plan.caller().tenant(), perMinute, now)).usage()));
+                runtime.counters().recordReservationSettled();
+            }
         }
     }
 

@@ -332,6 +332,29 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theTranslationBudgetAndTheInvalidRefundAllowanceAreReadAndDefaulted() {
+        ServerSettings s = ConfigLoader.parse(MINI + """
+                server: { translation_budget_bytes: 100000000, translation_wait: 5s, invalid_refunds_per_minute: 3 }
+                """, "t.yaml", ENV::get).server();
+        assertThat(s.translationBudgetBytes()).isEqualTo(100_000_000);
+        assertThat(s.translationWait()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(s.invalidRefundsPerMinute()).isEqualTo(3);
+        ServerSettings d = ConfigLoader.parse(MINI, "t.yaml", ENV::get).server();
+        assertThat(d.translationBudgetBytes()).isEqualTo(128L * 1024 * 1024);
+        assertThat(d.translationWait()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(d.invalidRefundsPerMinute()).isEqualTo(10);
+        ServerSettings large = ConfigLoader.parse(MINI + "server: { max_answer_bytes: 500000000 }\n", "t.yaml", ENV::get)
+                .server();
+        assertThat(large.translationBudgetBytes()).as("never below one answer").isEqualTo(500_000_000);
+    }
+
+    @Test
+    void aTranslationBudgetBelowOneAnswerIsRefused() {
+        ConfigException e = error(MINI + "server: { max_answer_bytes: 2000, translation_budget_bytes: 1000 }\n");
+        assertThat(e.getMessage()).isEqualTo("server.translation_budget_bytes: 1000 (expected: >= max_answer_bytes (2000))");
+    }
+
+    @Test
     void aZeroConnectionCapIsRefused() {
         ConfigException e = error(MINI + "server: { max_connections_per_address: 0 }\n");
         assertThat(e.getMessage()).isEqualTo("server.max_connections_per_address: 0 (expected: > 0)");

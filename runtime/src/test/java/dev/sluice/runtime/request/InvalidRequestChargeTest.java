@@ -32,7 +32,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * no tokens, no money, and the request itself only where the provider counts it (OpenAI and Azure
  * count failed requests; Anthropic and Gemini are not known to). Every other dimension of every
  * bucket on its path is given back at settlement. The request itself is given back at most
- * {@value InvalidRefunds#PER_MINUTE} times a minute per tenant; beyond that it stays charged.
+ * {@code server.invalid_refunds_per_minute} times a minute per tenant (10 by default); beyond that it
+ * stays charged.
  */
 class InvalidRequestChargeTest {
 
@@ -53,6 +54,7 @@ class InvalidRequestChargeTest {
                         keys:
                           main: { secret: "sk-test-invalid" }
             """;
+    private static final int PER_MINUTE = 10;
     private static final Scope ACME = Scope.of(ScopeLevel.TENANT, "acme");
     private static final Scope DEPLOYMENT = Scope.of(ScopeLevel.PROVIDER_DEPLOYMENT, "d");
 
@@ -60,7 +62,11 @@ class InvalidRequestChargeTest {
     private final RecordedEvents events = new RecordedEvents();
 
     private SluiceRuntime runtime(String kind) {
-        SluiceConfig c = ConfigLoader.parse(YAML.formatted(kind), "invalid.yaml", name -> null);
+        return runtime(kind, "");
+    }
+
+    private SluiceRuntime runtime(String kind, String server) {
+        SluiceConfig c = ConfigLoader.parse(server + YAML.formatted(kind), "invalid.yaml", name -> null);
         return SluiceRuntime.builder(c, new InMemoryQuotaStore(clock, ZoneOffset.UTC)).clock(clock).events(events).build();
     }
 
@@ -93,7 +99,7 @@ class InvalidRequestChargeTest {
     @ValueSource(ints = {400, 404, 422})
     void onAProviderThatDoesNotCountItEverythingIsGivenBackTheRequestToo(int status) {
         SluiceRuntime rt = runtime("anthropic");
-        for (int i = 0; i < InvalidRefunds.PER_MINUTE; i++) {
+        for (int i = 0; i < PER_MINUTE; i++) {
             refusedWith(rt, status);
         }
 
@@ -112,7 +118,7 @@ class InvalidRequestChargeTest {
     void beyondTheTenantsAllowanceAMinuteAnInvalidRequestKeepsItsRequestCharged() {
         // Else a client could send invalid requests to a provider that does not count them without limit.
         SluiceRuntime rt = runtime("anthropic");
-        for (int i = 0; i < InvalidRefunds.PER_MINUTE + 5; i++) {
+        for (int i = 0; i < PER_MINUTE + 5; i++) {
             refusedWith(rt, 400);
         }
 
@@ -125,11 +131,11 @@ class InvalidRequestChargeTest {
     @Test
     void theAllowanceComesBackAMinuteLater() {
         SluiceRuntime rt = runtime("anthropic");
-        for (int i = 0; i < InvalidRefunds.PER_MINUTE; i++) {
+        for (int i = 0; i < PER_MINUTE; i++) {
             refusedWith(rt, 400);
         }
         clock.advance(java.time.Duration.ofMinutes(1));
-        for (int i = 0; i < InvalidRefunds.PER_MINUTE; i++) {
+        for (int i = 0; i < PER_MINUTE; i++) {
             refusedWith(rt, 422);
         }
 
@@ -140,13 +146,34 @@ class InvalidRequestChargeTest {
 
     @Test
     void eachTenantHasItsOwnAllowance() {
-        InvalidRefunds refunds = new InvalidRefunds();
-        for (int i = 0; i < InvalidRefunds.PER_MINUTE; i++) {
-            assertThat(refunds.refund("acme-corp", "acme", 0)).isTrue();
+        InvalidRefunds refunds = InvalidRefunds.local();
+        for (int i = 0; i < PER_MINUTE; i++) {
+            assertThat(refunds.refund("acme-corp", "acme", PER_MINUTE, 0)).isTrue();
         }
-        assertThat(refunds.refund("acme-corp", "acme", 1)).isFalse();
-        assertThat(refunds.refund("acme-corp", "other", 1)).isTrue();
-        assertThat(refunds.refund("acme-corp", "acme", java.util.concurrent.TimeUnit.SECONDS.toNanos(60))).isTrue();
+        assertThat(refunds.refund("acme-corp", "acme", PER_MINUTE, 1)).isFalse();
+        assertThat(refunds.refund("acme-corp", "other", PER_MINUTE, 1)).isTrue();
+        assertThat(refunds.refund("acme-corp", "acme", PER_MINUTE, java.util.concurrent.TimeUnit.SECONDS.toNanos(60)))
+                .isTrue();
+    }
+
+    @Test
+    void theAllowanceIsTheConfiguredOne() {
+        SluiceRuntime rt = runtime("anthropic", "server: { invalid_refunds_per_minute: 2 }\n");
+        for (int i = 0; i < 5; i++) {
+            refusedWith(rt, 400);
+        }
+
+        assertThat(left(rt, ACME, Dimension.REQUESTS)).as("three beyond an allowance of two").isEqualTo(47);
+        assertThat(left(rt, ACME, Dimension.DAILY_REQUESTS)).isEqualTo(97);
+    }
+
+    @Test
+    void anAllowanceOfZeroRefundsNoRequest() {
+        SluiceRuntime rt = runtime("anthropic", "server: { invalid_refunds_per_minute: 0 }\n");
+        refusedWith(rt, 400);
+
+        assertThat(left(rt, ACME, Dimension.DAILY_REQUESTS)).isEqualTo(99);
+        assertThat(left(rt, ACME, Dimension.INPUT_TOKENS)).as("tokens are still given back").isEqualTo(50_000);
     }
 
     @Test

@@ -81,6 +81,11 @@ final class KeyLayout {
         return slot(namespace) + "changes";
     }
 
+    /** One tenant's refunds of invalid requests in its current minute ({@link RedisInvalidRefunds}). */
+    String invalidRefunds(String org, String tenant) {
+        return slot(namespace) + "invalid:" + org + "/" + tenant;
+    }
+
     String ramp() {
         return slot(namespace) + "ramp";
     }

@@ -134,6 +134,11 @@ public final class RedisQuotaStore implements QuotaStore {
         return new SharedControlState(this);
     }
 
+    /** Each tenant's refunds of invalid requests, counted for every replica on this namespace. */
+    public RedisInvalidRefunds invalidRefunds() {
+        return new RedisInvalidRefunds(this);
+    }
+
     /** Whether the connection is up now (it reconnects by itself after Redis comes back). */
     public boolean isConnected() {
         return link.connected();
