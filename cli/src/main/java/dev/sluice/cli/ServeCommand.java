@@ -227,7 +227,7 @@ final class ServeCommand {
                 view.lastReading().others().forEach((id, r) -> {
                     var d = r.deployments().get(deployment);
                     if (d != null) {
-                        out.add(new Peer(id, d.mode().wireName(), d.queuedNanos(), d.rampStage()));
+                        out.add(new Peer(id, d.mode().wireName(), d.queuedNanos(), d.rampStage(), d.adaptive()));
                     }
                 });
                 return out;

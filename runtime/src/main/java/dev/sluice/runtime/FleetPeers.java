@@ -1,5 +1,6 @@
 package dev.sluice.runtime;
 
+import dev.sluice.adapt.FleetAdaptive;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,12 +19,21 @@ public interface FleetPeers {
      * @param mode its own adaptive mode (wire name)
      * @param queuedNanos what it has queued, configured-rate cost per class wire name
      * @param rampStage its ramp stage; -1 when it runs no adaptive control
+     * @param adaptive the rest of what it published of its adaptive control: whether it sheds deep,
+     *     the probe it holds after an overload, and how long before its publication a caller that
+     *     load shedding protects last asked there ({@link FleetAdaptive#CALM} without adaptive control)
      */
-    record Peer(String replica, String mode, Map<String, Long> queuedNanos, int rampStage) {
+    record Peer(String replica, String mode, Map<String, Long> queuedNanos, int rampStage, FleetAdaptive adaptive) {
         public Peer {
             Objects.requireNonNull(replica, "replica");
             Objects.requireNonNull(mode, "mode");
             queuedNanos = Map.copyOf(queuedNanos);
+            Objects.requireNonNull(adaptive, "adaptive");
+        }
+
+        /** A peer that told nothing beyond its mode, queue and ramp stage. */
+        public Peer(String replica, String mode, Map<String, Long> queuedNanos, int rampStage) {
+            this(replica, mode, queuedNanos, rampStage, FleetAdaptive.CALM);
         }
     }
 

@@ -656,7 +656,7 @@ final class ManagementRoutes {
                     n.set("borrowed_per_minute", perDimension(sh.borrowedPerMinute()));
                 }
             }
-            fleet(out, id);
+            FleetJson.add(out, control.runtime(), id);
             control.runtime().controller(id).ifPresent(c -> {
                 var a = c.snapshot();
                 ObjectNode n = out.putObject("adaptive").put("mode", a.mode().wireName()).put("ramp_stage", a.rampStage())
@@ -669,68 +669,6 @@ final class ManagementRoutes {
             });
             return withPause(out, scope);
         });
-    }
-
-    /**
-     * The deployment across the fleet, when this replica is part of one: each live replica's own
-     * mode, queued cost (ms at the configured rate) and ramp stage, this one first, and the merge
-     * admission applies (the most severe mode, the queued cost summed, the lowest ramp stage).
-     */
-    private void fleet(ObjectNode out, String id) {
-        var peers = control.runtime().fleet();
-        if (peers.self().isEmpty()) {
-            return;
-        }
-        var controller = control.runtime().controller(id);
-        java.util.Map<String, Long> ownQueued = new java.util.LinkedHashMap<>();
-        for (var q : control.runtime().governor().queuedDemand()) {
-            if (q.deployment().equals(id)) {
-                long[] cost = q.costNanosByClass();
-                for (var c : dev.sluice.governor.TrafficClass.values()) {
-                    if (cost[c.ordinal()] > 0) {
-                        ownQueued.put(c.wireName(), cost[c.ordinal()]);
-                    }
-                }
-            }
-        }
-        java.util.List<dev.sluice.runtime.FleetPeers.Peer> all = new java.util.ArrayList<>();
-        all.add(new dev.sluice.runtime.FleetPeers.Peer(peers.self(),
-                controller.map(c -> c.mode().wireName()).orElse("normal"), ownQueued,
-                controller.map(c -> c.rampStage()).orElse(-1)));
-        all.addAll(peers.peers(id));
-        ObjectNode fleet = out.putObject("fleet");
-        ArrayNode replicas = fleet.putArray("replicas");
-        String severest = "normal";
-        java.util.Map<String, Long> merged = new java.util.TreeMap<>();
-        int lowestStage = Integer.MAX_VALUE;
-        for (var p : all) {
-            ObjectNode n = replicas.addObject().put("replica", p.replica()).put("self", p == all.get(0))
-                    .put("mode", p.mode()).put("ramp_stage", p.rampStage());
-            ObjectNode q = n.putObject("queued_ms");
-            p.queuedNanos().forEach((c, v) -> q.put(c, v / 1_000_000));
-            p.queuedNanos().forEach((c, v) -> merged.merge(c, v, Long::sum));
-            if (severity(p.mode()) > severity(severest)) {
-                severest = p.mode();
-            }
-            if (p.rampStage() >= 0) {
-                lowestStage = Math.min(lowestStage, p.rampStage());
-            }
-        }
-        ObjectNode m = fleet.putObject("merged").put("live_replicas", all.size()).put("mode", severest);
-        ObjectNode q = m.putObject("queued_ms");
-        merged.forEach((c, v) -> q.put(c, v / 1_000_000));
-        if (lowestStage != Integer.MAX_VALUE) {
-            m.put("ramp_stage", lowestStage);
-        }
-    }
-
-    private static int severity(String mode) {
-        for (var m : dev.sluice.adapt.Mode.values()) {
-            if (m.wireName().equals(mode)) {
-                return m.ordinal();
-            }
-        }
-        return 0;
     }
 
     private static ObjectNode perDimension(java.util.Map<dev.sluice.limits.Dimension, Double> m) {

@@ -323,8 +323,13 @@ class ManagementApiTest {
 
             @Override
             public java.util.List<Peer> peers(String deployment) {
-                return java.util.List.of(new Peer("r2", "load_shedding", java.util.Map.of("batch", 2_000_000_000L), 3),
-                        new Peer("r3", "caution", java.util.Map.of("batch", 500_000_000L), 1));
+                return java.util.List.of(new Peer("r2", "load_shedding", java.util.Map.of("batch", 2_000_000_000L), 3,
+                                new dev.sluice.adapt.FleetAdaptive(dev.sluice.adapt.Mode.LOAD_SHEDDING, true,
+                                        java.util.Optional.empty(), 1_500_000_000L)),
+                        new Peer("r3", "caution", java.util.Map.of("batch", 500_000_000L), 1,
+                                new dev.sluice.adapt.FleetAdaptive(dev.sluice.adapt.Mode.CAUTION, false,
+                                        java.util.Optional.of(new dev.sluice.adapt.FleetAdaptive.Probe(250_000_000L, "r3",
+                                                "the provider answered 503 (overloaded)")), 4_000_000_000L)));
             }
         });
         try {
@@ -336,6 +341,28 @@ class ManagementApiTest {
             assertThat(fleet.path("merged").path("live_replicas").asInt()).isEqualTo(3);
             assertThat(fleet.path("merged").path("mode").asText()).isEqualTo("load_shedding");
             assertThat(fleet.path("merged").path("queued_ms").path("batch").asLong()).isEqualTo(2_500);
+            // What each replica published of its adaptive control, and the fleet's merge of it.
+            JsonNode self = fleet.path("replicas").get(0);
+            assertThat(self.path("shedding").asText()).isEqualTo("none");
+            assertThat(self.path("probe").isNull()).isTrue();
+            assertThat(self.path("protected_asked_ms_ago").isNull()).isTrue();
+            JsonNode r2 = fleet.path("replicas").get(1);
+            assertThat(r2.path("shedding").asText()).isEqualTo("deep");
+            assertThat(r2.path("protected_asked_ms_ago").asLong()).isEqualTo(1_500);
+            JsonNode r3 = fleet.path("replicas").get(2);
+            assertThat(r3.path("shedding").asText()).isEqualTo("none");
+            assertThat(r3.path("probe").path("holder").asText()).isEqualTo("r3");
+            assertThat(r3.path("probe").path("starts_in_ms").asLong()).isEqualTo(250);
+            assertThat(r3.path("probe").path("cause").asText()).isEqualTo("the provider answered 503 (overloaded)");
+            assertThat(fleet.path("merged").path("shedding").asText()).isEqualTo("deep");
+            assertThat(fleet.path("merged").path("probe").path("holder").asText()).isEqualTo("r3");
+            assertThat(fleet.path("merged").path("protected_asked_ms_ago").asLong()).isEqualTo(1_500);
+            // The OpenAPI document names exactly the fields a replica's entry and the merge carry.
+            JsonNode schema = json(admin("GET", "/admin/openapi.json", null, null)).path("paths")
+                    .path("/admin/deployments/{deployment}").path("get").path("responses").path("200").path("content")
+                    .path("application/json").path("schema").path("properties").path("fleet").path("properties");
+            assertThat(names(schema.path("replicas").path("items").path("properties"))).isEqualTo(names(r2));
+            assertThat(names(schema.path("merged").path("properties"))).isEqualTo(names(fleet.path("merged")));
         } finally {
             gateway.runtime().fleet(dev.sluice.runtime.FleetPeers.none());
         }
@@ -379,5 +406,11 @@ class ManagementApiTest {
         assertThat(chat(secret).statusCode()).isEqualTo(401);
         assertThat(admin("GET", "/admin/tenants/gone", READ, null).statusCode()).isEqualTo(404);
         assertThat(admin("GET", "/admin/audit?limit=1", READ, null).body()).contains("tenant.delete");
+    }
+
+    private static java.util.Set<String> names(JsonNode object) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        object.properties().forEach(e -> out.add(e.getKey()));
+        return out;
     }
 }

@@ -57,6 +57,13 @@ final class SluiceStrategy implements Strategy {
     private final Map<Attempt, RequestLifecycle> waiting = new java.util.HashMap<>();
     private long pastWakeups;
 
+    /**
+     * How long a store call of the simulation may wait for Redis. The run is on the virtual
+     * clock, so a machine too busy to answer within the gateway's half second only slows the run;
+     * it must not fail a call, which would make the figures depend on the machine's load.
+     */
+    private static final java.time.Duration SIM_COMMAND_TIMEOUT = java.time.Duration.ofSeconds(30);
+
     SluiceStrategy(StrategyContext ctx) {
         this.ctx = ctx;
         this.picker = new ReplicaPicker(ctx);
@@ -76,7 +83,7 @@ final class SluiceStrategy implements Strategy {
                 store = dev.sluice.store.redis.RedisQuotaStore.connect(ctx.redisUri().get(),
                         dev.sluice.store.redis.RedisStoreConfig.builder().namespace(namespace)
                                 .testClock(ctx.loop().clock()).dailyResetZone(config.dailyResetZone())
-                                .replicaId("r" + i).build());
+                                .replicaId("r" + i).commandTimeout(SIM_COMMAND_TIMEOUT).build());
                 redisStores.add(store);
                 if (i == 0) {
                     stores.add(store);
