@@ -20,6 +20,7 @@ import dev.sluice.store.redis.FailurePolicy;
 import dev.sluice.store.redis.FleetHeartbeat;
 import dev.sluice.store.redis.FleetView;
 import dev.sluice.store.redis.RedisChangeRelay;
+import dev.sluice.store.redis.RedisRolloutFigures;
 import dev.sluice.store.redis.RedisQuotaStore;
 import dev.sluice.time.NanoClock;
 import java.util.HashMap;
@@ -102,13 +103,15 @@ final class ServeCommand {
 
     /**
      * What {@code sluice serve} runs: the gateway, and on Redis this replica's heartbeat, change
-     * relay and fleet view. {@link #close} stops them in order, withdrawing this replica from the
-     * fleet at once.
+     * relay, fleet view and rollout figures. {@link #close} stops them in order, withdrawing this
+     * replica from the fleet at once.
      */
     record Serving(Gateway gateway, java.util.Optional<FleetHeartbeat> heartbeat, java.util.Optional<FleetView> fleet,
-            java.util.Optional<RedisChangeRelay> relay) implements AutoCloseable {
+            java.util.Optional<RedisChangeRelay> relay, java.util.Optional<RedisRolloutFigures> rolloutFigures)
+            implements AutoCloseable {
         @Override
         public void close() {
+            rolloutFigures.ifPresent(RedisRolloutFigures::close);
             fleet.ifPresent(FleetView::close);
             relay.ifPresent(RedisChangeRelay::close);
             heartbeat.ifPresent(FleetHeartbeat::close);
@@ -142,6 +145,7 @@ final class ServeCommand {
         FleetHeartbeat[] heartbeat = new FleetHeartbeat[1];
         FleetView[] fleet = new FleetView[1];
         RedisChangeRelay[] relay = new RedisChangeRelay[1];
+        RedisRolloutFigures[] figures = new RedisRolloutFigures[1];
         RedisQuotaStore[] shared = new RedisQuotaStore[1];
         if (config.store().kind() == StoreSettings.Kind.REDIS) {
             try {
@@ -174,11 +178,14 @@ final class ServeCommand {
                     d -> g.adaptive().flatMap(a -> a.find(d)), FLEET_VIEW_EVERY);
             fleet[0] = view;
             g.runtime().fleet(peers(view, shared[0].config().replicaId()));
+            // Rollouts are judged on every replica's figures, by one replica (RolloutFleet).
+            figures[0] = RedisRolloutFigures.start(shared[0], g.runtime().rollouts(), FLEET_VIEW_EVERY);
             // Off the request path: on the relay's thread, as soon as it imported another replica's change.
             relay[0].whenImported(() -> g.control().sync());
         }
         return java.util.Optional.of(new Serving(g, java.util.Optional.ofNullable(heartbeat[0]),
-                java.util.Optional.ofNullable(fleet[0]), java.util.Optional.ofNullable(relay[0])));
+                java.util.Optional.ofNullable(fleet[0]), java.util.Optional.ofNullable(relay[0]),
+                java.util.Optional.ofNullable(figures[0])));
     }
 
     /**

@@ -337,6 +337,7 @@ public final class ControlPlane {
         requireAdmin(a, "delete an organisation");
         OrgConfig before = Optional.ofNullable(config().orgs().get(id)).orElseThrow(() -> TreeEdits.notFound("org", id));
         SluiceConfig next = TreeEdits.deleteOrg(config(), id, cascade);
+        requireNoWarmupLost(next);
         record(a, "org.delete", "org:" + id, ControlJson.org(before), null, deletion(id, cascade), next,
                 () -> forgetRemoved(config(), next));
         return before;
@@ -347,6 +348,7 @@ public final class ControlPlane {
         TreeEdits.TenantAt at = TreeEdits.tenant(config(), id).orElseThrow(() -> TreeEdits.notFound("tenant", id));
         requireChange(a, Scope.of(ScopeLevel.TENANT, id), Optional.of(at.org().id()));
         SluiceConfig next = TreeEdits.deleteTenant(config(), id, cascade);
+        requireNoWarmupLost(next);
         record(a, "tenant.delete", "tenant:" + id, ControlJson.tenant(at.org().id(), at.tenant()), null,
                 deletion(id, cascade), next, () -> forgetRemoved(config(), next));
         return at.tenant();
@@ -362,6 +364,20 @@ public final class ControlPlane {
         record(a, "team.delete", "team:" + tenant + "/" + name, ControlJson.team(tenant, team), null,
                 deletion(name, cascade).put("tenant", tenant), next, () -> forgetRemoved(config(), next));
         return team;
+    }
+
+    /**
+     * Refuses (409 {@code tenant_warmed_up}) a deletion that would take away a tenant a warm-up
+     * paces, even with {@code cascade}: the warm-up is not below the tenant in the tree, and
+     * dropping it unasked would lose its progress without a word. Delete the warm-up first.
+     */
+    private void requireNoWarmupLost(SluiceConfig next) {
+        for (WarmupConfig w : config().warmups()) {
+            if (TreeEdits.tenant(next, w.tenant()).isEmpty()) {
+                throw new EditRefused(EditRefused.Why.CONFLICT, "tenant_warmed_up", "warmup", "Warm-up " + w.id()
+                        + " paces tenant " + w.tenant() + "; delete the warm-up first; nothing was changed.");
+            }
+        }
     }
 
     private static ObjectNode deletion(String id, boolean cascade) {

@@ -14,7 +14,7 @@ import org.HdrHistogram.Histogram;
  */
 final class IntervalMeter {
 
-    private static final long HIGHEST_MICROS = 3_600_000_000L;
+    private static final long HIGHEST_MICROS = IntervalTally.HIGHEST_MICROS;
 
     private final String deployment;
     private long attempts;
@@ -24,9 +24,9 @@ final class IntervalMeter {
     private long fellBack;
     private long estimated;
     private double estimateErrorSum;
-    private final Histogram latency = new Histogram(1, HIGHEST_MICROS, 2);
-    private final Histogram ttft = new Histogram(1, HIGHEST_MICROS, 2);
-    private final Histogram queueWait = new Histogram(1, HIGHEST_MICROS, 2);
+    private final Histogram latency = IntervalTally.histogram();
+    private final Histogram ttft = IntervalTally.histogram();
+    private final Histogram queueWait = IntervalTally.histogram();
 
     IntervalMeter(String deployment) {
         this.deployment = deployment;
@@ -87,6 +87,12 @@ final class IntervalMeter {
     IntervalFigures peek() {
         return new IntervalFigures(attempts, throttled, failed, requests, fellBack, p95(latency),
                 p95(ttft), p95(queueWait), estimated == 0 ? 0 : estimateErrorSum / estimated);
+    }
+
+    /** What the interval so far counted, copied: for the fleet to add up. */
+    IntervalTally tally() {
+        return new IntervalTally(attempts, throttled, failed, requests, fellBack, estimated, estimateErrorSum,
+                latency.copy(), ttft.copy(), queueWait.copy());
     }
 
     /** The figures so far, and a fresh start for the next interval. */

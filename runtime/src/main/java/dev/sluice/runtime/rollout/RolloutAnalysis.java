@@ -103,6 +103,15 @@ public final class RolloutAnalysis {
      */
     public record Demand(long requests, long inputTokens, long outputTokens) {
 
+        /** No demand. */
+        public static final Demand NONE = new Demand(0, 0, 0);
+
+        /** This demand and {@code other} together. */
+        public Demand plus(Demand other) {
+            return new Demand(requests + other.requests, inputTokens + other.inputTokens,
+                    outputTokens + other.outputTokens);
+        }
+
         long in(Dimension d) {
             return switch (d) {
                 case REQUESTS -> requests;

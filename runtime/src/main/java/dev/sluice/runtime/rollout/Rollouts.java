@@ -46,6 +46,22 @@ public final class Rollouts implements RequestEventSink {
     private record InForce(Map<String, Entry> byId, Map<String, Entry> byProfile, Entry[] all,
             Map<String, Optional<String>> tenantRegions) {}
 
+    /**
+     * One rollout's interval so far on this replica, for the fleet to add up ({@link RolloutFleet}).
+     *
+     * @param id the rollout
+     * @param version the version of the state in force: the interval that began with that decision
+     * @param tally what this replica counted on the target since
+     * @param demand the profile's first attempts on this replica in the last minute
+     */
+    public record Published(String id, long version, IntervalTally tally, RolloutAnalysis.Demand demand) {
+        public Published {
+            java.util.Objects.requireNonNull(id, "id");
+            java.util.Objects.requireNonNull(tally, "tally");
+            java.util.Objects.requireNonNull(demand, "demand");
+        }
+    }
+
     /** A state kept in the journal for a rollout this runtime does not hold yet, with its decision. */
     private record Kept(RolloutState state, RolloutDecision decision) {}
 
@@ -56,6 +72,8 @@ public final class Rollouts implements RequestEventSink {
     private final Map<String, TreeMap<Long, Kept>> pending = new HashMap<>();
     private final List<Consumer<RolloutDecision>> listeners = new CopyOnWriteArrayList<>();
     private final List<BiConsumer<RolloutDecision, RolloutState>> made = new CopyOnWriteArrayList<>();
+    /** Whether the fleet's figures are judged ({@link #judgeFleet}) instead of this replica's on its tick. */
+    private volatile boolean judgedByFleet;
 
     public Rollouts(SluiceConfig config, NanoClock clock, TargetStates targets) {
         this.clock = clock;
@@ -248,8 +266,14 @@ public final class Rollouts implements RequestEventSink {
         }
     }
 
-    /** Judges every rollout whose interval has ended or already breached. Called on the runtime's tick. */
+    /**
+     * Judges every rollout whose interval has ended or already breached. Called on the runtime's
+     * tick; does nothing while the fleet's figures are judged instead ({@link #judgedByFleet}).
+     */
     public void tick() {
+        if (judgedByFleet) {
+            return;
+        }
         long now = clock.nanos();
         for (Entry e : inForce.all) {
             RolloutDecision d;
@@ -267,6 +291,67 @@ public final class Rollouts implements RequestEventSink {
             tell(d, after);
         }
     }
+
+    /**
+     * Whether the analysis judges the figures of every replica sharing the store
+     * ({@link #judgeFleet}, called by the replica that decides) rather than this replica's own on
+     * its tick. Commands are not affected.
+     */
+    public void judgedByFleet(boolean fleet) {
+        this.judgedByFleet = fleet;
+    }
+
+    /** The interval so far of each running or paused rollout on this replica: what it publishes to the fleet. */
+    public List<Published> published() {
+        long now = clock.nanos();
+        List<Published> out = new ArrayList<>();
+        for (Entry e : inForce.all) {
+            synchronized (e) {
+                Rollout.Status s = e.rollout.status();
+                if (s == Rollout.Status.RUNNING || s == Rollout.Status.PAUSED) {
+                    out.add(new Published(e.rollout.config().id(), e.rollout.state().version(), e.meter.tally(),
+                            e.demand(now)));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Judges rollout {@code id} on the fleet's figures of the interval that began with state
+     * {@code version}, when that interval has ended or the figures already breach a threshold:
+     * the decision is this runtime's (told to the listeners, journaled), and this replica's own
+     * meter starts the next interval. Nothing happens when the rollout is unknown here, or has
+     * moved past {@code version} since the figures were read.
+     *
+     * @param fleet every replica's tally of that interval, added up
+     * @param demand the profile's first attempts of every replica in the last minute, added up
+     */
+    public Optional<RolloutDecision> judgeFleet(String id, long version, IntervalTally fleet,
+            RolloutAnalysis.Demand demand) {
+        Entry e = inForce.byId.get(id);
+        if (e == null) {
+            return Optional.empty();
+        }
+        long now = clock.nanos();
+        RolloutDecision d;
+        RolloutState after;
+        synchronized (e) {
+            IntervalFigures figures = fleet.figures();
+            if (e.rollout.state().version() != version
+                    || (!e.rollout.intervalDue(now) && !e.rollout.breachedEarly(figures))) {
+                return Optional.empty();
+            }
+            RolloutAnalysis.TargetState state = targets.of(e.to.id());
+            d = e.rollout.onInterval(now, clock.epochMillis(), figures,
+                    percent -> RolloutAnalysis.noRoom(e.to.id(), state, demand, percent));
+            after = e.rollout.state();
+            e.meter.drain();
+        }
+        tell(d, after);
+        return Optional.of(d);
+    }
+
     /** Starts rollout {@code id}. @throws NoSuchElementException for an unknown one, IllegalStateException when it cannot */
     public RolloutDecision start(String id, String by) {
         return command(id, r -> r.start(clock.nanos(), clock.epochMillis(), by));

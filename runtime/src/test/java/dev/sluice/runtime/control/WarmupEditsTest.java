@@ -156,6 +156,29 @@ class WarmupEditsTest {
     }
 
     @Test
+    void deletingATenantOrItsOrgThatAWarmupPacesIsAConflictNamingTheWarmup() throws Exception {
+        control.createWarmup(OPS, "nightly", json(NIGHTLY));
+        long audited = journal.latestSeq();
+
+        for (Runnable delete : java.util.List.<Runnable>of(() -> control.deleteTenant(OPS, "jobs", true),
+                () -> control.deleteOrg(OPS, "o", true))) {
+            assertThatThrownBy(delete::run).isInstanceOfSatisfying(EditRefused.class, e -> {
+                assertThat(e.why()).isEqualTo(EditRefused.Why.CONFLICT);
+                assertThat(e.code()).isEqualTo("tenant_warmed_up");
+                assertThat(e.getMessage()).isEqualTo(
+                        "Warm-up nightly paces tenant jobs; delete the warm-up first; nothing was changed.");
+            });
+        }
+        assertThat(runtime.config().warmups()).hasSize(1);
+        assertThat(journal.latestSeq()).isEqualTo(audited);
+
+        control.deleteTenant(OPS, "other", true);
+        control.deleteWarmup(OPS, "nightly");
+        control.deleteTenant(OPS, "jobs", true);
+        assertThat(runtime.config().orgs().get("o").tenants()).isEmpty();
+    }
+
+    @Test
     void onlyAnAdminCreatesOrDeletesAWarmup() throws Exception {
         assertThatThrownBy(() -> control.createWarmup(VIEWER, "nightly", json(NIGHTLY)))
                 .isInstanceOfSatisfying(EditRefused.class, e -> assertThat(e.why()).isEqualTo(EditRefused.Why.FORBIDDEN));

@@ -62,6 +62,11 @@ final class KeyLayout {
         return slot(namespace) + "fleet";
     }
 
+    /** Every live replica's tally of each running rollout's interval ({@link RedisRolloutFigures}). */
+    String rollouts() {
+        return slot(namespace) + "rollouts";
+    }
+
     /** Format version of the namespace. */
     String meta() {
         return slot(namespace) + "meta";
