@@ -30,6 +30,14 @@ final class ClientConnections {
     /** The name Vert.x gives the HTTP/1.x request decoder in a connection's pipeline. */
     static final String DECODER = "httpDecoder";
 
+    /**
+     * The longest a connection beyond a cap has to send its head (and be answered 503): a second,
+     * or {@code server.header_timeout} where shorter. A socket beyond the caps holds a descriptor
+     * until it is closed, and silent ones held for the whole header timeout would fill the
+     * descriptors the caps keep free, so that the listener could accept no one.
+     */
+    static final long OVER_CAP_HEAD_MILLIS = 1_000;
+
     private final Vertx vertx;
     private final ServerSettings server;
     private final ConnectionCaps caps;
@@ -70,14 +78,22 @@ final class ClientConnections {
         }
         String address = c.remoteAddress() == null || c.remoteAddress().hostAddress() == null ? ""
                 : c.remoteAddress().hostAddress();
-        Open o = new Open(address, caps.tryOpen(address));
+        boolean counted = caps.tryOpen(address);
+        if (!counted && !caps.tryRefuse()) {
+            c.close(); // beyond the caps and the room kept for 503s: its descriptor is given back at once
+            return;
+        }
+        Open o = new Open(address, counted);
         open.put(c, o);
-        arm(c, o, server.headerTimeout().toMillis());
+        long head = server.headerTimeout().toMillis();
+        arm(c, o, o.counted ? head : Math.min(head, OVER_CAP_HEAD_MILLIS));
         c.closeHandler(v -> {
             cancel(o);
             open.remove(c);
             if (o.counted) {
                 caps.closed(o.address);
+            } else {
+                caps.refusedClosed();
             }
         });
     }

@@ -16,6 +16,8 @@ final class ConnectionCaps {
     private final int total;
     private final int perAddress;
     private final AtomicInteger open = new AtomicInteger();
+    /** Connections beyond a cap held open until they are answered 503 (or time out). */
+    private final AtomicInteger refusing = new AtomicInteger();
     private final ConcurrentHashMap<String, Integer> byAddress = new ConcurrentHashMap<>();
 
     ConnectionCaps(int total, int perAddress) {
@@ -54,6 +56,31 @@ final class ConnectionCaps {
             open.decrementAndGet();
         }
         return admitted[0];
+    }
+
+    /**
+     * Whether a connection beyond a cap may be held until it is answered 503: at most a quarter of
+     * the total at once (at least one). Beyond that it is closed unanswered as soon as it is
+     * accepted, so that a flood of connections never takes the process's last descriptors: a
+     * listener that meets its descriptor limit stops accepting (Netty pauses it, and here it was
+     * seen not to resume), which would shut every client out.
+     */
+    boolean tryRefuse() {
+        if (refusing.incrementAndGet() > refusingCap()) {
+            refusing.decrementAndGet();
+            return false;
+        }
+        return true;
+    }
+
+    /** A connection admitted by {@link #tryRefuse} has closed. */
+    void refusedClosed() {
+        refusing.decrementAndGet();
+    }
+
+    /** How many connections beyond a cap are held at once for their 503. */
+    int refusingCap() {
+        return Math.max(1, total / 4);
     }
 
     /** A connection counted by {@link #tryOpen} has closed. */

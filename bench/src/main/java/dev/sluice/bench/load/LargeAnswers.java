@@ -90,7 +90,8 @@ public final class LargeAnswers {
                 })).listen(0));
         SluiceConfig config = ConfigLoader.parse("""
                 server: { host: 127.0.0.1, port: 0, upstream_timeout: 120s, max_connections: 20000,
-                          max_connections_per_address: 20000, max_answer_bytes: %d }
+                          max_connections_per_address: 20000, max_answer_bytes: %d,
+                          translation_wait: 120s }
                 ledger: { kind: off }
                 deployments:
                   up: { kind: %s, base_url: "http://127.0.0.1:%d", limits: { rpm: 1000000000, concurrency: 1000000 } }
@@ -123,9 +124,10 @@ public final class LargeAnswers {
                 sampler.stop();
                 long after = heapAfterGc();
                 System.out.printf(Locale.ROOT, "round %d: %d x 200, %d other, %d failed, %,d ms; heap before %d MiB, "
-                        + "peak in use %d MiB, peak live after a GC %d MiB, after %d MiB; gateway in flight %d%n", r,
+                        + "peak in use %d MiB, peak live after a GC %d MiB, after %d MiB; gateway in flight %d, "
+                        + "held for translation %d bytes%n", r,
                         outcome[0], outcome[1], outcome[2], millis, before >> 20, sampler.peak() >> 20,
-                        live.peak() >> 20, after >> 20, gateway.counters().inFlight());
+                        live.peak() >> 20, after >> 20, gateway.counters().inFlight(), gateway.translationBytesHeld());
             }
         } finally {
             live.close();

@@ -298,6 +298,21 @@ final class ClientRequest {
         send(status, contentType, out, Optional.empty(), OptionalLong.empty());
     }
 
+    /**
+     * Runs {@code written} once the whole answer sent has left for the client's socket (or failed
+     * to): until then its bytes are held in the connection's queue. At once when none was sent.
+     */
+    void whenWritten(Runnable written) {
+        if (ended == null) {
+            written.run();
+        } else {
+            ended.onComplete(v -> written.run());
+        }
+    }
+
+    /** The end of the whole answer sent, once it is sent: done when its bytes have been written. */
+    private io.vertx.core.Future<Void> ended;
+
     /** The one place a whole response is sent; the lifecycle hears of it once the bytes are written. */
     private void send(int status, String contentType, Buffer out, Optional<String> code, OptionalLong retryAfter) {
         if (state == State.DONE) {
@@ -309,10 +324,9 @@ final class ClientRequest {
         resp.setStatusCode(status);
         resp.putHeader(HeaderNames.CONTENT_TYPE, contentType);
         quotaHeaders();
+        ended = resp.end(out);
         if (close) {
-            resp.end(out).onComplete(v -> req.connection().close());
-        } else {
-            resp.end(out);
+            ended.onComplete(v -> req.connection().close());
         }
         lifecycle.answered(status, code, retryAfter);
     }

@@ -420,7 +420,12 @@ final class UpstreamCall {
                 onError(headers, status, gatheredBytes());
             } else {
                 onWholeBody(headers, status, gatheredBytes());
-                closeRoom();
+                if (room != null) {
+                    // Translated: its room goes back once the rewritten answer (about its size) has left for the client.
+                    TranslationRoom done = room;
+                    room = null;
+                    r.whenWritten(done::close);
+                }
             }
         }
 
