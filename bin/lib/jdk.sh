@@ -30,10 +30,12 @@ sluice_find_jdk() {
   return 1
 }
 
-# Flags for running Sluice on the JDK in JAVA_HOME. From JDK 23 on, sun.misc.Unsafe's memory access
-# is deprecated, and Netty (under Vert.x) stops using it on JDK 25 unless it is explicitly allowed,
-# falling back to slower buffer access: measured, about 5-8% more CPU per proxied request
-# (docs/BENCHMARKS-gateway.md). Allowing it also keeps the JDK's warning off the console.
+# Flags for running Sluice on the JDK in JAVA_HOME; $1 is the command (serve, sim, ...). The load
+# harness runs this function for its Sluice child, so that what it measures is what users run: this is
+# the one place for them. From JDK 23 on, sun.misc.Unsafe's memory access is deprecated, and Netty
+# (under Vert.x) stops using it on JDK 25 unless it is explicitly allowed, falling back to slower
+# buffer access: measured, about 5-8% more CPU per proxied request (docs/BENCHMARKS-gateway.md).
+# Allowing it also keeps the JDK's warning off the console.
 sluice_jvm_flags() {
   local major
   major=$(sluice_java_major "$JAVA_HOME/bin/java")

@@ -63,8 +63,9 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
                                               with its request number, so Sluice tokenizes every one
               --sluice child                  child | in-process | jar:PATH (java -jar PATH serve --config FILE)
               --sluice-jvm-args "..."         extra JVM arguments for a child Sluice and the bare proxy,
-                                              space separated; both always get the flags bin/sluice passes
-                                              (on JDK 23+: --sun-misc-unsafe-memory-access=allow)
+                                              space separated, after the flags bin/sluice passes to
+                                              'sluice serve' (sluice_jvm_flags in bin/lib/jdk.sh, run for
+                                              this JDK); a later flag overrides an earlier one
               --nginx PATH                    nginx executable (default: PATH, /usr/sbin/nginx)
               --nginx-workers 2               nginx worker processes
               --client-threads 2              load generator event loops
@@ -131,15 +132,11 @@ public record HarnessOptions(List<String> targets, List<Integer> connections, Li
     }
 
     /**
-     * The flags bin/sluice passes (bin/lib/jdk.sh), then {@code extra}: a child JVM runs as users
-     * run Sluice. From JDK 23 on that allows sun.misc.Unsafe's memory access, without which Netty
-     * falls back to slower buffer access on JDK 25.
+     * The flags bin/sluice passes to {@code sluice serve} (read from bin/lib/jdk.sh, their one
+     * place: {@link LauncherFlags}), then {@code extra}: a child JVM runs as users run Sluice.
      */
     static List<String> withLauncherFlags(List<String> extra) {
-        List<String> flags = new java.util.ArrayList<>();
-        if (Runtime.version().feature() >= 23) {
-            flags.add("--sun-misc-unsafe-memory-access=allow");
-        }
+        List<String> flags = new java.util.ArrayList<>(LauncherFlags.forServe());
         flags.addAll(extra);
         return List.copyOf(flags);
     }
