@@ -120,9 +120,4 @@ public final class GatewayCore {
         }
         return upstreamOf(d);
     }
-
-    /** The ids of the deployments this gateway has an upstream for: those in force and those still finishing. */
-    java.util.Set<String> upstreamIds() {
-        return java.util.Set.copyOf(upstreams.keySet());
-    }
 }
