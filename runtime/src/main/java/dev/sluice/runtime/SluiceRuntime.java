@@ -45,6 +45,7 @@ import java.util.function.UnaryOperator;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executor;
 
 /**
@@ -155,8 +156,10 @@ public final class SluiceRuntime {
      * profile names it; one removed is routed to no more from this change on, the requests waiting
      * for it are routed again by their profile (or answered {@code deployment_removed}), and its
      * attempts in flight finish and settle before it closes ({@link LiveDeployments#onClosed}); one
-     * replaced (another connection under the same id) is both, its buckets' state kept. The
-     * caller validates the next configuration: every profile must name deployments it has.
+     * replaced (another connection under the same id) keeps its buckets and queue, its attempts in
+     * flight finish on the old version, and what is admitted from now on runs on the new one (its
+     * adaptive control starts over when the provider or tuning changed). The caller validates the
+     * next configuration: every profile must name deployments it has.
      *
      * @return the configuration now in force
      */
@@ -167,10 +170,13 @@ public final class SluiceRuntime {
             return before;
         }
         DeploymentChanges moved = DeploymentChanges.between(before.deployments(), after.deployments());
-        // The requests waiting on a retired deployment are answered only once routing knows the change.
-        Runnable answerWaiting = governor.reconfigure(after.governorConfig(), moved.retired());
+        Set<String> controlled = moved.controlStartsOver(before.deployments(), after.deployments());
+        // The requests waiting on a removed deployment are answered only once routing knows the change; those
+        // waiting on a replaced one stay in its queue and run on the new version.
+        Runnable answerWaiting = governor.reconfigure(after.governorConfig(), moved.removed());
         if (adaptive != null) {
-            moved.retired().forEach(adaptive::remove);
+            moved.removed().forEach(adaptive::remove);
+            controlled.forEach(adaptive::remove);
         }
         deployments.apply(after.deployments(), moved);
         if (profileRouting != null) {
@@ -178,7 +184,9 @@ public final class SluiceRuntime {
         }
         config = after;
         if (adaptive != null) {
-            for (String id : moved.made()) {
+            Set<String> fresh = new java.util.LinkedHashSet<>(moved.added());
+            fresh.addAll(controlled);
+            for (String id : fresh) {
                 if (after.deployments().get(id).adaptive().enabled()) {
                     adaptive.controller(id);
                 }

@@ -124,11 +124,6 @@ public final class GatewayCore {
         return upstreamOf(d);
     }
 
-    /** The ids of the deployments this gateway has an upstream for: those in force and those still finishing. */
-    java.util.Set<String> upstreamIds() {
-        return java.util.Set.copyOf(upstreams.keySet());
-    }
-
     /** Bytes of whole answers held now to be translated, over every event loop. */
     public long translationBytesHeld() {
         return translation.held();

@@ -172,6 +172,7 @@ class ManagementApiTest {
             assertThat(monthly.statusCode()).isEqualTo(422);
             assertThat(error(monthly).path("code").asText()).isEqualTo("monthly_cap_below_spent");
             assertThat(error(monthly).path("field").asText()).isEqualTo("limits.monthly_cost");
+            assertThat(error(monthly).path("message").asText()).contains("2 dollars (expected: at least 3 dollars");
             HttpResponse<String> daily = admin("PATCH", "/admin/keys/spender", ADMIN,
                     "{\"limits\":{\"daily_cost\":2,\"monthly_cost\":100}}");
             assertThat(daily.statusCode()).isEqualTo(422);

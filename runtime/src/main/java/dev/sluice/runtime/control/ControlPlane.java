@@ -64,6 +64,7 @@ public final class ControlPlane {
     private SluiceConfig started;
     /** The latest journal change this process has in force. */
     private long seen;
+    private final PeerReloads peerReloads = new PeerReloads();
 
     /**
      * How often a replica looks for changes other replicas wrote to a shared journal: a change
@@ -769,6 +770,7 @@ public final class ControlPlane {
     public synchronized void replay() {
         long latest = journal.latestSeq();
         List<ControlJournal.Replayed> changes = journal.replay();
+        peerReloads.started(changes);
         seed = config();
         runtime.change(c -> fold(c, changes));
         seen = latest;
@@ -786,10 +788,45 @@ public final class ControlPlane {
             return false;
         }
         List<ControlJournal.Replayed> changes = journal.replay();
+        if (peerReloads.newFrom(changes) && followReload()) {
+            seen = latest;
+            return true;
+        }
         SluiceConfig base = seed;
         runtime.change(c -> fold(base, changes));
         seen = latest;
         return true;
+    }
+
+    /**
+     * Another replica reloaded its file through the admin API: this one reloads its own, by the
+     * same rules, without writing a reload of its own to the journal (the fleet would echo it).
+     * False, with the reason kept ({@link #peerReloadRefused}), when its file is missing, does not
+     * validate or is refused: it then keeps its configuration and takes the journal's other changes.
+     */
+    private boolean followReload() {
+        java.nio.file.Path file = java.nio.file.Path.of(config().sourceName());
+        if (!java.nio.file.Files.isRegularFile(file)) {
+            return false;
+        }
+        try {
+            reload(Actor.CONFIG, ConfigLoader.load(file), false);
+            peerReloads.refused("");
+            return true;
+        } catch (ConfigException e) {
+            peerReloads.refused(file + ": " + e.getMessage());
+        } catch (EditRefused e) {
+            peerReloads.refused(e.getMessage());
+        }
+        return false;
+    }
+
+    /**
+     * Why this replica could not follow the last reload another replica made through the admin
+     * API (its own file did not validate, or a reload rule refused it); empty when it followed it.
+     */
+    public String peerReloadRefused() {
+        return peerReloads.lastRefusal();
     }
 
     /**
@@ -849,6 +886,11 @@ public final class ControlPlane {
 
     /** {@link #reloadFile} with the file already read and validated. */
     public synchronized Reload reload(Actor a, SluiceConfig fresh) {
+        return reload(a, fresh, true);
+    }
+
+    /** {@link #reload(Actor, SluiceConfig)}, written to the journal (so the other replicas follow it) when {@code record}. */
+    private Reload reload(Actor a, SluiceConfig fresh, boolean record) {
         requireAdmin(a, "reload the configuration");
         SluiceConfig running = config();
         // Deployments may come and go (SluiceRuntime.change); a running one keeps its provider scopes.
@@ -902,7 +944,10 @@ public final class ControlPlane {
         ObjectNode was = ControlJson.JSON.createObjectNode().put("orgs", running.orgs().size())
                 .put("tenants", running.tenants().size()).put("keys", running.keys().size())
                 .put("profiles", running.profiles().size());
-        record(a, "config.reload", "config", was, summary, summary, after);
+        if (record) {
+            record(a, PeerReloads.ACTION, "config", was, summary, summary, after);
+            peerReloads.reloadedHere();
+        }
         return new Reload(after, needsRestart);
     }
 
@@ -1268,10 +1313,17 @@ public final class ControlPlane {
                 // Each calendar its own code: a client telling the two apart should not parse the message.
                 String field = "limits." + l.dimension().limiterName();
                 throw new EditRefused(EditRefused.Why.INVALID, monthly ? "monthly_cap_below_spent" : "daily_cap_below_spent",
-                        field, field + ": " + l.amount() + " (expected: at least " + spent + ", what " + scope.key()
-                                + " has spent " + (monthly ? "this month" : "today") + ")");
+                        field, field + ": " + amountAsWritten(l.dimension(), l.amount()) + " (expected: at least "
+                                + amountAsWritten(l.dimension(), spent) + ", what " + scope.key() + " has spent "
+                                + (monthly ? "this month" : "today") + ")");
             }
         }
+    }
+
+    /** An amount as the API takes it: a cost cap in dollars ({@code 0.25}), any other as counted. */
+    private static String amountAsWritten(Dimension d, long amount) {
+        return d.money() ? java.math.BigDecimal.valueOf(amount, 6).stripTrailingZeros().toPlainString() + " dollars"
+                : Long.toString(amount);
     }
 
     private void requireProfiles(List<String> profiles) {

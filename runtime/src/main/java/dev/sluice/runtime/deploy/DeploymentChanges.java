@@ -17,8 +17,12 @@ import java.util.Set;
  *       attempts in flight finish and settle; requests waiting for it are routed again.</li>
  *   <li>{@code replaced}: in both, with another connection (dialect, base URL, credential, Azure
  *       deployment or version, adaptive tuning, ramp, failure policy): a removal of the running
- *       version and an addition of the next under the same id. Its buckets are those of its scope,
- *       so they keep their state (a lowered limit applies to new admissions only).</li>
+ *       version and an addition of the next under the same id. Its attempts in flight finish on the
+ *       running version; every attempt admitted from the change on, those that waited through it
+ *       too, runs on the next. Its buckets and its queue are those of its scope, so they keep their
+ *       state (a lowered limit applies to new admissions only). Its adaptive controller starts over
+ *       (modes, multipliers, the ramp from its first stage) only when it talks to another provider
+ *       or is tuned otherwise ({@link #sameProvider}); a rotated credential keeps it.</li>
  * </ul>
  * A deployment whose limits, capabilities, scope labels or provider scopes alone change is none
  * of these: it is changed in place, as any limit is.
@@ -59,6 +63,30 @@ public record DeploymentChanges(Set<String> added, Set<String> removed, Set<Stri
     /** Whether nothing is added, removed or replaced. */
     public boolean none() {
         return added.isEmpty() && removed.isEmpty() && replaced.isEmpty();
+    }
+
+    /**
+     * The ids of replaced deployments whose adaptive controller starts over: those that now talk
+     * to another provider or are tuned otherwise, by {@code running} and {@code next}.
+     */
+    public Set<String> controlStartsOver(Map<String, DeploymentConfig> running, Map<String, DeploymentConfig> next) {
+        Set<String> out = new LinkedHashSet<>();
+        for (String id : replaced) {
+            if (!sameProvider(running.get(id), next.get(id))) {
+                out.add(id);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Whether {@code a} and {@code b} send to the same provider endpoint (dialect and base URL)
+     * under the same adaptive tuning and ramp: what the adaptive controller learned of {@code a}
+     * holds for {@code b}.
+     */
+    public static boolean sameProvider(DeploymentConfig a, DeploymentConfig b) {
+        return a.kind() == b.kind() && a.baseUrl().equals(b.baseUrl()) && a.adaptive().equals(b.adaptive())
+                && a.ramp().equals(b.ramp());
     }
 
     /** The ids whose running version goes: removed and replaced. */

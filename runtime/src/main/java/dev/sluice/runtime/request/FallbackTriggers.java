@@ -28,6 +28,7 @@ import java.util.Optional;
  *   <li>{@value #UNREACHABLE}: the connection could not be made; nothing was sent, so the attempt's
  *       reservation is released whole.</li>
  * </ul>
+ * And {@value #DEPLOYMENT_REMOVED}: a change removed the deployment it waited for.
  * A stream that breaks after part of it was relayed does not move: the client has the part.
  * Every trigger moves only while the request's deadline has not passed.
  */
@@ -39,6 +40,11 @@ final class FallbackTriggers {
     static final String PROVIDER_TIMEOUT = "provider_timeout";
     static final String CONNECTION_RESET = "connection_reset";
     static final String UNREACHABLE = "unreachable";
+    /**
+     * A configuration change removed the deployment the request waited for (or was admitted on and
+     * not yet sent to): its profile's routing, as it is now, takes it elsewhere.
+     */
+    static final String DEPLOYMENT_REMOVED = "deployment_removed";
     /** The transport could not put the request in the chosen deployment's format: nothing was sent. */
     static final String UNTRANSLATABLE = "untranslatable";
     /** The rule a refusal names when the limit that refused it is on every deployment's path. */

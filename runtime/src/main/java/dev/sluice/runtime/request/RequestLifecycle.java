@@ -312,7 +312,8 @@ public final class RequestLifecycle {
             tried = append(tried, d.id());
             r.scope().filter(s -> s.level() == dev.sluice.limits.ScopeLevel.PROVIDER_SCOPE)
                     .ifPresent(s -> exhausted(s.id()));
-            if (moveElsewhere(FallbackTriggers.LOCAL_WAIT)) {
+            if (moveElsewhere(FallbackTriggers.DEPLOYMENT_REMOVED.equals(r.code()) ? FallbackTriggers.DEPLOYMENT_REMOVED
+                    : FallbackTriggers.LOCAL_WAIT)) {
                 admit(then);
                 return;
             }

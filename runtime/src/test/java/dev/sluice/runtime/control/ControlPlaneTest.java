@@ -76,7 +76,9 @@ class ControlPlaneTest {
                 249_999))), Optional.empty())).isInstanceOfSatisfying(EditRefused.class, e -> {
                     assertThat(e.code()).isEqualTo("monthly_cap_below_spent");
                     assertThat(e.field()).isEqualTo("limits.monthly_cost");
-                    assertThat(e.getMessage()).contains("at least 250000").contains("has spent this month");
+                    assertThat(e.getMessage()).as("dollars, as the API takes them")
+                            .startsWith("limits.monthly_cost: 0.249999 dollars (expected: at least 0.25 dollars, ")
+                            .contains("has spent this month");
                 });
         ((Decision.Admitted) spend).reservation().release();
     }

@@ -7,7 +7,7 @@ local function reclaim(ctx, zset, now, limit)
   local due = redis.call('ZRANGEBYSCORE', zset, '-inf', num(now), 'LIMIT', 0, limit)
   for _, m in ipairs(due) do
     redis.call('ZREM', zset, m)
-    local a, pos = amounts(m)
+    local a, pos = any_amounts(m)
     local _, n
     _, n, pos = struct.unpack('<Hc0B', m, pos)
     for _ = 1, n do

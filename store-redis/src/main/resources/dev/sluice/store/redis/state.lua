@@ -138,10 +138,52 @@ local function plans(arg)
   return out
 end
 
--- The amounts of a lease (indexed by ordinal + 1) and the position after them.
+-- The amounts of a lease (indexed by ordinal + 1) and the position after them. For a lease this
+-- build wrote (reserve, settle): its own shape.
 local function amounts(member)
   local a = {struct.unpack(AMOUNTS, member)}
   return a, a[NDIM + 1]
+end
+
+-- Whether the fields after a lease's amounts, from pos (<H id, <B bucket count, per bucket <H
+-- mask and <H key), end exactly where the member does.
+local function lease_tail_fits(member, pos)
+  local len = #member
+  if pos + 1 > len then return false end
+  local idlen = struct.unpack('<H', member, pos)
+  pos = pos + 2 + idlen
+  if pos > len then return false end
+  local n = struct.unpack('<B', member, pos)
+  pos = pos + 1
+  for _ = 1, n do
+    if pos + 3 > len then return false end
+    local klen = struct.unpack('<H', member, pos + 2)
+    pos = pos + 4 + klen
+  end
+  return pos == len + 1
+end
+
+-- The nine amounts of a lease written by a build before monthly_cost (ordinal 9) was a dimension:
+-- the same format 2, one double fewer.
+local NINE_AMOUNTS = '<ddddddddd'
+
+-- As amounts, for a lease any replica of the namespace may have written (expiry): during a rolling
+-- upgrade a build of nine dimensions and one of ten share it, so a member that is not this build's
+-- shape is read as nine amounts and no monthly cost.
+local function any_amounts(member)
+  if #member >= 8 * NDIM + 3 then
+    local a = {struct.unpack(AMOUNTS, member)}
+    if lease_tail_fits(member, a[NDIM + 1]) then
+      return a, a[NDIM + 1]
+    end
+  end
+  local old = {struct.unpack(NINE_AMOUNTS, member)}
+  local a = {}
+  for d = 1, NDIM do
+    a[d] = d <= 9 and old[d] or 0
+  end
+  a[NDIM + 1] = old[10]
+  return a, old[10]
 end
 
 -- Struct formats of a bucket with n dimension records, built on first use.

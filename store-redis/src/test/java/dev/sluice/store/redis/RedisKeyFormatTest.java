@@ -95,6 +95,49 @@ class RedisKeyFormatTest {
         }
     }
 
+    @Test
+    void aNineAmountLeaseOfABuildBeforeMonthlyCostExpiresOnTheBucketsItNames() {
+        BucketPlan tenant = BucketPlan.of(Scope.of(ScopeLevel.TENANT, "acme"), Limits.of(Limit.of(Dimension.REQUESTS, 60),
+                Limit.of(Dimension.DAILY_COST, 5_000_000)));
+        long[] amounts = new long[Dimension.COUNT];
+        amounts[Dimension.REQUESTS.ordinal()] = 1;
+        amounts[Dimension.DAILY_COST.ordinal()] = 4_500;
+        RedisClient client = RedisClient.create(RedisTestSupport.URI);
+        RedisQuotaStore store = RedisQuotaStore.connect(RedisTestSupport.URI, RedisTestSupport.config(ns).testClock(clock)
+                .build());
+        try (StatefulRedisConnection<byte[], byte[]> raw = client.connect(ByteArrayCodec.INSTANCE)) {
+            assertThat(store.reserve(new BucketPlan[] {tenant}, amounts, 60_000_000_000L))
+                    .isInstanceOf(ReserveOutcome.Granted.class);
+            // The lease as a build of nine dimensions wrote it: nine doubles, then the same fields.
+            byte[] set = (ns + ":{" + ns + "}:leases").getBytes(StandardCharsets.UTF_8);
+            var written = raw.sync().zrangeWithScores(set, 0, -1).get(0);
+            byte[] id = "old-build-1".getBytes(StandardCharsets.US_ASCII);
+            byte[] key = (ns + ":{" + ns + "}:b:tenant:acme").getBytes(StandardCharsets.UTF_8);
+            ByteBuffer nine = ByteBuffer.allocate(9 * 8 + 2 + id.length + 1 + 4 + key.length).order(ByteOrder.LITTLE_ENDIAN);
+            for (int d = 0; d < 9; d++) {
+                nine.putDouble(amounts[d]);
+            }
+            nine.putShort((short) id.length).put(id).put((byte) 1)
+                    .putShort((short) (1 << Dimension.REQUESTS.ordinal() | 1 << Dimension.DAILY_COST.ordinal()))
+                    .putShort((short) key.length).put(key);
+            raw.sync().zrem(set, written.getValue());
+            raw.sync().zadd(set, written.getScore(), nine.array());
+
+            clock.advanceMillis(61_000);
+            assertThat(store.expireLeases()).isEqualTo(1);
+
+            var requests = store.state(tenant).of(Dimension.REQUESTS).orElseThrow();
+            var cost = store.state(tenant).of(Dimension.DAILY_COST).orElseThrow();
+            assertThat(requests.open()).isZero();
+            assertThat(requests.expired()).isEqualTo(1);
+            assertThat(cost.open()).isZero();
+            assertThat(cost.expired()).isEqualTo(4_500);
+        } finally {
+            store.close();
+            client.shutdown();
+        }
+    }
+
     private static ByteBuffer le(byte[] bytes) {
         return ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
     }
