@@ -52,6 +52,29 @@ class RolloutScenarioTest {
     }
 
     @Test
+    void aPendingRolloutsShadowPhaseSendsSampledCopiesToTheTargetAndAnswersEveryClientFromTheSource()
+            throws IOException {
+        String yaml = Files.readString(Path.of("../scenarios/rollout-migration.yaml"))
+                .replace("    start: immediately\n", "    shadow: { sample: 0.2 }\n");
+        Scenario s = ScenarioLoader.parse(yaml, "rollout-migration-shadow");
+
+        RunReport r = Simulation.run(s, "sluice", s.seed(), true);
+        JsonNode j = r.json();
+        JsonNode d = j.path("diagnostics");
+        JsonNode target = j.path("deployments").path("gpt4o-new");
+
+        assertThat(d.path("rollout_move-chat_final_pending").asLong()).as("never started: " + d).isEqualTo(1);
+        long copies = d.path("rollout_shadow_copies").asLong();
+        // About a fifth of the source's requests (by trace id), fewer when the target had no room at once.
+        assertThat(copies).isPositive();
+        assertThat((double) copies / j.path("deployments").path("gpt4o-old").path("provider_arrivals").asLong())
+                .isBetween(0.1, 0.25);
+        assertThat(target.path("provider_arrivals").asLong()).as("only copies reach the pending target")
+                .isEqualTo(copies);
+        assertThat(r.lost()).isZero();
+    }
+
+    @Test
     void aTargetWhoseRealLimitIsLowerThanDeclaredIsPausedThenRolledBackWhileInteractiveKeepsSucceeding()
             throws IOException {
         Scenario s = load("rollout-lower-limit.yaml");

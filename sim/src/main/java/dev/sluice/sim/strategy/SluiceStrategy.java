@@ -335,7 +335,10 @@ final class SluiceStrategy implements Strategy {
             life.admit(decided -> {
                 waiting.remove(a);
                 switch (decided) {
-                    case Admission.Admitted ad -> dispatch(a, life, ad.attempt());
+                    case Admission.Admitted ad -> {
+                        dispatch(a, life, ad.attempt());
+                        shadow(a, plan, ad.attempt());
+                    }
                     case Admission.Refused rj -> {
                         ctx.reject(a, ctx.loop().now() - a.submittedAtNanos(), local(rj.rejection()));
                         life.answered(429, Optional.of(rj.rejection().code()),
@@ -392,6 +395,32 @@ final class SluiceStrategy implements Strategy {
                         return OptionalLong.empty();
                     }
                 }
+            });
+        }
+
+        /**
+         * A sampled copy of a first attempt for its profile's rollout target in the shadow phase,
+         * admitted on the target's buckets by the runtime as the gateway's is
+         * ({@link SluiceRuntime#shadow}), sent to the target's provider; its answer ends the copy
+         * (settled when answered, released otherwise) and counts in the rollout's figures.
+         */
+        private void shadow(Attempt a, RequestPlan plan, dev.sluice.runtime.request.Attempt first) {
+            if (first.number() != 1) {
+                return;
+            }
+            runtime.shadow(plan, first.deployment().id()).ifPresent(copy -> {
+                rolloutFigures.merge("rollout_shadow_copies", 1L, Long::sum);
+                ctx.shadow(a, copy.target().id(), reply -> {
+                    int s = status(reply);
+                    dev.sluice.runtime.event.AttemptResult result = s >= 200 && s < 300
+                            ? dev.sluice.runtime.event.AttemptResult.ANSWERED
+                            : s == 429 ? dev.sluice.runtime.event.AttemptResult.THROTTLED
+                                    : dev.sluice.runtime.event.AttemptResult.FAILED;
+                    if (result == dev.sluice.runtime.event.AttemptResult.THROTTLED) {
+                        rolloutFigures.merge("rollout_shadow_429s", 1L, Long::sum);
+                    }
+                    copy.end(result);
+                });
             });
         }
 
