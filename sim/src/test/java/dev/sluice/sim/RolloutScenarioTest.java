@@ -75,6 +75,23 @@ class RolloutScenarioTest {
     }
 
     @Test
+    void onTwoReplicasSharingAStoreTheMigrationIsJudgedOnceOnTheFleetsFiguresAndEveryReplicaEndsComplete()
+            throws IOException {
+        String yaml = Files.readString(Path.of("../scenarios/rollout-migration.yaml"));
+        Scenario s = ScenarioLoader.parse("replicas: 2\nstore: { kind: redis }\n" + yaml, "rollout-migration-two");
+
+        RunReport r = Simulation.run(s, "sluice", s.seed(), true);
+        JsonNode d = r.json().path("diagnostics");
+
+        assertThat(d.path("rollout_move-chat_final_complete").asLong()).as("completed: " + d).isEqualTo(1);
+        assertThat(d.path("rollout_move-chat_replicas_agreeing").asLong()).isEqualTo(2);
+        // Four steps: three advances and the completion, each decided once for the fleet (by r0).
+        assertThat(d.path("rollout_move-chat_advanced").asLong()).isEqualTo(3);
+        assertThat(d.path("rollout_move-chat_completed").asLong()).isEqualTo(1);
+        assertThat(r.lost()).isZero();
+    }
+
+    @Test
     void aTargetWhoseRealLimitIsLowerThanDeclaredIsPausedThenRolledBackWhileInteractiveKeepsSucceeding()
             throws IOException {
         Scenario s = load("rollout-lower-limit.yaml");

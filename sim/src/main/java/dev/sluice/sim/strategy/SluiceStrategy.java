@@ -101,6 +101,11 @@ final class SluiceStrategy implements Strategy {
                 ctx.loop().after(FLEET_VIEW_EVERY.toNanos(), exchange[0]);
             }
         }
+        if (replicas.size() > 1) {
+            // As `sluice serve`: decisions reach every replica; on a shared store the fleet's figures are judged.
+            SharedRollouts.share(ctx.loop(), replicas.stream().map(r -> r.runtime).toList(), ctx.scenario().sharedStore(),
+                    redisStores.stream().map(q -> (dev.sluice.store.redis.RedisQuotaStore) q).toList());
+        }
         arrivals = new long[replicas.size()];
         if (replicas.size() > 1) {
             ctx.loop().after(MODE_SAMPLE_EVERY, this::sampleModes);
@@ -210,6 +215,11 @@ final class SluiceStrategy implements Strategy {
         replicas.get(0).runtime.rollouts().inspect().forEach(v -> {
             out.put("rollout_" + v.id() + "_final_percent", Math.round(v.percent()));
             out.put("rollout_" + v.id() + "_final_" + v.status().wireName(), 1L);
+            // How many replicas end where the first does: all of them, when the state is shared.
+            out.put("rollout_" + v.id() + "_replicas_agreeing", replicas.stream().filter(r -> {
+                var o = r.runtime.rollouts().inspect(v.id());
+                return o.status() == v.status() && o.stage() == v.stage();
+            }).count());
         });
         for (Replica r : replicas) {
             r.runtime.adaptive().ifPresent(a -> {
