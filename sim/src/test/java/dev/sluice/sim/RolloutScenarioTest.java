@@ -85,6 +85,7 @@ class RolloutScenarioTest {
 
         assertThat(d.path("rollout_move-chat_final_complete").asLong()).as("completed: " + d).isEqualTo(1);
         assertThat(d.path("rollout_move-chat_replicas_agreeing").asLong()).isEqualTo(2);
+        assertThat(d.path("rollout_move-chat_decided_elsewhere").asLong()).as("r1 decides nothing itself").isZero();
         // Four steps: three advances and the completion, each decided once for the fleet (by r0).
         assertThat(d.path("rollout_move-chat_advanced").asLong()).isEqualTo(3);
         assertThat(d.path("rollout_move-chat_completed").asLong()).isEqualTo(1);

@@ -275,6 +275,10 @@ final class SluiceStrategy implements Strategy {
                     Long::sum)));
             if (index == 0) {
                 runtime.rollouts().onDecision(this::recordRollout);
+            } else {
+                // Decisions the other replicas make themselves (none while the fleet's figures are judged by r0).
+                runtime.rollouts().onDecision(d -> rolloutFigures.merge("rollout_" + d.rollout() + "_decided_elsewhere",
+                        1L, Long::sum));
             }
             long interval = AdaptiveControllers.TICK_INTERVAL.toNanos();
             Runnable[] tick = new Runnable[1];
