@@ -325,6 +325,13 @@ public final class Simulation implements StrategyContext {
     }
 
     @Override
+    public void shadow(Attempt a, String deployment, java.util.function.Consumer<ProviderReply> onReply) {
+        SimRequest r = a.request();
+        providers.get(deployment).call(new ProviderCall(r.tenant(), r.providerPromptTokens(),
+                r.providerCacheReadTokens(), r.maxTokens(), r.outputTokens(), r.streaming()), onReply);
+    }
+
+    @Override
     public void reject(Attempt a, long queuedNanos, LocalRejection rejection) {
         Client c = current(a, State.AT_GATEWAY);
         c.queuedNanos += queuedNanos;

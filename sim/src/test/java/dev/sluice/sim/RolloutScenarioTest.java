@@ -52,6 +52,47 @@ class RolloutScenarioTest {
     }
 
     @Test
+    void aPendingRolloutsShadowPhaseSendsSampledCopiesToTheTargetAndAnswersEveryClientFromTheSource()
+            throws IOException {
+        String yaml = Files.readString(Path.of("../scenarios/rollout-migration.yaml"))
+                .replace("    start: immediately\n", "    shadow: { sample: 0.2 }\n");
+        Scenario s = ScenarioLoader.parse(yaml, "rollout-migration-shadow");
+
+        RunReport r = Simulation.run(s, "sluice", s.seed(), true);
+        JsonNode j = r.json();
+        JsonNode d = j.path("diagnostics");
+        JsonNode target = j.path("deployments").path("gpt4o-new");
+
+        assertThat(d.path("rollout_move-chat_final_pending").asLong()).as("never started: " + d).isEqualTo(1);
+        long copies = d.path("rollout_shadow_copies").asLong();
+        // About a fifth of the source's requests (by trace id), fewer when the target had no room at once.
+        assertThat(copies).isPositive();
+        assertThat((double) copies / j.path("deployments").path("gpt4o-old").path("provider_arrivals").asLong())
+                .isBetween(0.1, 0.25);
+        assertThat(target.path("provider_arrivals").asLong()).as("only copies reach the pending target")
+                .isEqualTo(copies);
+        assertThat(r.lost()).isZero();
+    }
+
+    @Test
+    void onTwoReplicasSharingAStoreTheMigrationIsJudgedOnceOnTheFleetsFiguresAndEveryReplicaEndsComplete()
+            throws IOException {
+        String yaml = Files.readString(Path.of("../scenarios/rollout-migration.yaml"));
+        Scenario s = ScenarioLoader.parse("replicas: 2\nstore: { kind: redis }\n" + yaml, "rollout-migration-two");
+
+        RunReport r = Simulation.run(s, "sluice", s.seed(), true);
+        JsonNode d = r.json().path("diagnostics");
+
+        assertThat(d.path("rollout_move-chat_final_complete").asLong()).as("completed: " + d).isEqualTo(1);
+        assertThat(d.path("rollout_move-chat_replicas_agreeing").asLong()).isEqualTo(2);
+        assertThat(d.path("rollout_move-chat_decided_elsewhere").asLong()).as("r1 decides nothing itself").isZero();
+        // Four steps: three advances and the completion, each decided once for the fleet (by r0).
+        assertThat(d.path("rollout_move-chat_advanced").asLong()).isEqualTo(3);
+        assertThat(d.path("rollout_move-chat_completed").asLong()).isEqualTo(1);
+        assertThat(r.lost()).isZero();
+    }
+
+    @Test
     void aTargetWhoseRealLimitIsLowerThanDeclaredIsPausedThenRolledBackWhileInteractiveKeepsSucceeding()
             throws IOException {
         Scenario s = load("rollout-lower-limit.yaml");

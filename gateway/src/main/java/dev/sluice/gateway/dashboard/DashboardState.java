@@ -69,6 +69,8 @@ public final class DashboardState {
         cacheReads(out.putArray("cache_reads"), m, control);
         borrowing(out.putObject("borrowing"), m, snap);
         deployments(out.putArray("deployments"), m, control, snap, adaptive);
+        RolloutPanel.rollouts(out.putArray("rollouts"), runtime);
+        RolloutPanel.warmups(out.putArray("warmups"), runtime);
         return out;
     }
 

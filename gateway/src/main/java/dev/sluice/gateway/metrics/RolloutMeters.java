@@ -47,8 +47,27 @@ final class RolloutMeters implements Consumer<RolloutDecision> {
             Gauge.builder("sluice.rollout.percent", rollouts, rs -> percent(rs, r)).tag("rollout", r)
                     .description("The rollout target's share in force, in percent (of tenants not listed first)")
                     .register(registry);
+            // The figures the latest analysis decision was drawn from, whichever replica made it.
+            figure(r, "sluice.rollout.interval.attempts", "Attempts on the target in the latest judged interval",
+                    f -> f.attempts());
+            figure(r, "sluice.rollout.interval.provider_429_rate",
+                    "Provider 429s over attempts on the target in the latest judged interval", f -> f.provider429Rate());
+            figure(r, "sluice.rollout.interval.error_rate",
+                    "Failures over attempts on the target in the latest judged interval", f -> f.errorRate());
+            figure(r, "sluice.rollout.interval.fallback_rate",
+                    "Requests that left the target over requests on it in the latest judged interval",
+                    f -> f.fallbackRate());
+            figure(r, "sluice.rollout.interval.p95_latency_seconds",
+                    "The target's p95 latency in the latest judged interval (NaN without an answer)",
+                    f -> f.p95LatencyNanos().isPresent() ? f.p95LatencyNanos().getAsLong() / 1e9 : Double.NaN);
             return byAction;
         });
+    }
+
+    private void figure(String id, String name, String description,
+            java.util.function.ToDoubleFunction<dev.sluice.runtime.rollout.IntervalFigures> of) {
+        Gauge.builder(name, rollouts, rs -> rs.lastFigures(id).map(of::applyAsDouble).orElse(Double.NaN))
+                .tag("rollout", id).description(description).register(registry);
     }
 
     /** The share in force; 0 once the rollout is deleted. */

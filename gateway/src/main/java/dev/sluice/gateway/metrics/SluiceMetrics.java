@@ -50,6 +50,7 @@ public final class SluiceMetrics implements RequestEventSink {
         }
         gauges = new SnapshotGauges(registry, runtime, config.metrics());
         RolloutMeters.bind(registry, runtime.rollouts());
+        WarmupMeters.bind(registry, runtime.warmups());
         Gauge.builder("sluice.requests.in_flight", runtime.counters(), c -> c.inFlight())
                 .description("Requests arrived and not yet answered").register(registry);
         Gauge.builder("sluice.reservations.open", runtime.counters(), c -> c.reservationsOpen())

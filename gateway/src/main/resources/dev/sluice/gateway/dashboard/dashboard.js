@@ -111,6 +111,29 @@
     }), "no profiles", 7);
   }
 
+  // A decision in one line: what, by whom, why (the reason carries the figures' verdict).
+  function decisionText(d) {
+    if (!d) { return "-"; }
+    var f = d.figures ? " [" + d.figures.attempts + " attempts, " + d.figures.throttled + " 429s]" : "";
+    return d.action + " by " + d.by + ": " + d.reason + f;
+  }
+
+  function drawRollouts(s) {
+    fill(body(null, "rollout-table"), (s.rollouts || []).map(function (r) {
+      var tr = row(r.rollout, [["rollout", r.rollout], ["profile", r.profile], ["route", r.from + " \u2192 " + r.to],
+        ["status", r.status], ["percent", r.percent + "%"], ["decision", decisionText(r.decisions[0])]]);
+      if (r.status === "paused" || r.status === "rolled_back") { tr.className = "hot"; }
+      return tr;
+    }), "no rollouts", 6);
+    fill(body(null, "warmup-table"), (s.warmups || []).map(function (w) {
+      var rates = Object.keys(w.rates).map(function (k) { return k + " " + w.rates[k]; }).join(", ");
+      var tr = row(w.warmup, [["warmup", w.warmup], ["tenant", w.tenant], ["status", w.status],
+        ["grown_minutes", w.grown_minutes], ["rates", rates], ["decision", decisionText(w.decisions[0])]]);
+      if (w.status === "paused") { tr.className = "hot"; }
+      return tr;
+    }), "no warm-ups", 6);
+  }
+
   function drawBottlenecks(s) {
     var b = s.bottlenecks || [];
     $("bottleneck-top").textContent = b.length ? b[0].scope + " " + b[0].limiter : "none";
@@ -367,6 +390,7 @@
       drawCache(s);
       drawBorrowing(s);
       drawDeployments(s);
+      drawRollouts(s);
     }
     drawChart(s);
     document.body.setAttribute("data-updated", s.at);

@@ -38,6 +38,11 @@ class DashboardRoutesTest {
     }
 
     static dev.sluice.runtime.config.SluiceConfig config() {
+        return config("");
+    }
+
+    /** The dashboard's configuration, {@code extra} added to its deployments. */
+    static dev.sluice.runtime.config.SluiceConfig config(String extra) {
         return ConfigLoader.parse("""
                 server: { port: 0 }
                 admin:
@@ -46,7 +51,7 @@ class DashboardRoutesTest {
                     ops: { scope: admin, token: "sla-dash-admin" }
                     viewer: { scope: read, token: "sla-dash-read" }
                     reseller: { scope: "partner:o2", token: "sla-dash-partner" }
-                deployments: { east: { kind: openai, base_url: "%s", limits: { rpm: 600, input_tpm: 100000 } } }
+                deployments: { east: { kind: openai, base_url: "%s", limits: { rpm: 600, input_tpm: 100000 } }%s }
                 profiles: { p: { deployment: east, model: gpt-4o-mini } }
                 prices: { gpt-4o-mini: { input: 1000, output: 1000 } }
                 orgs:
@@ -57,7 +62,7 @@ class DashboardRoutesTest {
                   o2:
                     tenants:
                       globex: { limits: { daily_cost: 5, monthly_cost: 100 }, teams: { y: { keys: { k2: { secret: "sk-dash-globex" } } } } }
-                """.formatted(openai.baseUrl()), "dashboard.yaml", v -> null);
+                """.formatted(openai.baseUrl(), extra), "dashboard.yaml", v -> null);
     }
 
     @AfterAll
@@ -125,6 +130,40 @@ class DashboardRoutesTest {
         assertThat(find(s.path("cache_reads"), "deployment", "east").path("input_limit_per_minute").asLong())
                 .isEqualTo(100_000);
         assertThat(s.path("retry_after").path("bounds_ms").size()).isEqualTo(8);
+    }
+
+    @Test
+    void theStateShowsEachRolloutAndWarmupWithItsLatestDecisionsAndAPartnerNeither() throws Exception {
+        Vertx ownVertx = Vertx.vertx();
+        Gateway own = AdminCalls.start(ownVertx, config(", west: { kind: openai, base_url: \"http://127.0.0.1:1\" }"));
+        JsonNode s;
+        JsonNode partner;
+        try {
+            String ops = "sla-dash-admin";
+            assertThat(AdminCalls.admin(own, "POST", "/admin/rollouts", ops, "{\"id\":\"move\",\"profile\":\"p\","
+                    + "\"to\":\"west\",\"steps\":[10,100],\"interval\":\"1h\"}").statusCode())
+                    .isEqualTo(201);
+            assertThat(AdminCalls.admin(own, "POST", "/admin/rollouts/move/start", ops, null).statusCode()).isEqualTo(200);
+            assertThat(AdminCalls.admin(own, "POST", "/admin/rollouts/move/pause", ops, null).statusCode()).isEqualTo(200);
+            assertThat(AdminCalls.admin(own, "POST", "/admin/warmups", ops, "{\"id\":\"nightly\",\"tenant\":\"acme\","
+                    + "\"start\":\"02:00\",\"duration\":\"1h\",\"max_growth_per_minute\":{\"rpm\":2}}").statusCode())
+                    .isEqualTo(201);
+            s = AdminCalls.json(AdminCalls.admin(own, "GET", "/admin/dashboard/state", "sla-dash-read", null));
+            partner = AdminCalls.json(AdminCalls.admin(own, "GET", "/admin/dashboard/state", "sla-dash-partner", null));
+        } finally {
+            AdminCalls.stop(own);
+            AdminCalls.close(ownVertx);
+        }
+        JsonNode move = find(s.path("rollouts"), "rollout", "move");
+        assertThat(move.path("status").asText()).isEqualTo("paused");
+        assertThat(move.path("percent").asDouble()).isEqualTo(10);
+        assertThat(move.path("decisions").findValuesAsText("action")).containsExactly("paused", "started");
+        assertThat(move.path("decisions").path(0).path("by").asText()).isEqualTo("ops");
+        JsonNode nightly = find(s.path("warmups"), "warmup", "nightly");
+        assertThat(nightly.path("tenant").asText()).isEqualTo("acme");
+        assertThat(nightly.path("status").asText()).isEqualTo("waiting");
+        assertThat(partner.has("rollouts")).isFalse();
+        assertThat(partner.has("warmups")).isFalse();
     }
 
     @Test

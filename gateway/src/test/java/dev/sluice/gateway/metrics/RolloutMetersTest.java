@@ -73,6 +73,63 @@ class RolloutMetersTest {
     }
 
     @Test
+    void theLatestJudgedIntervalsFiguresAreGaugedWhicheverReplicaDecided() {
+        Rollouts rollouts = new Rollouts(CONFIG, new FakeClock(), d -> {
+            throw new AssertionError("no analysis here");
+        });
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        RolloutMeters.bind(registry, rollouts);
+        assertThat(new Scrape(registry.scrape()).value("sluice_rollout_interval_provider_429_rate", "rollout", "move"))
+                .hasValue(Double.NaN);
+        IntervalFigures f = new IntervalFigures(200, 3, 2, 190, 19, OptionalLong.of(1_250_000_000L), OptionalLong.empty(),
+                OptionalLong.empty(), 0);
+        RolloutDecision other = new RolloutDecision("move", 1_700_000_000_000L, RolloutDecision.Action.PAUSED, "analysis",
+                0, 0, 10, "provider_429_rate 0.015 above 0.005 (failed interval 1 of 2)", Optional.of(f));
+
+        // Another replica's decision, read from the journal: not counted here, its figures shown.
+        rollouts.restore("move", new dev.sluice.runtime.rollout.RolloutState(
+                dev.sluice.runtime.rollout.Rollout.Status.PAUSED, 0, false, 1, 2), other);
+
+        Scrape s = new Scrape(registry.scrape());
+        assertThat(s.value("sluice_rollout_interval_attempts", "rollout", "move")).hasValue(200);
+        assertThat(s.value("sluice_rollout_interval_provider_429_rate", "rollout", "move")).hasValue(0.015);
+        assertThat(s.value("sluice_rollout_interval_error_rate", "rollout", "move")).hasValue(0.01);
+        assertThat(s.value("sluice_rollout_interval_fallback_rate", "rollout", "move")).hasValue(0.1);
+        assertThat(s.value("sluice_rollout_interval_p95_latency_seconds", "rollout", "move")).hasValue(1.25);
+        assertThat(s.sum("sluice_rollout_decisions_total", "rollout", "move")).isZero();
+    }
+
+    @Test
+    void warmupDecisionsAreCountedByActionAndTheMinutesGrownAreGauged() {
+        SluiceConfig config = ConfigLoader.parse("""
+                deployments: { old: { kind: openai, base_url: "http://127.0.0.1:1" } }
+                profiles: { p: { deployment: old, model: gpt-4o-mini } }
+                orgs: { o: { tenants: { jobs: { limits: { rpm: 240 } } } } }
+                warmups:
+                  nightly: { tenant: jobs, start: "02:00", duration: 1h, initial: { rpm: 12 }, max_growth_per_minute: { rpm: 40 } }
+                """, "warmup-metrics.yaml", v -> null);
+        FakeClock clock = new FakeClock();
+        dev.sluice.runtime.SluiceRuntime runtime = dev.sluice.runtime.SluiceRuntime.builder(config,
+                new dev.sluice.store.InMemoryQuotaStore(clock, java.time.ZoneOffset.UTC)).clock(clock).adaptive(false).build();
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        WarmupMeters.bind(registry, runtime.warmups());
+        Scrape before = new Scrape(registry.scrape());
+        assertThat(before.matching("sluice_warmup_decisions_total", "warmup", "nightly")).hasSize(6);
+        assertThat(before.value("sluice_warmup_grown_minutes", "warmup", "nightly")).hasValue(0);
+
+        runtime.warmups().restore("nightly", new dev.sluice.runtime.rollout.WarmupState(
+                dev.sluice.runtime.rollout.Warmup.Status.WARMING, 3, false, clock.epochMillis(), 4),
+                new dev.sluice.runtime.rollout.WarmupDecision("nightly", "jobs", clock.epochMillis(), "grown", "analysis",
+                        3, java.util.Map.of(dev.sluice.limits.Dimension.REQUESTS, 132L), "a minute within the threshold"));
+        runtime.warmups().pause("nightly", "ops");
+
+        Scrape after = new Scrape(registry.scrape());
+        assertThat(after.value("sluice_warmup_grown_minutes", "warmup", "nightly")).hasValue(3);
+        assertThat(after.value("sluice_warmup_decisions_total", "warmup", "nightly", "action", "paused")).hasValue(1);
+        assertThat(after.sum("sluice_warmup_decisions_total", "warmup", "nightly")).isEqualTo(1);
+    }
+
+    @Test
     void theLogLineOfAnAnalysisDecisionCarriesItsIntervalsFigures() {
         IntervalFigures f = new IntervalFigures(120, 1, 0, 118, 2, OptionalLong.of(420_000_000L), OptionalLong.empty(),
                 OptionalLong.of(5_500_000L), 0.031);

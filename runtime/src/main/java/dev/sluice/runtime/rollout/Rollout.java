@@ -51,6 +51,8 @@ public final class Rollout {
     private long intervalStartNanos;
     /** Decisions so far: the version of the state each one leaves. */
     private long version;
+    /** The figures of the latest decision of the analysis, here or restored. */
+    private Optional<IntervalFigures> lastFigures = Optional.empty();
 
     public Rollout(RolloutConfig config) {
         this.config = config;
@@ -261,7 +263,15 @@ public final class Rollout {
         return d;
     }
 
+    /** The figures the latest decision of the analysis was drawn from (this replica's or another's); empty before one. */
+    public Optional<IntervalFigures> lastFigures() {
+        return lastFigures;
+    }
+
     private void keep(RolloutDecision d) {
+        if (d.figures().isPresent()) {
+            lastFigures = d.figures();
+        }
         if (history.size() == MAX_HISTORY) {
             history.remove(0);
         }

@@ -398,6 +398,20 @@ public final class Rollouts implements RequestEventSink {
         }
     }
 
+    /**
+     * The figures of rollout {@code id}'s latest analysis decision (made here or restored from
+     * another replica's); empty for an unknown rollout or before its first.
+     */
+    public Optional<IntervalFigures> lastFigures(String id) {
+        Entry e = inForce.byId.get(id);
+        if (e == null) {
+            return Optional.empty();
+        }
+        synchronized (e) {
+            return e.rollout.lastFigures();
+        }
+    }
+
     /** Rollout {@code id} now. @throws NoSuchElementException for an unknown one */
     public RolloutView inspect(String id) {
         Entry e = entry(id);

@@ -108,6 +108,11 @@ final class SluiceStrategy implements Strategy {
                 ctx.loop().after(FLEET_VIEW_EVERY.toNanos(), exchange[0]);
             }
         }
+        if (replicas.size() > 1) {
+            // As `sluice serve`: decisions reach every replica; on a shared store the fleet's figures are judged.
+            SharedRollouts.share(ctx.loop(), replicas.stream().map(r -> r.runtime).toList(), ctx.scenario().sharedStore(),
+                    redisStores.stream().map(q -> (dev.sluice.store.redis.RedisQuotaStore) q).toList());
+        }
         arrivals = new long[replicas.size()];
         if (replicas.size() > 1) {
             ctx.loop().after(MODE_SAMPLE_EVERY, this::sampleModes);
@@ -217,6 +222,11 @@ final class SluiceStrategy implements Strategy {
         replicas.get(0).runtime.rollouts().inspect().forEach(v -> {
             out.put("rollout_" + v.id() + "_final_percent", Math.round(v.percent()));
             out.put("rollout_" + v.id() + "_final_" + v.status().wireName(), 1L);
+            // How many replicas end where the first does: all of them, when the state is shared.
+            out.put("rollout_" + v.id() + "_replicas_agreeing", replicas.stream().filter(r -> {
+                var o = r.runtime.rollouts().inspect(v.id());
+                return o.status() == v.status() && o.stage() == v.stage();
+            }).count());
         });
         for (Replica r : replicas) {
             r.runtime.adaptive().ifPresent(a -> {
@@ -272,6 +282,10 @@ final class SluiceStrategy implements Strategy {
                     Long::sum)));
             if (index == 0) {
                 runtime.rollouts().onDecision(this::recordRollout);
+            } else {
+                // Decisions the other replicas make themselves (none while the fleet's figures are judged by r0).
+                runtime.rollouts().onDecision(d -> rolloutFigures.merge("rollout_" + d.rollout() + "_decided_elsewhere",
+                        1L, Long::sum));
             }
             long interval = AdaptiveControllers.TICK_INTERVAL.toNanos();
             Runnable[] tick = new Runnable[1];
@@ -342,7 +356,10 @@ final class SluiceStrategy implements Strategy {
             life.admit(decided -> {
                 waiting.remove(a);
                 switch (decided) {
-                    case Admission.Admitted ad -> dispatch(a, life, ad.attempt());
+                    case Admission.Admitted ad -> {
+                        dispatch(a, life, ad.attempt());
+                        shadow(a, plan, ad.attempt());
+                    }
                     case Admission.Refused rj -> {
                         ctx.reject(a, ctx.loop().now() - a.submittedAtNanos(), local(rj.rejection()));
                         life.answered(429, Optional.of(rj.rejection().code()),
@@ -399,6 +416,32 @@ final class SluiceStrategy implements Strategy {
                         return OptionalLong.empty();
                     }
                 }
+            });
+        }
+
+        /**
+         * A sampled copy of a first attempt for its profile's rollout target in the shadow phase,
+         * admitted on the target's buckets by the runtime as the gateway's is
+         * ({@link SluiceRuntime#shadow}), sent to the target's provider; its answer ends the copy
+         * (settled when answered, released otherwise) and counts in the rollout's figures.
+         */
+        private void shadow(Attempt a, RequestPlan plan, dev.sluice.runtime.request.Attempt first) {
+            if (first.number() != 1) {
+                return;
+            }
+            runtime.shadow(plan, first.deployment().id()).ifPresent(copy -> {
+                rolloutFigures.merge("rollout_shadow_copies", 1L, Long::sum);
+                ctx.shadow(a, copy.target().id(), reply -> {
+                    int s = status(reply);
+                    dev.sluice.runtime.event.AttemptResult result = s >= 200 && s < 300
+                            ? dev.sluice.runtime.event.AttemptResult.ANSWERED
+                            : s == 429 ? dev.sluice.runtime.event.AttemptResult.THROTTLED
+                                    : dev.sluice.runtime.event.AttemptResult.FAILED;
+                    if (result == dev.sluice.runtime.event.AttemptResult.THROTTLED) {
+                        rolloutFigures.merge("rollout_shadow_429s", 1L, Long::sum);
+                    }
+                    copy.end(result);
+                });
             });
         }
 

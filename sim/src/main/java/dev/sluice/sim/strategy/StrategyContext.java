@@ -32,6 +32,13 @@ public interface StrategyContext {
      */
     void dispatch(Attempt attempt, long queuedNanos, String deployment, ReplyHandler onReply);
 
+    /**
+     * Sends a copy of the attempt's request to {@code deployment}'s provider for a rollout's shadow
+     * phase: the provider serves it (it takes its share of the provider's limits), its answer goes
+     * to {@code onReply} and never to the client, and the client's own attempt is not affected.
+     */
+    void shadow(Attempt attempt, String deployment, Consumer<ProviderReply> onReply);
+
     /** What a strategy does with a provider's answer. */
     @FunctionalInterface
     interface ReplyHandler {
