@@ -42,7 +42,8 @@ public record MultiplierConfig(double decrease, double increasePerSuccess, doubl
     /**
      * +0.01 per clean second: a cut of x0.65 from full rate is undone in about 45 s of clean time
      * (after the first 10 s) even when no answer comes back. Faster (+0.03) raised long-streaming's
-     * provider 429s further for no more goodput; see docs/ADAPTIVE.md.
+     * provider 429s further and served its worst member's interactive callers worse; see
+     * docs/ADAPTIVE.md, Known limits.
      */
     public static final double DEFAULT_INCREASE_PER_CLEAN_SECOND = 0.01;
 
