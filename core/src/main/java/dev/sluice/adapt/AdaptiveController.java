@@ -108,6 +108,8 @@ public final class AdaptiveController implements DeploymentGuard {
     private final long[] figureSentAt = new long[Dimension.COUNT];
     private final RampGovernor ramp;
     private long lastCutNanos = Long.MIN_VALUE;
+    /** Up to when the multiplier has been given its climb by clean time ({@link #recoverByTime}). */
+    private long timeRecoveredNanos = Long.MIN_VALUE / 2;
     /** Successful answers this replica has seen, ever: what it publishes so the fleet recovers by all of them. */
     private long successes;
     /** When the last few fresh refusals arrived: the sustained-pressure test. */
@@ -585,6 +587,33 @@ public final class AdaptiveController implements DeploymentGuard {
                 rampFraction), now).ifPresent(step -> events.add(new RampChanged(deployment, step)));
     }
 
+    /**
+     * The multiplier's climb by clean time: once {@code clean_recovery_after} has passed since the
+     * last fresh refusal, it rises by {@code increase_per_clean_second} for every second that stays
+     * clean, up to the ceiling, beside the climb per success. Why: recovery by successes alone stalls
+     * exactly where it is needed most. A multiplier cut while the provider's limit was low (a warm-up,
+     * a cut) leaves the rate in force so low, and the buckets so deep in the debt of streams
+     * admitted before the cut, that hardly any answer comes back to raise it: in long-streaming
+     * member 3 nothing was sent for 345 s at a multiplier of 0.59 while the provider had long since
+     * warmed up. Not while latency says the provider is straining.
+     */
+    private void recoverByTime(long now) {
+        MultiplierConfig c = config.multiplier();
+        long cleanFrom = lastCutNanos == Long.MIN_VALUE ? Long.MIN_VALUE / 2
+                : lastCutNanos + c.cleanRecoveryAfter().toNanos();
+        long from = Math.max(timeRecoveredNanos, cleanFrom);
+        if (now <= from) {
+            return;
+        }
+        timeRecoveredNanos = now;
+        if (readings.latencyRatio() >= config.modes().latencyRatio().enter().caution()) {
+            return;
+        }
+        for (Dimension d : RATES) {
+            multiplier[d.ordinal()] = MultiplierPolicy.recoverByTime(multiplier[d.ordinal()], ceiling, now - from, c);
+        }
+    }
+
     /** {@code n} successes' recovery steps of the multiplier, unless latency says the provider is straining. */
     private void recover(long n) {
         if (readings.latencyRatio() >= config.modes().latencyRatio().enter().caution()) {
@@ -735,6 +764,7 @@ public final class AdaptiveController implements DeploymentGuard {
             return;
         }
         lastEvaluationNanos = now;
+        recoverByTime(now);
         SignalWindow.Stats s = gauge.stats(now);
         ModeState m = modeState;
         // Clean answers while queues fill (brownout from queue pressure) say the ceiling is too low,

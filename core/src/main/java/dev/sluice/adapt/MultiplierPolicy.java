@@ -21,6 +21,16 @@ final class MultiplierPolicy {
     }
 
     /**
+     * After {@code cleanNanos} more of clean time (past {@code cleanRecoveryAfter} since the last
+     * fresh refusal): {@code m + increasePerCleanSecond} per second, not above {@code ceiling}, and
+     * never lower than {@code m} (a multiplier already above a ceiling is not pulled down here).
+     */
+    static double recoverByTime(double m, double ceiling, long cleanNanos, MultiplierConfig c) {
+        double step = c.increasePerCleanSecond() * Math.max(0, cleanNanos) / 1e9;
+        return Math.max(m, Math.min(ceiling, m + step));
+    }
+
+    /**
      * What the provider really sustains, as a fraction of the configured rate, judged from a window
      * that ended in a refusal: requests went out at about {@code meanFactor} of the configured rate
      * and only the successful share of them was absorbed. Never below {@code floor}.

@@ -82,6 +82,46 @@ class AdaptiveControllerTest {
         assertThat(state(g, Dimension.TOTAL_TOKENS).rateFactor()).isEqualTo(0.10);
     }
 
+    // ---- multiplier ----
+
+    @Test
+    void withoutAnyAnswerACutMultiplierClimbsAHundredthPerSecondOnceTenSecondsAreClean() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.65, within(1e-12));
+        clock.setNanos(10 * S);
+        c.tick();
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.65, within(1e-12));
+        clock.setNanos(20 * S);
+        c.tick();
+        assertThat(c.snapshot().multipliers().get(Dimension.TOTAL_TOKENS)).isCloseTo(0.75, within(1e-12));
+        assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.75, within(1e-12));
+        // A fresh refusal cuts and starts the ten clean seconds again.
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.4875, within(1e-12));
+        clock.setNanos(30 * S);
+        c.tick();
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.4875, within(1e-12));
+        clock.setNanos(35 * S);
+        c.tick();
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.5375, within(1e-12));
+        clock.setNanos(120 * S);
+        c.tick();
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isEqualTo(1.0);
+    }
+
+    @Test
+    void withTheClimbByCleanTimeOffOnlySuccessesRaiseTheMultiplier() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP.withMultiplier(
+                new MultiplierConfig(0.65, 0.03, 0.2, false, Duration.ofSeconds(10), 0)), 0.5);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        clock.setNanos(120 * S);
+        c.tick();
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.65, within(1e-12));
+    }
+
     @Test
     void aControllerAttachedLateStartsWithoutAPause() {
         clock.setNanos(3_600 * S);

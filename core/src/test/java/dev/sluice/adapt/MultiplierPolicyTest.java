@@ -31,6 +31,17 @@ class MultiplierPolicyTest {
     }
 
     @Test
+    void eachCleanSecondAddsPointZeroOneUpToTheCeilingAndNeverLowersTheMultiplier() {
+        long second = 1_000_000_000L;
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, 10 * second, c)).isCloseTo(0.75, within(1e-12));
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, second / 2, c)).isCloseTo(0.655, within(1e-12));
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, 60 * second, c)).isEqualTo(1.0);
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 0.70, 10 * second, c)).isEqualTo(0.70);
+        assertThat(MultiplierPolicy.recoverByTime(0.80, 0.70, 10 * second, c)).isEqualTo(0.80);
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, 0, c)).isEqualTo(0.65);
+    }
+
+    @Test
     void theHeaderlessCeilingIsTheSuccessfulShareOfTheRateSent() {
         // Sent at 0.8 of the configured rate, 60 of 100 answers succeeded: the provider absorbs 0.48.
         assertThat(MultiplierPolicy.ceilingEstimate(0.8, 60, 40, 0.2)).isCloseTo(0.48, within(1e-12));

@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.sluice.adapt.AdaptiveConfig;
 import dev.sluice.adapt.Mode;
 import dev.sluice.adapt.ModeTransition;
+import dev.sluice.adapt.MultiplierConfig;
 import dev.sluice.governor.TrafficClass;
 import dev.sluice.limits.Dimension;
 import dev.sluice.ramp.RampConfig;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -134,6 +136,29 @@ class AdaptiveSimulationTest {
         assertThat(sim.modeAt(140)).as(timeline).isEqualTo(Mode.LOAD_SHEDDING);
         assertThat(sim.modeAt(299)).as(timeline).isEqualTo(Mode.NORMAL);
         assertThat(sim.shed(100, 150)).as(timeline).isPositive();
+    }
+
+    @ParameterizedTest(name = "seed {0}, climb by clean time {1}")
+    @CsvSource({"1, true", "2, true", "3, true", "1, false"})
+    void aMultiplierCutByAnOverloadIsBackAtTheFullRateWithinTwoMinutesEvenWhenSuccessesHardlyRaiseIt(long seed,
+            boolean byCleanTime) {
+        // 529s from 30 s to 60 s cut the multiplier to its floor. Each success then adds back only a
+        // ten-thousandth, as on a deployment whose answers are rare (long streams at a cut rate): the
+        // climb by clean time alone has to bring it back.
+        SimProvider provider = new SimProvider(RPM, TPM, true, false, seed).overload(t -> t >= 30 && t < 60 ? 0.5 : 0.0);
+        AdaptiveConfig config = AdaptiveConfig.defaults().withRamp(RampConfig.disabled())
+                .withMultiplier(new MultiplierConfig(0.65, 0.0001, 0.2, false, Duration.ofSeconds(10),
+                        byCleanTime ? MultiplierConfig.DEFAULT_INCREASE_PER_CLEAN_SECOND : 0));
+        Simulation sim = new Simulation(seed, RPM, TPM, provider, config, 300).arrivals(t -> 1.2 * CAPACITY).run(300);
+        String timeline = sim.timeline(300, 10);
+        assertThat(sim.violations()).as(timeline).isEmpty();
+        assertThat(sim.throughput(50, 60)).as(timeline).isLessThan(0.5 * CAPACITY);
+        if (byCleanTime) {
+            assertThat(sim.throughput(180, 300)).as(timeline).isGreaterThan(0.9 * CAPACITY);
+            assertThat(sim.refusedRatio(180, 300)).as(timeline).isLessThan(0.01);
+        } else {
+            assertThat(sim.throughput(180, 300)).as(timeline).isLessThan(0.5 * CAPACITY);
+        }
     }
 
     @ParameterizedTest(name = "seed {0}")
