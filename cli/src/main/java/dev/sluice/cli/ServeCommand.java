@@ -103,14 +103,23 @@ final class ServeCommand {
 
     /**
      * What {@code sluice serve} runs: the gateway, and on Redis this replica's heartbeat, change
-     * relay, fleet view and rollout figures. {@link #close} stops them in order, withdrawing this
-     * replica from the fleet at once.
+     * relay, fleet view and rollout figures. {@link #close} (SIGTERM, SIGINT, or a test's stop) first
+     * drains the gateway ({@link Gateway#drain}: no new connection, every request taken answered,
+     * queued ones included, for at most the listener's 10 s grace) while the replica still publishes
+     * its queue, modes, rollout tallies and heartbeat, so the fleet keeps deciding with it until its
+     * last request ends; then withdraws it from the fleet at once (publication and heartbeat
+     * removed) and closes the store.
      */
     record Serving(Gateway gateway, java.util.Optional<FleetHeartbeat> heartbeat, java.util.Optional<FleetView> fleet,
             java.util.Optional<RedisChangeRelay> relay, java.util.Optional<RedisRolloutFigures> rolloutFigures)
             implements AutoCloseable {
         @Override
         public void close() {
+            try {
+                gateway.drain().toCompletionStage().toCompletableFuture().get(DRAIN_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (Exception ignored) {
+                // Withdrawing and stopping anyway.
+            }
             rolloutFigures.ifPresent(RedisRolloutFigures::close);
             fleet.ifPresent(FleetView::close);
             relay.ifPresent(RedisChangeRelay::close);
@@ -122,6 +131,9 @@ final class ServeCommand {
             }
         }
     }
+
+    /** How long a stop waits for the drain: the listener's 10 s grace and a margin for its closing. */
+    static final java.time.Duration DRAIN_WAIT = java.time.Duration.ofSeconds(15);
 
     /**
      * Starts the gateway for {@code config} as {@code sluice serve} does (ledger, admin journal, on

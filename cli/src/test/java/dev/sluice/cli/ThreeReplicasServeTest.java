@@ -1,12 +1,13 @@
 package dev.sluice.cli;
 
+import static dev.sluice.store.redis.ReplicasOnRedis.awaitTrue;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.adapt.AdaptiveController;
 import dev.sluice.adapt.Mode;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
-import dev.sluice.store.redis.OwnRedisServer;
+import dev.sluice.store.redis.ReplicasOnRedis;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -25,17 +26,17 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Three replicas started as {@code sluice serve} starts them ({@link ServeCommand#start}: gateway,
  * heartbeat, change relay and fleet view), each on its own port, on one redis-server of the test's
- * own, in front of one provider. The three have the same configuration except the provider path
- * ({@code /r0/v1}, {@code /r1/v1}, {@code /r2/v1}; the deployment and so its shared buckets are
- * the same), so the provider can tell which replica sent a request and answer one replica alone
+ * own ({@link ReplicasOnRedis}), in front of one provider. The three have the same configuration
+ * except the provider path ({@code /r0/v1}, {@code /r1/v1}, {@code /r2/v1}; the deployment and so
+ * its shared buckets are the same), so the provider can tell which replica sent a request and answer one replica alone
  * with refusals, as a provider does whose trouble only one replica happened to meet first.
  */
 class ThreeReplicasServeTest {
@@ -70,7 +71,8 @@ class ThreeReplicasServeTest {
     /** What the provider answers the requests of one replica. */
     private enum Answer { OK, LIMITED, OVERLOADED }
 
-    private final OwnRedisServer redis = new OwnRedisServer();
+    @RegisterExtension
+    final ReplicasOnRedis redis = new ReplicasOnRedis();
     private final Vertx vertx = Vertx.vertx();
     private final Map<String, Answer> answers = new ConcurrentHashMap<>();
     /** When each request reached the provider (System.nanoTime). */
@@ -81,7 +83,6 @@ class ThreeReplicasServeTest {
 
     @BeforeEach
     void start() throws Exception {
-        redis.start();
         provider = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1")).requestHandler(req -> {
             arrivals.add(System.nanoTime());
             String replica = req.path().split("/")[1];
@@ -119,7 +120,6 @@ class ThreeReplicasServeTest {
             provider.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
         }
         vertx.close().toCompletionStage().toCompletableFuture().get(10, TimeUnit.SECONDS);
-        redis.close();
     }
 
     @Test
@@ -244,16 +244,5 @@ class ThreeReplicasServeTest {
                         "{\"model\":\"p\",\"max_tokens\":5,\"messages\":[{\"role\":\"user\",\"content\":\"hello\"}]}"));
         headers.forEach(b::header);
         return http.sendAsync(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
-
-    /** Polls every 20 ms; fails once {@code within} has passed without {@code done}. */
-    private static void awaitTrue(Duration within, BooleanSupplier done) {
-        long until = System.nanoTime() + within.toNanos();
-        while (!done.getAsBoolean()) {
-            if (System.nanoTime() > until) {
-                throw new AssertionError("not within " + within);
-            }
-            java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20));
-        }
     }
 }

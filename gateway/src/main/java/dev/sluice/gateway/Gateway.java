@@ -49,6 +49,8 @@ public final class Gateway {
     private final List<String> deployments = new ArrayList<>();
     private int port;
     private AdminServer admin;
+    /** The drain once started ({@link #drain}). */
+    private Future<Void> drained;
     private final Ledger ledger;
     /** The access log the configuration asks for ({@code server.access_log}); written on a thread of its own. */
     private final java.util.Optional<dev.sluice.runtime.event.AccessLog> accessLog;
@@ -202,22 +204,43 @@ public final class Gateway {
         return runtime.adaptive();
     }
 
-    /** Stops listening, then closes what the gateway created (its Vert.x instance, if it made one). */
-    public Future<Void> stop() {
-        core.ready(false);
-        wakeups.close();
-        vertx.cancelTimer(adaptiveTimer);
-        alerts.close();
-        vertx.cancelTimer(syncTimer);
-        Future<Void> all = admin == null ? Future.succeededFuture() : admin.stop().recover(e -> Future.succeededFuture());
-        for (String id : deployments) {
-            all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
+    /**
+     * Drains the gateway for a graceful stop: {@code /readyz} answers draining, the client and admin
+     * ports stop accepting connections, and every request already taken is answered, including
+     * those waiting in the governor's queue, whose wake-ups, deadlines and adaptive control keep
+     * running meanwhile (a queued request is served when its capacity comes or refused at its
+     * deadline, as it would have been). Completes when the last one has been answered, or after
+     * the listener's grace (10 s), when what is still open is closed. The quota store stays open,
+     * so that a replica of a fleet can withdraw from it afterwards; {@link #stop} closes the rest.
+     * Calling it again returns the same drain.
+     */
+    public synchronized Future<Void> drain() {
+        if (drained == null) {
+            core.ready(false);
+            Future<Void> all = admin == null ? Future.succeededFuture() : admin.stop().recover(e -> Future.succeededFuture());
+            for (String id : deployments) {
+                all = all.compose(v -> vertx.undeploy(id).recover(e -> Future.succeededFuture()));
+            }
+            drained = all;
         }
+        return drained;
+    }
+
+    /**
+     * Stops: {@link #drain drains} (when not drained yet), then stops the timers and closes what the
+     * gateway created (ledger, quota store, its Vert.x instance if it made one).
+     */
+    public Future<Void> stop() {
         // The rest runs on a thread of its own: the ledger may take a while to write what it holds,
         // which must not block an event loop, and a Vert.x closed from one of its own event loops
         // reports its end to a loop already gone (a RejectedExecutionException on every stop).
         Promise<Void> stopped = Promise.promise();
-        all.onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
+        drain().onComplete(v -> Thread.ofPlatform().name("sluice-stop").start(() -> {
+            // Every request has been answered by now: nothing waits for a wake-up any more.
+            wakeups.close();
+            vertx.cancelTimer(adaptiveTimer);
+            alerts.close();
+            vertx.cancelTimer(syncTimer);
             // Every request has been answered and recorded by now: the ledger writes what it holds, then stops.
             ledger.close();
             accessLog.ifPresent(dev.sluice.runtime.event.AccessLog::close);

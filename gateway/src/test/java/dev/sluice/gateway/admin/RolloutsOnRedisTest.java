@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A rollout's definition, stage, history and decisions shared by two replicas (a SQLite ledger
- * each, one redis-server of their own ({@link ReplicasOnRedis}), wired as {@code sluice serve} wires them) and read back
- * by a replica that restarts on its ledger.
+ * each, one redis-server of their own ({@link ReplicasOnRedis}), wired as {@code sluice serve}
+ * wires them) and read back by a replica that restarts on its ledger.
  */
 class RolloutsOnRedisTest {
 
