@@ -98,7 +98,7 @@ public final class LedgerIndexBench {
                             s.setString(2, id[1]);
                             s.setLong(3, at++);
                             for (int j = 0; j < TEXTS; j++) {
-                                s.setString(4 + j, texts[(j + (int) at) % TEXTS]);
+                                s.setString(4 + j, texts[(int) ((j + at) % TEXTS)]);
                             }
                             for (int j = 0; j < NUMBERS; j++) {
                                 s.setLong(4 + TEXTS + j, rnd.nextInt(100_000));
