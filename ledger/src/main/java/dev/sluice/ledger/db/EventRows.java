@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
-/** One row per request and one per attempt: every fact of the events, in the columns of migrations 1, 4 and 5. */
+/** One row per request and one per attempt: every fact of the events, in the columns of migrations 1, 4 and 5 (attempts: 8). */
 final class EventRows {
 
     /** The request row as migration 1 made it, without the columns of migrations 4 and 5: for tests of the upgrade. */
@@ -33,7 +33,7 @@ final class EventRows {
             + "provider, provider_model, provider_scope, result, status, reason, limit_hit, provider_retry_after_ms, "
             + "estimated_input, estimated_output, estimated_cache_read, input_tokens, output_tokens, "
             + "cache_read_tokens, usage_reported, cache_reads_counted, settlement, latency_ns, ttft_ns, "
-            + "retry_delay_ms) VALUES (" + marks(25) + ") ON CONFLICT (trace_id, span_id, attempt) DO NOTHING";
+            + "retry_delay_ms) VALUES (" + marks(25) + ") ON CONFLICT (started_at, trace_id, span_id, attempt) DO NOTHING";
 
     static {
         INSERT_REQUEST_V1 = INSERT_REQUEST.replace(", estimated_cost_micros, cost_micros, decider_paused, "

@@ -243,7 +243,48 @@ public final class Migrations {
             // The primary key (trace_id, span_id) already finds a request by its trace id alone; the
             // index of step 5 only cost every insert its upkeep.
             new Migration(7, "no second index on trace ids", List.of(
-                    "DROP INDEX IF EXISTS requests_trace")));
+                    "DROP INDEX IF EXISTS requests_trace")),
+            // An attempt row's unique key led by its start time instead of its random trace id: a batch's
+            // inserts land at the right edge of one index instead of on a page each all over two (the key
+            // and the time index), which was most of what an attempt row cost (docs/LEDGER.md#cost). The
+            // same rows are unique (a replayed attempt has the same start); retention walks the key by
+            // its time, and a request's attempts are found between its arrival and its end. The table is
+            // made anew (SQLite cannot change a primary key in place), in the same column order.
+            new Migration(8, "attempt rows keyed by their start time", List.of("""
+                    CREATE TABLE attempts_by_time (
+                      trace_id TEXT NOT NULL,
+                      span_id TEXT NOT NULL,
+                      attempt INTEGER NOT NULL,
+                      started_at BIGINT NOT NULL,
+                      deployment TEXT NOT NULL,
+                      provider TEXT NOT NULL,
+                      provider_model TEXT NOT NULL,
+                      provider_scope TEXT NOT NULL,
+                      result TEXT NOT NULL,
+                      status INTEGER NOT NULL,
+                      reason TEXT NOT NULL,
+                      limit_hit TEXT,
+                      provider_retry_after_ms BIGINT,
+                      estimated_input BIGINT NOT NULL,
+                      estimated_output BIGINT NOT NULL,
+                      estimated_cache_read BIGINT NOT NULL,
+                      input_tokens BIGINT NOT NULL,
+                      output_tokens BIGINT NOT NULL,
+                      cache_read_tokens BIGINT NOT NULL,
+                      usage_reported INTEGER NOT NULL,
+                      cache_reads_counted INTEGER NOT NULL,
+                      settlement TEXT NOT NULL,
+                      latency_ns BIGINT NOT NULL,
+                      ttft_ns BIGINT,
+                      retry_delay_ms BIGINT)""",
+                    "INSERT INTO attempts_by_time SELECT trace_id, span_id, attempt, started_at, deployment, provider, "
+                            + "provider_model, provider_scope, result, status, reason, limit_hit, "
+                            + "provider_retry_after_ms, estimated_input, estimated_output, estimated_cache_read, "
+                            + "input_tokens, output_tokens, cache_read_tokens, usage_reported, cache_reads_counted, "
+                            + "settlement, latency_ns, ttft_ns, retry_delay_ms FROM attempts",
+                    "DROP TABLE attempts",
+                    "ALTER TABLE attempts_by_time RENAME TO attempts",
+                    "CREATE UNIQUE INDEX attempts_key ON attempts (started_at, trace_id, span_id, attempt)")));
 
     private Migrations() {}
 

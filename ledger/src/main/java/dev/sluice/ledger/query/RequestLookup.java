@@ -42,7 +42,13 @@ final class RequestLookup {
             + "started_at, result, status, reason, limit_hit, provider_retry_after_ms, estimated_input, estimated_output, "
             + "estimated_cache_read, input_tokens, output_tokens, cache_read_tokens, usage_reported, "
             + "cache_reads_counted, settlement, latency_ns, ttft_ns, retry_delay_ms FROM attempts "
-            + "WHERE trace_id = ? AND span_id = ? ORDER BY attempt";
+            + "WHERE started_at BETWEEN ? AND ? AND trace_id = ? AND span_id = ? ORDER BY attempt";
+
+    /**
+     * How far around the request's own span its attempts' starts are looked for: attempts start
+     * between its arrival and its end, and this allows for the wall clock being stepped meanwhile.
+     */
+    static final long ATTEMPT_WINDOW_MILLIS = 10 * 60_000L;
 
     private RequestLookup() {}
 
@@ -58,7 +64,9 @@ final class RequestLookup {
                         return Optional.empty();
                     }
                     spanId = r.getString(2);
-                    found = request(r, attempts(c, traceId, spanId));
+                    long from = r.getLong(3) - ATTEMPT_WINDOW_MILLIS;
+                    long to = r.getLong(3) + r.getLong(37) / 1_000_000 + ATTEMPT_WINDOW_MILLIS;
+                    found = request(r, attempts(c, traceId, spanId, from, to));
                 }
             }
             return Optional.of(found);
@@ -68,11 +76,15 @@ final class RequestLookup {
         }
     }
 
-    private static List<AttemptEvent> attempts(Connection c, String traceId, String spanId) throws SQLException {
+    /** The request's attempts, by their key: their start (in {@code from..to}), then their ids. */
+    private static List<AttemptEvent> attempts(Connection c, String traceId, String spanId, long from, long to)
+            throws SQLException {
         List<AttemptEvent> out = new ArrayList<>();
         try (PreparedStatement s = c.prepareStatement(ATTEMPTS)) {
-            s.setString(1, traceId);
-            s.setString(2, spanId);
+            s.setLong(1, from);
+            s.setLong(2, to);
+            s.setString(3, traceId);
+            s.setString(4, spanId);
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     out.add(new AttemptEvent(traceId, r.getInt(1), r.getString(2), r.getString(3), r.getString(4),

@@ -44,14 +44,14 @@ abstract class MigrationsContract {
     static final List<String> ALL = List.of("1 per-request and per-attempt rows", "2 hourly and daily rollups",
             "3 admin changes: audit and state", "4 request cost",
             "5 the whole decision of a request", "6 marks of batches written without rows",
-            "7 no second index on trace ids");
+            "7 no second index on trace ids", "8 attempt rows keyed by their start time");
 
     @Test
     void fromNothingEveryStepIsApplied() throws SQLException {
         Database db = db();
         try (Connection c = db.connect()) {
             assertThat(Migrations.version(c, db.dialect())).isZero();
-            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(7);
+            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(8);
             assertThat(versions(c)).isEqualTo(ALL);
             assertThat(Migrations.version(c, db.dialect())).isEqualTo(Migrations.latest());
         }
@@ -106,6 +106,39 @@ abstract class MigrationsContract {
         // Rows written before the rollups existed are not in them; everything after is.
         assertThat(LedgerQueries.open(settings()).usage(Window.last(Duration.ofDays(1), Traffic.NOW),
                 Grouping.TENANT).total().requests()).isEqualTo(1);
+    }
+
+    @Test
+    void attemptRowsOfSchemaSevenAreKeptByStepEightAndReadBackWithTheirRequest() throws SQLException {
+        Database db = db();
+        var e5 = Traffic.e5(); // a 429, then an answer: two attempt rows
+        try (Connection c = db.connect()) {
+            assertThat(Migrations.migrate(c, db.dialect(), db.schema(), 7)).isEqualTo(7);
+            try (var s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
+                EventRows.bindRequest(s, e5, "old");
+                s.executeUpdate();
+            }
+            // Step 7's attempts table has its key on the ids alone.
+            try (var s = c.prepareStatement(EventRows.INSERT_ATTEMPT.replace(
+                    "ON CONFLICT (started_at, trace_id, span_id, attempt)", "ON CONFLICT (trace_id, span_id, attempt)"))) {
+                for (var a : e5.attemptEvents()) {
+                    EventRows.bindAttempt(s, e5, a, new java.util.HashMap<>());
+                    s.executeUpdate();
+                }
+            }
+        }
+        Ledger ledger = Ledger.open(settings());
+        ledger.onRequest(e5); // the same request again: no second row of it or of its attempts
+        ledger.close();
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM attempts)")) {
+            assertThat(versions(c)).isEqualTo(ALL);
+            r.next();
+            assertThat(r.getInt(1)).isEqualTo(1);
+            assertThat(r.getInt(2)).isEqualTo(2);
+        }
+        var back = LedgerQueries.open(settings()).request(e5.traceId()).orElseThrow();
+        assertThat(back.attemptEvents()).isEqualTo(e5.attemptEvents());
     }
 
     @Test

@@ -51,9 +51,27 @@ class SqliteMigrationsTest extends MigrationsContract {
                     indexes.add(r.getString(1));
                 }
             }
-            assertThat(indexes).containsExactly("attempts_started_at", "batches_written_received_at",
-                    "requests_received_at", "sqlite_autoindex_attempts_1", "sqlite_autoindex_batches_written_1",
-                    "sqlite_autoindex_requests_1");
+            assertThat(indexes).containsExactly("attempts_key", "batches_written_received_at",
+                    "requests_received_at", "sqlite_autoindex_batches_written_1", "sqlite_autoindex_requests_1");
+        }
+    }
+
+    @Test
+    void aRequestsAttemptsAreFoundByTheirStartThenTheirIdsAndRetentionWalksTheSameKey() throws SQLException {
+        try (Connection c = db().connect()) {
+            Migrations.migrate(c, db().dialect(), db().schema());
+            assertThat(plan(c, "SELECT * FROM attempts WHERE started_at BETWEEN 1 AND 2 AND trace_id = 'x' "
+                    + "AND span_id = 'y' ORDER BY attempt"))
+                    .startsWith("SEARCH attempts USING INDEX attempts_key (started_at>? AND started_at<?)");
+            assertThat(plan(c, "SELECT rowid FROM attempts WHERE started_at < 5 LIMIT 10"))
+                    .isEqualTo("SEARCH attempts USING COVERING INDEX attempts_key (started_at<?)");
+        }
+    }
+
+    private static String plan(Connection c, String query) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("EXPLAIN QUERY PLAN " + query)) {
+            r.next();
+            return r.getString("detail");
         }
     }
 
