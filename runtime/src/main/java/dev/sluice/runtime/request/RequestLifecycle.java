@@ -585,6 +585,7 @@ public final class RequestLifecycle {
                 runtime.storeCalls().run(() -> reservation.settle(i.on(kind, () -> runtime.invalidRefunds()
                         .refund(plan.caller().org(), plan.caller().tenant(), perMinute, now)).usage()));
                 runtime.counters().recordReservationSettled();
+                a.version().close();
             }
         }
     }

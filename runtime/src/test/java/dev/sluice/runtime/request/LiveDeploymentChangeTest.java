@@ -162,6 +162,20 @@ class LiveDeploymentChangeTest {
     }
 
     @Test
+    void aRemovedDeploymentClosesOnceItsAttemptInFlightIsRefusedAsInvalid() {
+        RequestLifecycle first = arrive("chat");
+        Attempt inFlight = admitted(ask(first));
+
+        runtime.change(c -> withoutOa());
+        inFlight.sending();
+        inFlight.finish(new AttemptOutcome.Refused(OPENAI.normalise(400, n -> List.of(), "", 0)));
+        first.answered(400, Optional.empty(), OptionalLong.empty());
+
+        assertThat(inFlight.version().inFlight()).isZero();
+        assertThat(closed).as("an invalid refusal's settlement ends its attempt too").containsExactly("oa@1");
+    }
+
+    @Test
     void aRequestWaitingForARemovedDeploymentMovesThroughItsProfileAsItIsNow() {
         RequestLifecycle first = arrive("chat");
         Attempt held = admitted(ask(first)); // oa's one request this second
