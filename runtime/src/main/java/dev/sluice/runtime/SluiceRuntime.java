@@ -20,7 +20,7 @@ import dev.sluice.runtime.request.RequestCounters;
 import dev.sluice.runtime.request.RequestLifecycle;
 import dev.sluice.runtime.request.RequestPlan;
 import dev.sluice.runtime.request.RequestThread;
-import dev.sluice.runtime.request.RetryBudget;
+import dev.sluice.runtime.deploy.RetryBudget;
 import dev.sluice.runtime.request.StoreCalls;
 import dev.sluice.runtime.rollout.RolloutAnalysis;
 import dev.sluice.runtime.rollout.RolloutRouting;

@@ -1,7 +1,6 @@
 package dev.sluice.runtime.deploy;
 
 import dev.sluice.runtime.config.DeploymentConfig;
-import dev.sluice.runtime.request.RetryBudget;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

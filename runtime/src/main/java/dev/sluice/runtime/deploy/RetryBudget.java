@@ -1,4 +1,4 @@
-package dev.sluice.runtime.request;
+package dev.sluice.runtime.deploy;
 
 /**
  * Caps the gateway's own retries of provider 429s at a fraction of first attempts, per

@@ -1,4 +1,4 @@
-package dev.sluice.runtime.request;
+package dev.sluice.runtime.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
