@@ -57,6 +57,7 @@ public final class ControlPlane {
 
     private final SluiceRuntime runtime;
     private final ControlJournal journal;
+    private final JournalReplay journalReplay;
     private final SecureRandom random = new SecureRandom();
     /** The file's configuration (as last loaded or reloaded) that the journal is folded over. */
     private SluiceConfig seed;
@@ -75,6 +76,7 @@ public final class ControlPlane {
     public ControlPlane(SluiceRuntime runtime, ControlJournal journal) {
         this.runtime = Objects.requireNonNull(runtime, "runtime");
         this.journal = Objects.requireNonNull(journal, "journal");
+        this.journalReplay = new JournalReplay(runtime);
         this.seed = runtime.config();
         this.started = runtime.config();
     }
@@ -479,7 +481,7 @@ public final class ControlPlane {
         } catch (ConfigException e) {
             throw invalid(e);
         }
-        SluiceConfig next = withProfile(config(), after);
+        SluiceConfig next = CatalogueEdits.withProfile(config(), after);
         for (var r : next.rollouts()) {
             if (r.profile().equals(id) && !r.from().equals(after.deployment())) {
                 throw new EditRefused(EditRefused.Why.INVALID, "invalid_value", "deployments[0]", "deployments[0]: \""
@@ -527,8 +529,8 @@ public final class ControlPlane {
         } catch (ConfigException e) {
             throw invalid(e);
         }
-        SluiceConfig next = withProfile(config(), p);
-        ObjectNode state = only(definition, ConfigLoader.PROFILE).put("id", id);
+        SluiceConfig next = CatalogueEdits.withProfile(config(), p);
+        ObjectNode state = CatalogueEdits.only(definition, ConfigLoader.PROFILE).put("id", id);
         record(a, "profile.create", "profile:" + id, null, ControlJson.profile(p, next), state, next);
         return p;
     }
@@ -542,45 +544,15 @@ public final class ControlPlane {
         requireAdmin(a, "delete a model profile");
         dev.sluice.runtime.config.ProfileConfig p = Optional.ofNullable(config().profiles().get(id))
                 .orElseThrow(() -> TreeEdits.notFound("profile", id));
-        List<String> users = users(config(), id);
+        List<String> users = CatalogueEdits.users(config(), id);
         if (!users.isEmpty()) {
             throw new EditRefused(EditRefused.Why.CONFLICT, "profile_in_use", "", "Profile " + id + " is used by "
                     + String.join(", ", users) + "; take it out of them first; nothing was changed.");
         }
         ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
-        record(a, "profile.delete", "profile:" + id, ControlJson.profile(p, config()), null, state, withoutProfile(config(), id));
+        record(a, "profile.delete", "profile:" + id, ControlJson.profile(p, config()), null, state,
+                CatalogueEdits.withoutProfile(config(), id));
         return p;
-    }
-
-    /** The keys and rollouts that name profile {@code id}. */
-    private static List<String> users(SluiceConfig c, String id) {
-        List<String> out = new ArrayList<>();
-        c.keys().stream().filter(k -> k.profiles().contains(id)).forEach(k -> out.add("key " + k.id()));
-        c.rollouts().stream().filter(r -> r.profile().equals(id)).forEach(r -> out.add("rollout " + r.id()));
-        return out;
-    }
-
-    private static SluiceConfig withoutProfile(SluiceConfig c, String id) {
-        java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>(c.profiles());
-        profiles.remove(id);
-        return c.withProfiles(profiles);
-    }
-
-    /** The fields of {@code s} among {@code fields}: a journal may add its own to a state (the change relay's relay_id). */
-    private static ObjectNode only(JsonNode s, java.util.Set<String> fields) {
-        ObjectNode out = ControlJson.JSON.createObjectNode();
-        for (String field : fields) {
-            if (s.has(field)) {
-                out.set(field, s.get(field));
-            }
-        }
-        return out;
-    }
-
-    private static SluiceConfig withProfile(SluiceConfig c, dev.sluice.runtime.config.ProfileConfig p) {
-        java.util.Map<String, dev.sluice.runtime.config.ProfileConfig> profiles = new java.util.LinkedHashMap<>(c.profiles());
-        profiles.put(p.id(), p);
-        return c.withProfiles(profiles);
     }
 
     // ---- rollouts ----
@@ -614,8 +586,8 @@ public final class ControlPlane {
             throw new EditRefused(EditRefused.Why.CONFLICT, "profile_in_rollout", "profile", "Rollout " + other.get().id()
                     + " moves profile " + r.profile() + " already; delete it first; nothing was changed.");
         }
-        ObjectNode state = only(definition, ConfigLoader.ROLLOUT).put("id", id);
-        record(a, "rollout.create", "rollout:" + id, null, state, state, withRollout(config(), r));
+        ObjectNode state = CatalogueEdits.only(definition, ConfigLoader.ROLLOUT).put("id", id);
+        record(a, "rollout.create", "rollout:" + id, null, state, state, CatalogueEdits.withRollout(config(), r));
         if (r.startsAtOnce()) {
             runtime.rollouts().start(id, a.tokenId());
         }
@@ -635,7 +607,7 @@ public final class ControlPlane {
                         "No rollout \"" + id + "\" is in force."));
         ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
         record(a, "rollout.delete", "rollout:" + id, ControlJson.JSON.createObjectNode().put("id", id)
-                .put("profile", r.profile()).put("to", r.to()), null, state, withoutRollout(config(), id),
+                .put("profile", r.profile()).put("to", r.to()), null, state, CatalogueEdits.withoutRollout(config(), id),
                 () -> runtime.rollouts().forget(id));
         return r;
     }
@@ -660,17 +632,6 @@ public final class ControlPlane {
         if (stored.seq() == seen + 1) {
             seen = stored.seq();
         }
-    }
-
-    private static SluiceConfig withRollout(SluiceConfig c, RolloutConfig r) {
-        List<RolloutConfig> rollouts = new ArrayList<>();
-        c.rollouts().stream().filter(o -> !o.id().equals(r.id())).forEach(rollouts::add);
-        rollouts.add(r);
-        return c.withRollouts(rollouts);
-    }
-
-    private static SluiceConfig withoutRollout(SluiceConfig c, String id) {
-        return c.withRollouts(c.rollouts().stream().filter(o -> !o.id().equals(id)).toList());
     }
 
     // ---- warm-ups ----
@@ -705,8 +666,8 @@ public final class ControlPlane {
             throw new EditRefused(EditRefused.Why.CONFLICT, "tenant_warmed_up", "tenant", "Warm-up " + other.get().id()
                     + " warms up tenant " + w.tenant() + " already; delete it first; nothing was changed.");
         }
-        ObjectNode state = only(definition, ConfigLoader.WARMUP).put("id", id);
-        record(a, "warmup.create", "warmup:" + id, null, state, state, withWarmup(config(), w));
+        ObjectNode state = CatalogueEdits.only(definition, ConfigLoader.WARMUP).put("id", id);
+        record(a, "warmup.create", "warmup:" + id, null, state, state, CatalogueEdits.withWarmup(config(), w));
         return w;
     }
 
@@ -723,7 +684,7 @@ public final class ControlPlane {
                         "No warm-up \"" + id + "\" is configured."));
         ObjectNode state = ControlJson.JSON.createObjectNode().put("id", id);
         record(a, "warmup.delete", "warmup:" + id, ControlJson.JSON.createObjectNode().put("id", id)
-                .put("tenant", w.tenant()), null, state, withoutWarmup(config(), id),
+                .put("tenant", w.tenant()), null, state, CatalogueEdits.withoutWarmup(config(), id),
                 () -> runtime.warmups().forget(id));
         return w;
     }
@@ -748,17 +709,6 @@ public final class ControlPlane {
         }
     }
 
-    private static SluiceConfig withWarmup(SluiceConfig c, WarmupConfig w) {
-        List<WarmupConfig> warmups = new ArrayList<>();
-        c.warmups().stream().filter(o -> !o.id().equals(w.id())).forEach(warmups::add);
-        warmups.add(w);
-        return c.withWarmups(warmups);
-    }
-
-    private static SluiceConfig withoutWarmup(SluiceConfig c, String id) {
-        return c.withWarmups(c.warmups().stream().filter(o -> !o.id().equals(id)).toList());
-    }
-
     // ---- replay and reload ----
 
     /**
@@ -772,7 +722,7 @@ public final class ControlPlane {
         List<ControlJournal.Replayed> changes = journal.replay();
         peerReloads.started(changes);
         seed = config();
-        runtime.change(c -> fold(c, changes));
+        runtime.change(c -> journalReplay.fold(c, changes));
         seen = latest;
     }
 
@@ -793,7 +743,7 @@ public final class ControlPlane {
             return true;
         }
         SluiceConfig base = seed;
-        runtime.change(c -> fold(base, changes));
+        runtime.change(c -> journalReplay.fold(base, changes));
         seen = latest;
         return true;
     }
@@ -917,7 +867,7 @@ public final class ControlPlane {
             base = base.withAdmin(running.admin().get().withTokens(fresh.admin().get().tokens()));
         }
         List<ControlJournal.Replayed> changes = journal.replay();
-        SluiceConfig next = fold(base, changes);
+        SluiceConfig next = journalReplay.fold(base, changes);
         ReloadedDeployments.check(running, fresh, changes, next);
         requireRolloutsHold(next);
         warmTokenizers(running, next);
@@ -983,178 +933,6 @@ public final class ControlPlane {
                 runtime.estimator().countTokens(p.tokenizer(), "warm up");
             }
         }
-    }
-
-    private SluiceConfig fold(SluiceConfig base, List<ControlJournal.Replayed> changes) {
-        SluiceConfig c = base;
-        for (ControlJournal.Replayed r : changes) {
-            try {
-                c = replayOne(c, r.action(), ControlJson.JSON.readTree(r.state()));
-            } catch (EditRefused | java.io.IOException | IllegalArgumentException skipped) {
-                // The file changed under the journal; the file's version stands.
-            }
-        }
-        return c;
-    }
-
-    private SluiceConfig replayOne(SluiceConfig c, String action, JsonNode s) {
-        switch (action) {
-            case "org.create", "org.update" -> {
-                String id = s.path("id").asText();
-                Limits l = ControlJson.limits(s.path("limits"), "limits");
-                return c.orgs().containsKey(id) ? TreeEdits.setOrgLimits(c, id, l) : TreeEdits.createOrg(c, id, l);
-            }
-            case "tenant.create", "tenant.update" -> {
-                String id = s.path("id").asText();
-                double w = s.path("weight").asDouble(1.0);
-                Limits g = ControlJson.limits(s.path("guaranteed"), "guaranteed");
-                Limits l = ControlJson.limits(s.path("limits"), "limits");
-                return TreeEdits.tenant(c, id).isPresent()
-                        ? TreeEdits.updateTenant(c, id, Optional.of(w), Optional.of(g), Optional.of(l))
-                        : TreeEdits.createTenant(c, s.path("org").asText(), id, w, g, l);
-            }
-            case "team.create", "team.update" -> {
-                String tenant = s.path("tenant").asText();
-                String name = s.path("name").asText();
-                Limits l = ControlJson.limits(s.path("limits"), "limits");
-                return TreeEdits.tenant(c, tenant).map(t -> t.tenant().teams().containsKey(name)).orElse(false)
-                        ? TreeEdits.setTeamLimits(c, tenant, name, l) : TreeEdits.createTeam(c, tenant, name, l);
-            }
-            case "key.create", "key.update", "key.rotate" -> {
-                return replayKey(c, s);
-            }
-            case "org.delete" -> {
-                String id = s.path("id").asText();
-                // What the API deleted stays deleted, with whatever the file has put below it since.
-                return c.orgs().containsKey(id) ? TreeEdits.deleteOrg(c, id, true) : c;
-            }
-            case "tenant.delete" -> {
-                String id = s.path("id").asText();
-                return TreeEdits.tenant(c, id).isPresent() ? TreeEdits.deleteTenant(c, id, true) : c;
-            }
-            case "team.delete" -> {
-                String tenant = s.path("tenant").asText();
-                String name = s.path("id").asText();
-                return TreeEdits.tenant(c, tenant).map(t -> t.tenant().teams().containsKey(name)).orElse(false)
-                        ? TreeEdits.deleteTeam(c, tenant, name, true) : c;
-            }
-            case "key.delete" -> {
-                String id = s.path("id").asText();
-                return TreeEdits.key(c, id).isPresent() ? TreeEdits.deleteKey(c, id) : c;
-            }
-            case "pause" -> {
-                Scope scope = scope(s.path("scope").asText());
-                Optional<Instant> until = s.path("until").isTextual() ? Optional.of(Instant.parse(s.path("until").asText()))
-                        : Optional.empty();
-                runtime.pauses().put(new Pause(scope, s.path("reason").asText(), until, s.path("by").asText(),
-                        Instant.parse(s.path("at").asText())));
-                return c;
-            }
-            case "resume" -> {
-                runtime.pauses().remove(scope(s.path("scope").asText()));
-                return c;
-            }
-            case "config.reload" -> {
-                return c;
-            }
-            case "prices.set" -> {
-                return c.withPrices(ControlJson.prices(s.path("prices"), "prices"));
-            }
-            case "profile.update" -> {
-                String id = s.path("id").asText();
-                dev.sluice.runtime.config.ProfileConfig p = c.profiles().get(id);
-                if (p == null) {
-                    return c; // removed from the file since
-                }
-                try {
-                    return withProfile(c, ConfigLoader.patchProfile(p, only(s, ConfigLoader.PROFILE_ROUTING), c.deployments()));
-                } catch (ConfigException e) {
-                    return c; // a deployment it names was removed from the file: the file's version stands
-                }
-            }
-            case "profile.create" -> {
-                try {
-                    return withProfile(c, ConfigLoader.profile(s.path("id").asText(), only(s, ConfigLoader.PROFILE),
-                            c.deployments()));
-                } catch (ConfigException e) {
-                    return c;
-                }
-            }
-            case "rollout.create" -> {
-                String id = s.path("id").asText();
-                try {
-                    RolloutConfig r = ConfigLoader.rollout(id, only(s, ConfigLoader.ROLLOUT), c);
-                    boolean profileFree = c.rollouts().stream().noneMatch(o -> o.profile().equals(r.profile())
-                            && !o.id().equals(id));
-                    return profileFree ? withRollout(c, r) : c;
-                } catch (ConfigException e) {
-                    return c; // a profile or deployment it names was removed from the file since
-                }
-            }
-            case "rollout.delete" -> {
-                String id = s.path("id").asText();
-                runtime.rollouts().forget(id);
-                return withoutRollout(c, id);
-            }
-            case "rollout.state" -> {
-                runtime.rollouts().restore(s.path("id").asText(), RolloutJson.readState(s), RolloutJson.readDecision(s));
-                return c;
-            }
-            case "warmup.create" -> {
-                String id = s.path("id").asText();
-                try {
-                    WarmupConfig w = ConfigLoader.warmup(id, only(s, ConfigLoader.WARMUP), c);
-                    boolean tenantFree = c.warmups().stream().noneMatch(o -> o.tenant().equals(w.tenant())
-                            && !o.id().equals(id));
-                    return tenantFree ? withWarmup(c, w) : c;
-                } catch (ConfigException e) {
-                    return c; // its tenant, or the limit it grows to, was removed since
-                }
-            }
-            case "warmup.delete" -> {
-                String id = s.path("id").asText();
-                runtime.warmups().forget(id);
-                return withoutWarmup(c, id);
-            }
-            case "warmup.state" -> {
-                runtime.warmups().restore(s.path("id").asText(), WarmupJson.readState(s), WarmupJson.readDecision(s));
-                return c;
-            }
-            case "profile.delete" -> {
-                String id = s.path("id").asText();
-                return c.profiles().containsKey(id) && users(c, id).isEmpty() ? withoutProfile(c, id) : c;
-            }
-            default -> throw new IllegalArgumentException("action: " + action);
-        }
-    }
-
-    private SluiceConfig replayKey(SluiceConfig c, JsonNode s) {
-        String id = s.path("id").asText();
-        String tenant = s.path("tenant").asText();
-        String team = tenant + "/" + s.path("team").asText();
-        Optional<byte[]> hash = s.hasNonNull("sha256") ? Optional.of(HexFormat.of().parseHex(s.path("sha256").asText()))
-                : Optional.empty();
-        List<String> profiles = new ArrayList<>();
-        s.path("profiles").forEach(p -> profiles.add(p.asText()));
-        profiles.removeIf(p -> !c.profiles().containsKey(p));
-        TrafficClass cls = TrafficClass.byWireName(s.path("class").asText()).orElse(TrafficClass.INTERACTIVE);
-        TrafficClass max = TrafficClass.byWireName(s.path("max_class").asText()).orElse(cls);
-        Optional<Duration> deadline = s.has("deadline_ms") ? Optional.of(Duration.ofMillis(s.path("deadline_ms").asLong()))
-                : Optional.empty();
-        Limits l = ControlJson.limits(s.path("limits"), "limits");
-        String org = TreeEdits.tenant(c, tenant).orElseThrow(() -> TreeEdits.notFound("tenant", tenant)).org().id();
-        KeyConfig k = new KeyConfig(id, org, tenant, team, hash, s.path("secret_source").asText("admin api"), profiles,
-                cls, max, deadline, l, false);
-        if (s.hasNonNull("retired_sha256")) {
-            Instant until = Instant.parse(s.path("retired_until").asText());
-            runtime.retiredSecrets().add(new RetiredSecrets.Retired(id, HexFormat.of().parseHex(
-                    s.path("retired_sha256").asText()), until));
-        }
-        Optional<TreeEdits.KeyAt> at = TreeEdits.key(c, id);
-        if (at.isPresent() && at.get().key().team().equals(team)) {
-            return TreeEdits.updateKey(c, id, old -> k);
-        }
-        return TreeEdits.createKey(at.isPresent() ? TreeEdits.deleteKey(c, id) : c, k);
     }
 
     /** Parses {@code tenant:acme}, {@code team:acme/x}, {@code key:k}, {@code org:o}, {@code profile:p}, {@code deployment:d}. */
