@@ -66,7 +66,7 @@ final class SharedRollouts {
                 rs.judgedByFleet(true);
                 exchange = () -> {
                     List<Rollouts.Published> own = rs.published();
-                    table.put(id, RolloutFleet.publication(own));
+                    table.put(id, RolloutFleet.publication(own, rs.sent()));
                     Map<String, String> others = new TreeMap<>(table);
                     others.remove(id);
                     RolloutFleet.round(rs, id, own, others);

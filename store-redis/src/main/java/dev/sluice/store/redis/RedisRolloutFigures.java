@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  * path), one library call ({@code fleet}, the fleet view's) writes this replica's tally of each
  * running rollout's interval into {@code ns:{ns}:rollouts} and reads every other replica's fresh
  * one (fresh for three rounds, by Redis's clock or the test clock); the replica with the lowest id
- * then judges the sum. While it runs, the rollouts no longer judge on the runtime's tick. While
+ * then judges the sum; and each rollout's growth ceiling counts what the others sent to its target
+ * (their latest publication) with this replica's own sends. While it runs, the rollouts no longer judge on the runtime's tick. While
  * Redis cannot answer, no rollout is judged by the fleet: the interval runs on, and the first
  * round Redis answers judges it (a breach is acted on at most a round late).
  */
@@ -58,14 +59,14 @@ public final class RedisRolloutFigures implements AutoCloseable {
     }
 
     /**
-     * Publishes this replica's tallies, reads the others' and judges what this replica decides;
-     * one round trip. Returns the decisions made, none when Redis did not answer.
+     * Publishes this replica's tallies and sends to the targets, reads the others' and judges what
+     * this replica decides; one round trip. Returns the decisions made, none when Redis did not answer.
      */
     public synchronized List<RolloutDecision> exchange() {
         List<Rollouts.Published> own = rollouts.published();
         List<Object> out;
         try {
-            out = call(RolloutFleet.publication(own));
+            out = call(RolloutFleet.publication(own, rollouts.sent()));
         } catch (RuntimeException e) {
             // Redis down, or anything else: the timer must keep running; the interval is judged later.
             return List.of();
