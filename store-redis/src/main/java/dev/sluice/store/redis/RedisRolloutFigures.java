@@ -24,9 +24,10 @@ import java.util.concurrent.TimeUnit;
  * then judges the sum; and each rollout's growth ceiling counts what the others sent to its target
  * (their latest publication) with this replica's own sends. Given the runtime's warm-ups, the
  * same call carries each warm-up's minute so far, judged on the fleet's attempts by the lowest id
- * ({@link WarmupFleet}). While it runs, the rollouts (and warm-ups) no longer judge on the runtime's tick. While
- * Redis cannot answer, no rollout is judged by the fleet: the interval runs on, and the first
- * round Redis answers judges it (a breach is acted on at most a round late).
+ * ({@link WarmupFleet}). While it runs, the rollouts (and warm-ups) no longer judge on the
+ * runtime's tick. While Redis cannot answer, no rollout or warm-up minute is judged by the fleet:
+ * the interval (a warm-up's rate, even past its duration) runs on, and the first round Redis
+ * answers judges it; the others' sends last read still count in their minutes.
  */
 public final class RedisRolloutFigures implements AutoCloseable {
 
