@@ -42,6 +42,7 @@ final class ShareMeter {
     private static final int REQUESTS = 0;
     private static final int INPUT = 1;
     private static final int OUTPUT = 2;
+    private static final long[] NONE = new long[3];
 
     ShareMeter(Map<Dimension, Long> growthPerMinute) {
         this.growth = Map.copyOf(growthPerMinute);
@@ -92,8 +93,6 @@ final class ShareMeter {
         }
         return true;
     }
-
-    private static final long[] NONE = new long[3];
 
     /**
      * What this replica sent to the target, for the others' ceilings: the epoch minute in progress

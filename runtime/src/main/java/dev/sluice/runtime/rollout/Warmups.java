@@ -49,6 +49,8 @@ public final class Warmups implements RequestEventSink {
     private final Map<String, TreeMap<Long, Kept>> pending = new java.util.HashMap<>();
     private final List<Consumer<WarmupDecision>> listeners = new CopyOnWriteArrayList<>();
     private final List<BiConsumer<WarmupDecision, WarmupState>> made = new CopyOnWriteArrayList<>();
+    /** Whether the fleet's attempts are judged ({@link #judgeFleet}) instead of this replica's on its tick. */
+    private volatile boolean judgedByFleet;
 
     private record InForce(Map<String, Entry> byId, Map<String, Entry> byTenant) {}
 
@@ -238,9 +240,6 @@ public final class Warmups implements RequestEventSink {
             java.util.Objects.requireNonNull(id, "id");
         }
     }
-
-    /** Whether the fleet's attempts are judged ({@link #judgeFleet}) instead of this replica's on its tick. */
-    private volatile boolean judgedByFleet;
 
     /**
      * Whether each minute is judged on the attempts of every replica sharing the store
