@@ -190,8 +190,9 @@ final class ServeCommand {
                     d -> g.adaptive().flatMap(a -> a.find(d)), FLEET_VIEW_EVERY);
             fleet[0] = view;
             g.runtime().fleet(peers(view, shared[0].config().replicaId()));
-            // Rollouts are judged on every replica's figures, by one replica (RolloutFleet).
-            figures[0] = RedisRolloutFigures.start(shared[0], g.runtime().rollouts(), FLEET_VIEW_EVERY);
+            // Rollouts and warm-ups are judged on every replica's figures, by one replica (RolloutFleet, WarmupFleet).
+            figures[0] = RedisRolloutFigures.start(shared[0], g.runtime().rollouts(), g.runtime().warmups(),
+                    FLEET_VIEW_EVERY);
             // Off the request path: on the relay's thread, as soon as it imported another replica's change.
             relay[0].whenImported(() -> g.control().sync());
         }

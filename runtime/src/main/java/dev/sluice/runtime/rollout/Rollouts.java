@@ -62,6 +62,22 @@ public final class Rollouts implements RequestEventSink {
         }
     }
 
+    /**
+     * What one replica sent to a rollout's target, for the fleet's growth ceiling ({@link RolloutFleet}).
+     *
+     * @param id the rollout
+     * @param minute the epoch minute in progress (wall time) when it was counted
+     * @param thisMinute the target's first attempts in that minute so far
+     * @param minuteBefore in the minute before
+     */
+    public record Sent(String id, long minute, RolloutAnalysis.Demand thisMinute, RolloutAnalysis.Demand minuteBefore) {
+        public Sent {
+            java.util.Objects.requireNonNull(id, "id");
+            java.util.Objects.requireNonNull(thisMinute, "thisMinute");
+            java.util.Objects.requireNonNull(minuteBefore, "minuteBefore");
+        }
+    }
+
     /** A state kept in the journal for a rollout this runtime does not hold yet, with its decision. */
     private record Kept(RolloutState state, RolloutDecision decision) {}
 
@@ -189,7 +205,7 @@ public final class Rollouts implements RequestEventSink {
                     && RolloutCompatibility.judge(plan, now.tenantRegions.getOrDefault(tenant, Optional.empty()),
                             plan.profile(), e.from, e.to) instanceof FallbackPolicy.Verdict.Allowed
                     && headroom.has(e.to.id());
-            return e.share.take(clock.nanos(), assigned, stage.percentFor(listed), in, out)
+            return e.share.take(wallNanos(), assigned, stage.percentFor(listed), in, out)
                     ? Optional.of(e.to) : Optional.empty();
         }
     }
@@ -282,7 +298,7 @@ public final class Rollouts implements RequestEventSink {
                 if (!e.rollout.intervalDue(now) && !e.rollout.breachedEarly(e.meter.peek())) {
                     continue;
                 }
-                RolloutAnalysis.Demand demand = e.demand(now);
+                RolloutAnalysis.Demand demand = e.demand(wallNanos());
                 RolloutAnalysis.TargetState state = targets.of(e.to.id());
                 d = e.rollout.onInterval(now, clock.epochMillis(), e.meter.drain(),
                         percent -> RolloutAnalysis.noRoom(e.to.id(), state, demand, percent));
@@ -303,18 +319,68 @@ public final class Rollouts implements RequestEventSink {
 
     /** The interval so far of each running or paused rollout on this replica: what it publishes to the fleet. */
     public List<Published> published() {
-        long now = clock.nanos();
+        long wall = wallNanos();
         List<Published> out = new ArrayList<>();
         for (Entry e : inForce.all) {
             synchronized (e) {
                 Rollout.Status s = e.rollout.status();
                 if (s == Rollout.Status.RUNNING || s == Rollout.Status.PAUSED) {
                     out.add(new Published(e.rollout.config().id(), e.rollout.state().version(), e.meter.tally(),
-                            e.demand(now)));
+                            e.demand(wall)));
                 }
             }
         }
         return out;
+    }
+
+    /**
+     * What this replica sent this minute and the one before to the target of each rollout with a
+     * growth ceiling, whatever its status (a complete rollout's target still has one); none that
+     * sent nothing in either. The other replicas' ceilings count it ({@link #sentByOthers}).
+     */
+    public List<Sent> sent() {
+        long wall = wallNanos();
+        List<Sent> out = new ArrayList<>();
+        for (Entry e : inForce.all) {
+            if (e.rollout.config().maxGrowthPerMinute().isEmpty()) {
+                continue;
+            }
+            long[] s;
+            synchronized (e) {
+                s = e.share.sent(wall);
+            }
+            if (s[1] + s[2] + s[3] + s[4] + s[5] + s[6] > 0) {
+                out.add(new Sent(e.rollout.config().id(), s[0], new RolloutAnalysis.Demand(s[1], s[2], s[3]),
+                        new RolloutAnalysis.Demand(s[4], s[5], s[6])));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Takes what the other replicas sharing the store last said they sent to the rollouts'
+     * targets ({@link #sent} on each), in place of what they said before: each rollout's growth
+     * ceiling counts the fleet's sends from now, the other replicas' as of their publication and
+     * this one's as they happen. A rollout none of them names has only this replica's.
+     */
+    public void sentByOthers(java.util.Collection<Sent> others) {
+        Map<String, List<long[]>> byId = new HashMap<>();
+        for (Sent s : others) {
+            byId.computeIfAbsent(s.id(), k -> new ArrayList<>()).add(new long[] {s.minute(),
+                s.thisMinute().requests(), s.thisMinute().inputTokens(), s.thisMinute().outputTokens(),
+                s.minuteBefore().requests(), s.minuteBefore().inputTokens(), s.minuteBefore().outputTokens()});
+        }
+        for (Entry e : inForce.all) {
+            List<long[]> theirs = byId.getOrDefault(e.rollout.config().id(), List.of());
+            synchronized (e) {
+                e.share.others(theirs);
+            }
+        }
+    }
+
+    /** Wall time in nanoseconds: the minutes of the share and the ceiling are the epoch's, the same on every replica. */
+    private long wallNanos() {
+        return clock.epochMillis() * 1_000_000L;
     }
 
     /**

@@ -117,6 +117,11 @@ public final class Warmup {
         }
     }
 
+    /** This replica's attempts of the tenant in the minute so far, and of which the provider refused: for the fleet's sum. */
+    long[] minuteSoFar() {
+        return new long[] {attempts, throttled};
+    }
+
     /** Whether a minute has ended at {@code now} (judge it with {@link #onMinute}). */
     public boolean minuteDue(long now) {
         return holding() && now - minuteStartedAt >= MINUTE_NANOS;
@@ -124,8 +129,15 @@ public final class Warmup {
 
     /** Judges the minute that ended at {@code now}, or ends the warm-up past its duration or at its limits. */
     public WarmupDecision onMinute(long now, long epochMillis) {
-        long a = attempts;
-        long t = throttled;
+        return onMinute(now, epochMillis, attempts, throttled);
+    }
+
+    /**
+     * Judges the minute that ended at {@code now} on {@code a} attempts of which {@code t} were
+     * refused by the provider (the fleet's, added up, when several replicas share the store), as
+     * {@link #onMinute(long, long)} judges this replica's own; this replica's count starts again.
+     */
+    public WarmupDecision onMinute(long now, long epochMillis, long a, long t) {
         attempts = throttled = 0;
         minuteStartedAt = now;
         String figures = " (" + t + " provider 429s of " + a + " attempts)";

@@ -49,6 +49,8 @@ public final class Warmups implements RequestEventSink {
     private final Map<String, TreeMap<Long, Kept>> pending = new java.util.HashMap<>();
     private final List<Consumer<WarmupDecision>> listeners = new CopyOnWriteArrayList<>();
     private final List<BiConsumer<WarmupDecision, WarmupState>> made = new CopyOnWriteArrayList<>();
+    /** Whether the fleet's attempts are judged ({@link #judgeFleet}) instead of this replica's on its tick. */
+    private volatile boolean judgedByFleet;
 
     private record InForce(Map<String, Entry> byId, Map<String, Entry> byTenant) {}
 
@@ -225,7 +227,71 @@ public final class Warmups implements RequestEventSink {
         }
     }
 
-    /** Starts the scheduled warm-ups whose time has come, and judges every minute that ended. */
+    /**
+     * One warm-up's minute so far on this replica, for the fleet to add up ({@link WarmupFleet}).
+     *
+     * @param id the warm-up
+     * @param version the version of its state in force: the minute began with that decision
+     * @param attempts the tenant's attempts on providers here since
+     * @param throttled of which the provider refused (429)
+     */
+    public record Published(String id, long version, long attempts, long throttled) {
+        public Published {
+            java.util.Objects.requireNonNull(id, "id");
+        }
+    }
+
+    /**
+     * Whether each minute is judged on the attempts of every replica sharing the store
+     * ({@link #judgeFleet}, by the replica that decides) rather than on this replica's own on its
+     * tick. Starts and commands are not affected.
+     */
+    public void judgedByFleet(boolean fleet) {
+        this.judgedByFleet = fleet;
+    }
+
+    /** The minute so far of each warm-up holding the tenant's rates (warming or paused): what this replica publishes. */
+    public List<Published> published() {
+        List<Published> out = new ArrayList<>();
+        for (Entry e : inForce.byId.values()) {
+            synchronized (e) {
+                if (e.warmup.holding()) {
+                    long[] m = e.warmup.minuteSoFar();
+                    out.add(new Published(e.warmup.config().id(), e.warmup.state().version(), m[0], m[1]));
+                }
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Judges warm-up {@code id}'s minute that began with state {@code version} on the fleet's
+     * {@code attempts} and {@code throttled} (every replica's at that version, added up), when
+     * the minute has ended here: the decision is this runtime's (told to the listeners,
+     * journaled). Nothing happens when the warm-up is unknown here, has moved past
+     * {@code version}, or its minute has not ended.
+     */
+    public java.util.Optional<WarmupDecision> judgeFleet(String id, long version, long attempts, long throttled) {
+        Entry e = inForce.byId.get(id);
+        if (e == null) {
+            return java.util.Optional.empty();
+        }
+        WarmupDecision d;
+        WarmupState after;
+        synchronized (e) {
+            long now = clock.nanos();
+            if (e.warmup.state().version() != version || !e.warmup.minuteDue(now)) {
+                return java.util.Optional.empty();
+            }
+            d = e.warmup.onMinute(now, clock.epochMillis(), attempts, throttled);
+            apply(e);
+            after = e.warmup.state();
+        }
+        tell(d, after);
+        return java.util.Optional.of(d);
+    }
+
+    /** Starts the scheduled warm-ups whose time has come, and judges every minute that ended (unless {@link #judgedByFleet}). */
     public void tick() {
         long now = clock.nanos();
         long epochMillis = clock.epochMillis();
@@ -242,7 +308,7 @@ public final class Warmups implements RequestEventSink {
                         e.startedOn = local.toLocalDate();
                         d = begin(e, now);
                     }
-                } else if (e.warmup.minuteDue(now)) {
+                } else if (!judgedByFleet && e.warmup.minuteDue(now)) {
                     d = e.warmup.onMinute(now, epochMillis);
                     apply(e);
                 }

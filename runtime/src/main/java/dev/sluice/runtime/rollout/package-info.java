@@ -9,6 +9,7 @@
  * {@link Rollout} (the stages and what each verdict or command does). {@link Rollouts} holds a
  * runtime's rollouts, measures the target from the request events and steps them on the runtime's
  * tick; {@link RolloutRouting} applies them through the routing seam, so the gateway and the
- * simulator route alike.
+ * simulator route alike. On a shared store {@link RolloutFleet} and {@link WarmupFleet} make the
+ * judgements and the growth ceiling the fleet's, from what every replica publishes.
  */
 package dev.sluice.runtime.rollout;

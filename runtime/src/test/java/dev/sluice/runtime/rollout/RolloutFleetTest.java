@@ -3,6 +3,13 @@ package dev.sluice.runtime.rollout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.adapt.Mode;
+import dev.sluice.estimate.TokenEstimate;
+import dev.sluice.estimate.Tokenizer;
+import dev.sluice.governor.AdmissionRequest;
+import dev.sluice.governor.TrafficClass;
+import dev.sluice.runtime.event.Caller;
+import dev.sluice.runtime.request.RequestPlan;
+import dev.sluice.runtime.routing.Headroom;
 import dev.sluice.runtime.config.ConfigLoader;
 import dev.sluice.runtime.config.SluiceConfig;
 import dev.sluice.runtime.event.AttemptEvent;
@@ -70,8 +77,8 @@ class RolloutFleetTest {
         List<Rollouts.Published> ofA = a.published();
         List<Rollouts.Published> ofB = b.published();
         List<RolloutDecision> out = new ArrayList<>(RolloutFleet.round(a, "a", ofA,
-                Map.of("b", RolloutFleet.publication(ofB))));
-        out.addAll(RolloutFleet.round(b, "b", ofB, Map.of("a", RolloutFleet.publication(ofA))));
+                Map.of("b", RolloutFleet.publication(ofB, b.sent()))));
+        out.addAll(RolloutFleet.round(b, "b", ofB, Map.of("a", RolloutFleet.publication(ofA, a.sent()))));
         return out;
     }
 
@@ -126,7 +133,7 @@ class RolloutFleetTest {
         clock.advance(Duration.ofMinutes(1));
 
         List<RolloutDecision> made = RolloutFleet.round(a, "a", a.published(),
-                Map.of("b", RolloutFleet.publication(b.published())));
+                Map.of("b", RolloutFleet.publication(b.published(), b.sent())));
 
         assertThat(made.get(0).action()).isEqualTo(Action.HELD);
         assertThat(made.get(0).reason()).isEqualTo("inconclusive: 10 attempts on the target, 20 needed");
@@ -164,5 +171,65 @@ class RolloutFleetTest {
         a.judgedByFleet(false);
         a.tick();
         assertThat(a.inspect("move").percent()).isEqualTo(50);
+    }
+
+    private static final SluiceConfig CEILING = ConfigLoader.parse("""
+            deployments:
+              old: { kind: openai, base_url: "http://127.0.0.1:1" }
+              new: { kind: openai, base_url: "http://127.0.0.1:2" }
+            profiles: { chat: { deployment: old, model: gpt-4o } }
+            rollouts:
+              move: { profile: chat, to: new, steps: [100], interval: 1h, max_growth_per_minute: { rpm: 10 },
+                      start: immediately }
+            """, "ceiling.yaml", v -> null);
+
+    /** Of {@code n} first attempts on {@code r}, how many ran on the target. */
+    private static int onTarget(Rollouts r, int n) {
+        int out = 0;
+        for (int i = 0; i < n; i++) {
+            RequestPlan plan = new RequestPlan("trace" + i, "openai.chat", new Caller("o", "acme", "t", "k"),
+                    CEILING.profiles().get("chat"), TrafficClass.INTERACTIVE, AdmissionRequest.NO_DEADLINE,
+                    new TokenEstimate(100, 100, 0, 100, 100, Tokenizer.O200K_BASE), false);
+            out += r.targetFor(plan, Headroom.EVERYWHERE).isPresent() ? 1 : 0;
+        }
+        return out;
+    }
+
+    @Test
+    void theGrowthCeilingIsTheFleetsOnceTheReplicasExchange() {
+        Rollouts one = new Rollouts(CEILING, clock, ROOM);
+        Rollouts two = new Rollouts(CEILING, clock, ROOM);
+        one.startConfigured();
+        two.startConfigured();
+
+        int first = onTarget(one, 6);
+        RolloutFleet.round(two, "b", two.published(), Map.of("a", RolloutFleet.publication(one.published(), one.sent())));
+        int second = onTarget(two, 20);
+        RolloutFleet.round(one, "a", one.published(), Map.of("b", RolloutFleet.publication(two.published(), two.sent())));
+        int third = onTarget(one, 20);
+
+        // 10 a minute for the fleet, from a quiet start: 6 on one replica, the 4 left on the other
+        assertThat(first).isEqualTo(6);
+        assertThat(second).isEqualTo(4);
+        assertThat(third).isZero();
+
+        clock.advance(Duration.ofMinutes(1));
+        RolloutFleet.round(two, "b", two.published(), Map.of("a", RolloutFleet.publication(one.published(), one.sent())));
+        // minute 1: the fleet's 10 of minute 0 plus 10, of which this replica takes them all
+        assertThat(onTarget(two, 30)).isEqualTo(20);
+    }
+
+    @Test
+    void aPublicationWithoutSendsLinesIsReadByThisBuildAndOneWithThemByTheLast() {
+        String withSends = RolloutFleet.publication(a.published(),
+                List.of(new Rollouts.Sent("move", 7, new RolloutAnalysis.Demand(3, 300, 30),
+                        new RolloutAnalysis.Demand(1, 100, 10))));
+
+        assertThat(RolloutFleet.parseSent(withSends)).containsOnlyKeys("move");
+        assertThat(RolloutFleet.parseSent(withSends).get("move").thisMinute()).isEqualTo(new RolloutAnalysis.Demand(3, 300, 30));
+        assertThat(RolloutFleet.parse(withSends)).as("the rollout's own line is read as before").containsOnlyKeys("move");
+        assertThat(withSends.lines().skip(2).findFirst().orElseThrow().split("\t"))
+                .as("five fields: the last build, which reads lines of four, skips it").hasSize(5);
+        assertThat(RolloutFleet.parseSent(RolloutFleet.publication(a.published(), List.of()))).isEmpty();
     }
 }

@@ -3,6 +3,7 @@ package dev.sluice.runtime.rollout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.sluice.limits.Dimension;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -88,5 +89,85 @@ class ShareMeterTest {
 
         assertThat(m.profileLastMinute(MINUTE + 1)).containsExactly(10, 300, 200);
         assertThat(m.targetThisMinute(MINUTE + 1, Dimension.REQUESTS)).isZero();
+    }
+
+    /** What another replica said it sent: its minute, then requests, input, output this minute and the one before. */
+    private static long[] sent(long minute, long requests, long requestsBefore) {
+        return new long[] {minute, requests, 0, 0, requestsBefore, 0, 0};
+    }
+
+    @Test
+    void theCeilingCountsWhatTheOtherReplicasSaidTheySentThisMinute() {
+        ShareMeter m = new ShareMeter(Map.of(Dimension.REQUESTS, 5L));
+        m.take(1, false, 100, 1, 0);
+        m.others(List.of(sent(0, 2, 0), sent(0, 1, 0)));
+        int onTarget = 0;
+        for (int i = 0; i < 50; i++) {
+            onTarget += m.take(1, true, 100, 1, 0) ? 1 : 0;
+        }
+
+        // the fleet's ceiling of 5 in a first minute: the others took 3, this replica 2
+        assertThat(onTarget).isEqualTo(2);
+    }
+
+    @Test
+    void theOtherReplicasMinuteBeforeRaisesTheFleetsCeilingAsThisOnesOwnDoes() {
+        ShareMeter m = new ShareMeter(Map.of(Dimension.REQUESTS, 5L));
+        // one said it at minute 1 (4 then, 10 the minute before); one last spoke in minute 0 (6 then)
+        m.others(List.of(sent(1, 4, 10), sent(0, 6, 0)));
+        int onTarget = 0;
+        for (int i = 0; i < 50; i++) {
+            onTarget += m.take(MINUTE + 1, true, 100, 1, 0) ? 1 : 0;
+        }
+
+        // the fleet took 16 in minute 0: 16 + 5 in minute 1, of which the others took 4
+        assertThat(onTarget).isEqualTo(17);
+    }
+
+    @Test
+    void whatTheOthersSaidCountsOnlyInItsOwnMinutes() {
+        ShareMeter m = new ShareMeter(Map.of(Dimension.REQUESTS, 5L));
+        m.others(List.of(sent(0, 5, 0)));
+        int onTarget = 0;
+        for (int i = 0; i < 50; i++) {
+            onTarget += m.take(2 * MINUTE + 1, true, 100, 1, 0) ? 1 : 0;
+        }
+
+        // minute 0 is two minutes back at minute 2: a quiet minute 1 starts the fleet from zero
+        assertThat(onTarget).isEqualTo(5);
+    }
+
+    @Test
+    void eachRoundReplacesWhatTheOthersSaidBefore() {
+        ShareMeter m = new ShareMeter(Map.of(Dimension.REQUESTS, 5L));
+        m.others(List.of(sent(0, 5, 0)));
+        assertThat(m.take(1, true, 100, 1, 0)).isFalse();
+
+        m.others(List.of());
+
+        assertThat(m.take(2, true, 100, 1, 0)).as("the one that sent 5 left the fleet").isTrue();
+    }
+
+    @Test
+    void whatThisReplicaSentIsItsMinuteAndItsTargetsCountsInItAndTheMinuteBefore() {
+        ShareMeter m = new ShareMeter(Map.of(Dimension.REQUESTS, 50L));
+        for (int i = 0; i < 4; i++) {
+            m.take(1, true, 100, 30, 20);
+        }
+        m.take(MINUTE + 1, true, 100, 7, 3);
+        m.take(MINUTE + 2, false, 100, 7, 3);
+
+        assertThat(m.sent(MINUTE + 3)).containsExactly(1, 1, 7, 3, 4, 120, 80);
+    }
+
+    @Test
+    void aWallClockSetBackCountsInTheMinuteInProgress() {
+        ShareMeter m = new ShareMeter(Map.of(Dimension.REQUESTS, 5L));
+        for (int i = 0; i < 5; i++) {
+            m.take(MINUTE + 1, true, 100, 1, 0);
+        }
+
+        assertThat(m.take(MINUTE - 1, true, 100, 1, 0)).as("minute 1 is full").isFalse();
+        assertThat(m.sent(MINUTE - 1)[0]).isEqualTo(1);
     }
 }

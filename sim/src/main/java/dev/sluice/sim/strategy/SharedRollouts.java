@@ -3,6 +3,8 @@ package dev.sluice.sim.strategy;
 import dev.sluice.runtime.SluiceRuntime;
 import dev.sluice.runtime.rollout.RolloutFleet;
 import dev.sluice.runtime.rollout.Rollouts;
+import dev.sluice.runtime.rollout.WarmupFleet;
+import dev.sluice.runtime.rollout.Warmups;
 import dev.sluice.sim.engine.EventLoop;
 import java.time.Duration;
 import java.util.List;
@@ -13,8 +15,8 @@ import java.util.TreeMap;
  * The rollouts and warm-ups of a multi-replica run shared as {@code sluice serve} shares them:
  * every decision a replica makes reaches the others after {@link #RELAY} (the journal's relay
  * round), where it is restored as a journaled one is; and on a shared store the analysis judges
- * the fleet's figures ({@link RolloutFleet}): every {@link #EVERY} each replica publishes its
- * tallies and the lowest replica id judges the sum, through Redis
+ * the fleet's figures ({@link RolloutFleet}, {@link WarmupFleet}): every {@link #EVERY} each replica
+ * publishes its tallies and the lowest replica id judges the sum, through Redis
  * ({@code RedisRolloutFigures}, as the gateway) when the run has one, else through a table in
  * this process standing in for it (the replicas of a run never stop, so nothing goes stale).
  */
@@ -57,18 +59,22 @@ final class SharedRollouts {
         Map<String, String> table = new TreeMap<>();
         for (int i = 0; i < runtimes.size(); i++) {
             Rollouts rs = runtimes.get(i).rollouts();
+            Warmups ws = runtimes.get(i).warmups();
             String id = "r" + i;
             Runnable exchange;
             if (!redis.isEmpty()) {
-                var figures = dev.sluice.store.redis.RedisRolloutFigures.manual(redis.get(i), rs, EVERY);
+                var figures = dev.sluice.store.redis.RedisRolloutFigures.manual(redis.get(i), rs, ws, EVERY);
                 exchange = figures::exchange;
             } else {
                 rs.judgedByFleet(true);
+                ws.judgedByFleet(true);
                 exchange = () -> {
                     List<Rollouts.Published> own = rs.published();
-                    table.put(id, RolloutFleet.publication(own));
+                    List<Warmups.Published> ownWarmups = ws.published();
+                    table.put(id, RolloutFleet.publication(own, rs.sent()) + WarmupFleet.lines(ownWarmups));
                     Map<String, String> others = new TreeMap<>(table);
                     others.remove(id);
+                    WarmupFleet.round(ws, id, ownWarmups, others);
                     RolloutFleet.round(rs, id, own, others);
                 };
             }
