@@ -38,7 +38,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * OpenAI-compatible one (passed on as it arrives). Reports the answers by status, the requests that
  * got none, the child's peak heap in use, peak heap left after a collection and peak resident set
  * ({@code VmHWM}), and whether it ended balanced and alive. One round, loopback only, bounded by
- * {@code --seconds} (120).
+ * {@code --seconds} (120). {@code --translation-budget-bytes} replaces the default budget (128 MiB),
+ * to see what the bound is worth.
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar dev.sluice.bench.load.BoundedMemory --answers 1000 --answer-bytes 1048576 --xmx 512m
@@ -74,24 +75,29 @@ public final class BoundedMemory {
         String xmx = "512m";
         int answerSeconds = 5;
         int seconds = 120;
+        long budget = 0;
         for (int i = 0; i < args.length; i += 2) {
             switch (args[i]) {
                 case "--answers" -> answers = Integer.parseInt(args[i + 1]);
                 case "--answer-bytes" -> bytes = Integer.parseInt(args[i + 1]);
                 case "--xmx" -> xmx = args[i + 1];
                 case "--answer-seconds" -> answerSeconds = Integer.parseInt(args[i + 1]);
+                case "--translation-budget-bytes" -> budget = Long.parseLong(args[i + 1]);
                 case "--seconds" -> seconds = Integer.parseInt(args[i + 1]);
                 default -> throw new IllegalArgumentException(args[i] + ": unknown option (expected --answers, "
-                        + "--answer-bytes, --xmx, --answer-seconds, --seconds)");
+                        + "--answer-bytes, --xmx, --answer-seconds, --translation-budget-bytes, --seconds)");
             }
         }
-        Result r = run(answers, bytes, xmx, answerSeconds, seconds, System.out);
+        Result r = run(answers, bytes, xmx, answerSeconds, budget, seconds, System.out);
         System.exit(r.unanswered() == 0 && r.unexpected() == 0 && r.childAlive() && !r.outOfMemory() ? 0 : 1);
     }
 
-    /** One round of {@code answers} at once; what it printed goes to {@code out}. */
-    public static Result run(int answers, int bytes, String xmx, int answerSeconds, int seconds, PrintStream out)
-            throws Exception {
+    /**
+     * One round of {@code answers} at once; what it printed goes to {@code out}. {@code budget} sets
+     * {@code server.translation_budget_bytes} (0: the default), to see what the bound is worth.
+     */
+    public static Result run(int answers, int bytes, String xmx, int answerSeconds, long budget, int seconds,
+            PrintStream out) throws Exception {
         if (answers < 1 || answers > 5_000 || bytes < 1_024 || answerSeconds < 0 || seconds < 10) {
             throw new IllegalArgumentException("--answers 1..5000, --answer-bytes >= 1024, --answer-seconds >= 0, "
                     + "--seconds >= 10");
@@ -113,7 +119,7 @@ public final class BoundedMemory {
             // Defaults for everything the bound depends on (translation budget and wait, answer cap), limits
             // high enough that the governor admits every call: what is measured is the gateway's memory.
             Files.writeString(config, """
-                    server: { host: 127.0.0.1, port: 0, max_connections_per_address: 20000 }
+                    server: { host: 127.0.0.1, port: 0, max_connections_per_address: 20000%3$s }
                     ledger: { kind: off }
                     deployments:
                       anthropic: { kind: anthropic, base_url: "http://127.0.0.1:%1$d", limits: { rpm: 1000000000, concurrency: 1000000 } }
@@ -123,7 +129,7 @@ public final class BoundedMemory {
                       relayed: { deployment: openai, model: gpt-4o-mini }
                     orgs:
                       o: { tenants: { t: { teams: { x: { keys: { k: { secret: "%2$s" } } } } } } }
-                    """.formatted(provider.actualPort(), KEY));
+                    """.formatted(provider.actualPort(), KEY, budget > 0 ? ", translation_budget_bytes: " + budget : ""));
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             child = new ProcessBuilder(java, "-Xmx" + xmx, "-XX:+ExitOnOutOfMemoryError", "-cp",
                     System.getProperty("java.class.path"), HeldAnswersGateway.class.getName(), "--config", config.toString())
@@ -138,7 +144,8 @@ public final class BoundedMemory {
             AtomicLong unanswered = new AtomicLong();
             AtomicLong unexpected = new AtomicLong();
             out.printf(Locale.ROOT, "%d answers of %,d bytes at once, half translated from Anthropic, half passed on; "
-                    + "gateway -Xmx%s%n", answers, bytes, xmx);
+                    + "gateway -Xmx%s, translation budget %s%n", answers, bytes, xmx,
+                    budget > 0 ? budget + " bytes" : "default");
             long start = System.nanoTime();
             List<Future<Void>> all = new ArrayList<>(answers);
             for (int i = 0; i < answers; i++) {
