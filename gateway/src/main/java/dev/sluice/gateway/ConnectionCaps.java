@@ -33,7 +33,8 @@ final class ConnectionCaps {
 
     /**
      * The configured caps, the total lowered to what the process's descriptors allow where that is
-     * lower ({@link #totalFor}), from the soft limit and the descriptors open now.
+     * lower ({@link #totalFor}), from the soft limit and the descriptors open now. (HotSpot raises
+     * the soft limit to the hard one as it starts, {@code -XX:+MaxFDLimit}: the limit read is that.)
      */
     static ConnectionCaps of(int configuredTotal, int perAddress) {
         if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.UnixOperatingSystemMXBean u) {
