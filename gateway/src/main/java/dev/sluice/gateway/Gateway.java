@@ -64,8 +64,12 @@ public final class Gateway {
     /** The gateway's own alert rules, evaluated on a timer ({@code alerts:} in the configuration). */
     private final dev.sluice.gateway.alert.AlertMonitor alerts;
 
-    private Gateway(Builder b, Vertx vertx, QuotaStore store) {
+    /** The accept-time limit of the gateway's own Vert.x; empty on a Vert.x it was given. */
+    private final Optional<AcceptLimit> acceptLimit;
+
+    private Gateway(Builder b, Vertx vertx, Optional<AcceptLimit> acceptLimit, QuotaStore store) {
         this.vertx = vertx;
+        this.acceptLimit = acceptLimit;
         this.ownsVertx = b.vertx == null;
         this.config = b.config;
         this.ledger = b.ledger;
@@ -258,8 +262,10 @@ public final class Gateway {
     private Future<Gateway> listen(int instances) {
         // Port 0 asks for a free port; Vert.x shares a random port among listeners given the same negative port.
         int requested = config.server().port() == 0 ? -1 : config.server().port();
+        // Counted now, with the event loops, the store and the ledger open: what is left is the clients'.
         ConnectionCaps caps = ConnectionCaps.of(config.server().maxConnections(),
                 config.server().maxConnectionsPerAddress());
+        acceptLimit.ifPresent(l -> l.limit(caps));
         GatewayVerticle first = new GatewayVerticle(core, config.server(), requested, caps);
         return vertx.deployVerticle(first).compose(id -> {
             deployments.add(id);
@@ -297,7 +303,11 @@ public final class Gateway {
             this.config = Objects.requireNonNull(config, "config");
         }
 
-        /** The Vert.x instance to run on; by default the gateway makes (and on stop closes) its own. */
+        /**
+         * The Vert.x instance to run on; by default the gateway makes (and on stop closes) its own,
+         * whose acceptor closes sockets beyond the connection caps as it accepts them. On one given
+         * here the caps are applied only as each connection is set up (docs/CONFIG.md, the descriptor rule).
+         */
         public Builder vertx(Vertx v) {
             this.vertx = Objects.requireNonNull(v, "vertx");
             return this;
@@ -392,8 +402,10 @@ public final class Gateway {
                 return Future.failedFuture(new IllegalStateException("store.kind: redis needs a Redis quota store; "
                         + "start through 'sluice serve' or pass one to Gateway.builder(...).store(...)"));
             }
-            Vertx v = vertx != null ? vertx : Vertx.vertx();
-            Gateway g = new Gateway(this, v, s.orElseGet(() -> new InMemoryQuotaStore(clock, config.dailyResetZone())));
+            // A Vert.x of its own closes sockets beyond the connection caps as they are accepted (AcceptLimit).
+            Optional<AcceptLimit> limit = vertx != null ? Optional.empty() : Optional.of(new AcceptLimit());
+            Vertx v = limit.map(l -> Vertx.builder().withTransport(l).build()).orElse(vertx);
+            Gateway g = new Gateway(this, v, limit, s.orElseGet(() -> new InMemoryQuotaStore(clock, config.dailyResetZone())));
             // Loading a tokenizer's vocabulary takes seconds: do it on a worker before serving, never on an event loop.
             Future<Void> warm = v.executeBlocking(() -> {
                 for (var p : config.profiles().values()) {

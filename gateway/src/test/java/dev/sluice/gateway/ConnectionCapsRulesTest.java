@@ -44,11 +44,33 @@ class ConnectionCapsRulesTest {
     }
 
     @Test
-    void theTotalIsLoweredToHalfTheDescriptorLimit() {
-        long fds = ((com.sun.management.UnixOperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-                .getMaxFileDescriptorCount();
-        // Each client call also holds an upstream connection: half the descriptors are kept for those and the rest.
-        assertThat(ConnectionCaps.of(Integer.MAX_VALUE, 10).total()).isEqualTo((int) Math.min(Integer.MAX_VALUE, fds / 2));
-        assertThat(ConnectionCaps.of(7, 10).total()).as("a configured total below it stands").isEqualTo(7);
+    void theTotalIsWhatTheDescriptorsLeaveForAClientItsUpstreamCallAndTheRoomFor503s() {
+        // 512 descriptors, 130 open (jars, selectors), 64 kept: 318 left, 4/9 of them for clients.
+        assertThat(ConnectionCaps.totalFor(10_000, 512, 130)).isEqualTo(141);
+        ConnectionCaps caps = new ConnectionCaps(141, 10);
+        assertThat(caps.acceptCeiling()).as("the total and a quarter of it held for 503s").isEqualTo(176);
+        assertThat(2 * 141 + 35 + 130 + 64).as("with an upstream call each, within the limit").isLessThanOrEqualTo(512);
+        assertThat(ConnectionCaps.totalFor(7, 512, 130)).as("a configured total below it stands").isEqualTo(7);
+        assertThat(ConnectionCaps.totalFor(10_000, 100, 90)).as("at least one").isEqualTo(1);
+    }
+
+    @Test
+    void theCapsOfThisProcessAreDerivedFromItsSoftLimitAndWhatItHasOpen() {
+        var os = (com.sun.management.UnixOperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        long open = os.getOpenFileDescriptorCount();
+        int total = ConnectionCaps.of(Integer.MAX_VALUE, 10).total();
+        assertThat(total).isBetween(ConnectionCaps.totalFor(Integer.MAX_VALUE, os.getMaxFileDescriptorCount(), open + 8),
+                ConnectionCaps.totalFor(Integer.MAX_VALUE, os.getMaxFileDescriptorCount(), open - 8));
+    }
+
+    @Test
+    void theAcceptorCountsSocketsUpToTheTotalAndTheRoomFor503s() {
+        ConnectionCaps caps = new ConnectionCaps(8, 8);
+        for (int i = 0; i < 10; i++) {
+            assertThat(caps.tryAccept()).as("socket " + i).isTrue();
+        }
+        assertThat(caps.tryAccept()).as("eight and two held for their 503: the eleventh is closed").isFalse();
+        caps.acceptedClosed();
+        assertThat(caps.tryAccept()).isTrue();
     }
 }

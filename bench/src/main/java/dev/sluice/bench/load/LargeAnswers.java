@@ -208,7 +208,7 @@ public final class LargeAnswers {
     }
 
     /** The highest heap in use, sampled every 5 ms on its own thread. */
-    private static final class Sampler {
+    static final class Sampler {
         private final AtomicLong peak = new AtomicLong();
         private volatile boolean running = true;
         private final Thread thread = Thread.ofPlatform().daemon().name("heap-sampler").unstarted(() -> {
@@ -237,7 +237,7 @@ public final class LargeAnswers {
     }
 
     /** The highest heap left in use after any collection: what was live, not garbage waiting. */
-    private static final class LiveAfterGc implements AutoCloseable {
+    static final class LiveAfterGc implements AutoCloseable {
         private final AtomicLong peak = new AtomicLong();
         private final List<Runnable> removals = new ArrayList<>();
         private final java.util.Set<String> heapPools = new java.util.HashSet<>();
