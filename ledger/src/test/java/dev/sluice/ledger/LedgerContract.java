@@ -351,9 +351,78 @@ abstract class LedgerContract {
                 .attempt(dev.sluice.runtime.event.AttemptResult.ANSWERED).usage(90, 60, 0).done().build();
         RequestEvent refused = Traffic.e4();
         LedgerQueries q = record(List.of(waited, refused, Traffic.e5()));
-        assertThat(q.request(waited.traceId())).hasValue(waited);
-        assertThat(q.request(refused.traceId())).hasValue(refused);
-        assertThat(q.request("0000000000000000000000000000ffff")).isEmpty();
+        // Two hours before now, with trace ids that carry no time: found around the time given.
+        assertThat(q.request(waited.traceId(), Traffic.T0.plus(Duration.ofMinutes(9)))).hasValue(waited);
+        assertThat(q.request(refused.traceId(), Traffic.T0)).hasValue(refused);
+        assertThat(q.request("0000000000000000000000000000ffff", Traffic.T0)).isEmpty();
+    }
+
+    @Test
+    void aRequestIsLookedForWithinTenMinutesOfTheTimeGiven() {
+        LedgerQueries q = record(List.of(Traffic.e4())); // arrived at T0 + 3 min
+        assertThat(q.request(Traffic.e4().traceId(), Traffic.T0.plus(Duration.ofMinutes(13)))).isPresent();
+        assertThat(q.request(Traffic.e4().traceId(), Traffic.T0.plus(Duration.ofMinutes(13)).plusMillis(1))).isEmpty();
+        assertThat(q.request(Traffic.e4().traceId(), Traffic.T0.minus(Duration.ofMinutes(7)))).isPresent();
+        assertThat(q.request(Traffic.e4().traceId(), Traffic.T0.minus(Duration.ofMinutes(7)).minusMillis(1))).isEmpty();
+    }
+
+    @Test
+    void aTraceIdSluiceMadeIsFoundByItselfAtTheTimeItCarries() {
+        Instant made = Traffic.NOW.minus(Duration.ofDays(20));
+        String trace = dev.sluice.runtime.event.TimedTraceIds.make(made.toEpochMilli());
+        // The request arrived a moment after its id was made.
+        RequestEvent e = Events.request(trace, made.plusMillis(3)).caller("acme-corp", "acme", "acme/search", "a1")
+                .attempt(dev.sluice.runtime.event.AttemptResult.ANSWERED).done().build();
+        LedgerQueries q = record(List.of(e, Traffic.e1()));
+        assertThat(q.request(trace)).hasValue(e);
+    }
+
+    @Test
+    void aCallersTraceIdIsFoundByItselfInTheLastHourAndAroundAGivenTimeBefore() {
+        // A caller's trace id: its first 12 digits read as a time far from either request.
+        RequestEvent recent = Events.request("4bf92f3577b34da6a3ce929d0e0e4736", Traffic.NOW.minus(Duration.ofMinutes(59)))
+                .caller("acme-corp", "acme", "acme/search", "a1").build();
+        RequestEvent older = Events.request("ffffffffffff4da6a3ce929d0e0e4736", Traffic.NOW.minus(Duration.ofMinutes(61)))
+                .caller("acme-corp", "acme", "acme/search", "a1").build();
+        LedgerQueries q = record(List.of(recent, older));
+        assertThat(q.request(recent.traceId())).hasValue(recent);
+        assertThat(q.request(older.traceId())).isEmpty();
+        assertThat(q.request(older.traceId(), Traffic.NOW.minus(Duration.ofHours(1)))).hasValue(older);
+    }
+
+    @Test
+    void ofATraceWithSeveralRequestsTheNewestIsRead() {
+        String trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        RequestEvent first = Events.request(trace, Traffic.T0).span(Events.span(1)).build();
+        RequestEvent second = Events.request(trace, Traffic.T0.plusSeconds(30)).span(Events.span(2)).build();
+        // The same instant as the second, another span: the larger span id.
+        RequestEvent third = Events.request(trace, Traffic.T0.plusSeconds(30)).span(Events.span(3)).build();
+        LedgerQueries q = record(List.of(second, third, first));
+        assertThat(q.request(trace, Traffic.T0)).hasValue(third);
+        assertThat(q.request(trace, Traffic.T0.minus(Duration.ofMinutes(10)))).hasValue(first);
+    }
+
+    @Test
+    void aBatchWrittenAgainAfterACommitWhoseAnswerWasLostAddsNothing() throws SQLException {
+        List<RequestEvent> batch = Traffic.all();
+        try (dev.sluice.ledger.db.LedgerStore store = new dev.sluice.ledger.db.LedgerStore(Database.of(settings()),
+                "w1")) {
+            store.migrate();
+            assertThat(store.write(batch)).isEqualTo(new dev.sluice.ledger.db.LedgerStore.WriteResult(9, 0, 8));
+            // What the writer does when a commit's answer is lost: the whole batch again, on a new connection.
+            store.reset();
+            assertThat(store.write(batch)).isEqualTo(new dev.sluice.ledger.db.LedgerStore.WriteResult(0, 9, 0));
+            // The same ids at another instant are another request (a replayed event has its own arrival).
+            RequestEvent later = Events.request(Traffic.e1().traceId(), Traffic.T0.plusMillis(1))
+                    .span(Traffic.e1().spanId()).caller("acme-corp", "acme", "acme/search", "a1").build();
+            assertThat(store.write(List.of(later, Traffic.e2())))
+                    .isEqualTo(new dev.sluice.ledger.db.LedgerStore.WriteResult(1, 1, 0));
+        }
+        assertThat(count("requests")).isEqualTo(10);
+        assertThat(count("attempts")).isEqualTo(8);
+        Usage u = LedgerQueries.of(Database.of(settings()), CLOCK).usage(WEEK, Grouping.TENANT);
+        assertThat(u.total().requests()).isEqualTo(10);
+        assertThat(u.total().inputTokens()).isEqualTo(1430);
     }
 
     @Test

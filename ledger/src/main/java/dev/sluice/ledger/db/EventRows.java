@@ -14,11 +14,17 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 
-/** One row per request and one per attempt: every fact of the events, in the columns of migrations 1, 4 and 5 (attempts: 8). */
+/**
+ * One row per request and one per attempt: every fact of the events, in the columns of migrations 1,
+ * 4 and 5 (keyed as migration 9 made the request rows, 8 the attempt rows).
+ */
 final class EventRows {
 
     /** The request row as migration 1 made it, without the columns of migrations 4 and 5: for tests of the upgrade. */
     static final String INSERT_REQUEST_V1;
+
+    /** The request row as migrations 1 to 8 keyed it (primary key trace id, span id): for tests of the upgrade. */
+    static final String INSERT_REQUEST_V8;
 
     static final String INSERT_REQUEST = "INSERT INTO requests (trace_id, span_id, received_at, operation, org, "
             + "tenant, team, api_key, profile, traffic_class, deployment, provider, provider_model, provider_scope, "
@@ -27,7 +33,7 @@ final class EventRows {
             + "decider_window, code, queue_wait_ns, mode, brownout, borrowed, attempts, fallback, status, "
             + "retry_after_ms, latency_ns, ttft_ns, writer, estimated_cost_micros, cost_micros, decider_paused, "
             + "decider_reserve, predicted_wait_ns, service_ns, budget_ns, bound_by) VALUES (" + marks(47) + ") "
-            + "ON CONFLICT (trace_id, span_id) DO NOTHING";
+            + "ON CONFLICT (received_at, trace_id, span_id) DO NOTHING";
 
     static final String INSERT_ATTEMPT = "INSERT INTO attempts (trace_id, span_id, attempt, started_at, deployment, "
             + "provider, provider_model, provider_scope, result, status, reason, limit_hit, provider_retry_after_ms, "
@@ -36,7 +42,9 @@ final class EventRows {
             + "retry_delay_ms) VALUES (" + marks(25) + ") ON CONFLICT (started_at, trace_id, span_id, attempt) DO NOTHING";
 
     static {
-        INSERT_REQUEST_V1 = INSERT_REQUEST.replace(", estimated_cost_micros, cost_micros, decider_paused, "
+        INSERT_REQUEST_V8 = INSERT_REQUEST.replace("ON CONFLICT (received_at, trace_id, span_id)",
+                "ON CONFLICT (trace_id, span_id)");
+        INSERT_REQUEST_V1 = INSERT_REQUEST_V8.replace(", estimated_cost_micros, cost_micros, decider_paused, "
                 + "decider_reserve, predicted_wait_ns, service_ns, budget_ns, bound_by) VALUES (" + marks(47),
                 ") VALUES (" + marks(39));
     }

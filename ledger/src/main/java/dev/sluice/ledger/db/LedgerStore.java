@@ -16,8 +16,10 @@ import java.util.Objects;
 /**
  * The writing side of the ledger: one connection, used by one thread. A batch is one transaction:
  * its request rows, their attempt rows and what they add to the rollups. Writing is idempotent on
- * (trace id, span id) and (trace id, span id, attempt): a batch written again after a failure whose
- * commit may or may not have happened, or by two replicas, adds every request exactly once.
+ * the rows' unique keys, (arrival, trace id, span id) and (start, trace id, span id, attempt): a
+ * batch written again after a failure whose commit may or may not have happened, or by two replicas,
+ * adds every request exactly once (the same event has the same arrival and starts, however often it
+ * is written).
  *
  * <p>Requests {@link Rows} does not keep have no row to collide on; the batch's part of them is
  * marked instead, by a row of {@code batches_written} whose key is the sum of their ids' hashes
@@ -35,8 +37,16 @@ public final class LedgerStore implements AutoCloseable {
      */
     public record WriteResult(int inserted, int duplicates, int attemptRows) {}
 
+    /**
+     * The order of the request rows' unique key (arrival, trace id, span id): inserts in it land at
+     * the index's right edge, and writers that meet on a key wait for each other, never in a cycle.
+     */
     private static final Comparator<RequestEvent> KEY = (a, b) -> {
-        int c = a.traceId().compareTo(b.traceId());
+        int c = Long.compare(a.receivedAtEpochMillis(), b.receivedAtEpochMillis());
+        if (c != 0) {
+            return c;
+        }
+        c = a.traceId().compareTo(b.traceId());
         return c != 0 ? c : a.spanId().compareTo(b.spanId());
     };
 
