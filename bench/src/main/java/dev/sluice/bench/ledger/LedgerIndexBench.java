@@ -23,11 +23,12 @@ import org.sqlite.SQLiteConfig;
  * layouts of the key. Timed in this thread's CPU (SQLite runs on it, through JNI).
  *
  * <ul>
- *   <li>{@code trace-key}: the ledger's schema today, primary key (trace_id, span_id) and an index
- *       on the time; a random key, so each batch dirties pages all over the key's index.</li>
- *   <li>{@code time-key}: a unique index on (received_at, trace_id, span_id) instead: the same
- *       exactly-once guarantee for a replayed batch (its rows have the same times), and inserts
- *       land at the index's right edge. No index finds a row by its trace id alone.</li>
+ *   <li>{@code trace-key}: the request rows until migration 9, primary key (trace_id, span_id) and
+ *       an index on the time; a random key, so each batch dirties pages all over the key's index.</li>
+ *   <li>{@code time-key}: a unique index on (received_at, trace_id, span_id) instead (the request
+ *       rows since migration 9): the same exactly-once guarantee for a replayed batch (its rows have
+ *       the same times), and inserts land at the index's right edge. No index finds a row by its
+ *       trace id alone.</li>
  *   <li>{@code time-key+hash}: the unique index led by time, and an index on a 64-bit hash of the
  *       trace id (a column of its own) to find a row by its trace id alone: random again, but an
  *       entry of about 16 bytes instead of about 60, so the index has a quarter of the pages.</li>
