@@ -33,9 +33,10 @@ public final class LedgerStore implements AutoCloseable {
      *
      * @param inserted requests newly written (in the rollups, and in a row where {@link Rows} keeps one)
      * @param duplicates requests of the batch written before, by an earlier try or another writer
-     * @param attemptRows attempt rows inserted
+     * @param attempts attempts newly recorded: in rows of their own, or in their request's row when
+     *     it made one (migration 10)
      */
-    public record WriteResult(int inserted, int duplicates, int attemptRows) {}
+    public record WriteResult(int inserted, int duplicates, int attempts) {}
 
     /**
      * The order of the request rows' unique key (arrival, trace id, span id): inserts in it land at
@@ -124,12 +125,14 @@ public final class LedgerStore implements AutoCloseable {
     }
 
     /**
-     * Inserts the rows of {@code sorted} (in key order) and their attempts' rows, and sums in
-     * {@code rollups} the requests whose rows were new; returns how many requests and attempt rows.
+     * Inserts the rows of {@code sorted} (in key order) and their attempts' rows (a request's one
+     * attempt on its own deployment is in the request's row instead), and sums in {@code rollups}
+     * the requests whose rows were new; returns how many requests and attempts were recorded.
      */
     private RowsWritten writeRows(Connection c, List<RequestEvent> sorted, Rollups.Batch rollups) throws SQLException {
         int inserted = 0;
         int attempts = 0;
+        int attemptRows = 0;
         int[] counts;
         try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
             for (RequestEvent e : sorted) {
@@ -150,13 +153,18 @@ public final class LedgerStore implements AutoCloseable {
                 RequestEvent e = sorted.get(i);
                 inserted++;
                 rollups.add(e);
+                if (EventRows.folds(e)) {
+                    attempts++; // in the request's own row
+                    continue;
+                }
                 for (AttemptEvent a : e.attemptEvents()) {
                     EventRows.bindAttempt(s, e, a, scopeJson);
                     s.addBatch();
                     attempts++;
+                    attemptRows++;
                 }
             }
-            if (attempts > 0) {
+            if (attemptRows > 0) {
                 s.executeBatch();
             }
         }
