@@ -72,7 +72,7 @@ final class EventRows {
         bindRequest(s, e, writer, new java.util.HashMap<>());
     }
 
-    /** Binds {@link #INSERT_REQUEST_V8}: the row as the schema was before migration 10. */
+    /** Binds {@link #INSERT_REQUEST_V8}: the request's own 47 columns, as schemas 5 to 9 have them. */
     static void bindRequestV8(PreparedStatement s, RequestEvent e, String writer) throws SQLException {
         bindRequestV8(s, e, writer, new java.util.HashMap<>());
     }
@@ -90,7 +90,7 @@ final class EventRows {
         }
     }
 
-    /** Binds {@link #INSERT_REQUEST_V8}, the columns up to migration 9; returns the next parameter's index. */
+    /** Binds the request's own 47 columns (those of migrations 1, 4 and 5); returns the next parameter's index. */
     static int bindRequestV8(PreparedStatement s, RequestEvent e, String writer, Map<Map<String, String>, String> json)
             throws SQLException {
         int i = bindFacts(s, e, writer, json);
