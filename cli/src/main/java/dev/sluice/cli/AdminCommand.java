@@ -50,7 +50,10 @@ final class AdminCommand {
                          [--max-cost-ratio 1.5|none] [--same-region true|false]
                                          changes its routing (deployments: ID[=MODEL][:WEIGHT], first choice first)
               reload                     reads the configuration file again (as SIGHUP does)
-              explain TRACE_ID           the whole decision of one request (also: sluice explain TRACE_ID)
+              explain TRACE_ID [--at INSTANT]
+                                         the whole decision of one request (also: sluice explain TRACE_ID);
+                                         --at: when it arrived (2026-03-02T10:15:00Z), for a caller's trace
+                                         older than an hour that only the ledger holds
               recent [--status rejected|slow|all] [--limit 20]
                                          the newest requests held in memory, one line each
             """;
@@ -227,8 +230,9 @@ final class AdminCommand {
                         + r.path("keys").asInt() + " keys)" + restartNote(r.path("needs_restart")));
             }
             case "explain" -> {
-                Args.parse(options);
-                yield c.call("GET", "/admin/explain/" + enc(one(positional, "TRACE_ID")), null, AdminCommand::explained);
+                Args a = Args.parse(options, "--at");
+                yield c.call("GET", "/admin/explain/" + enc(one(positional, "TRACE_ID"))
+                        + a.get("--at").map(t -> "?at=" + enc(t)).orElse(""), null, AdminCommand::explained);
             }
             case "recent" -> {
                 Args a = Args.parse(options, "--status", "--limit");

@@ -29,7 +29,8 @@ public final class SluiceCommand {
                                                  advance, rollback (sluice rollout --help)
               warmup VERB ...                    a running gateway's warm-ups of scheduled jobs: list, show,
                                                  create, delete, pause, resume (sluice warmup --help)
-              explain [--url URL] TRACE_ID       why a request was refused, waited or answered as it was
+              explain [--url URL] TRACE_ID [--at INSTANT]
+                                                 why a request was refused, waited or answered as it was
                                                  (token in $SLUICE_ADMIN_TOKEN, as for admin)
               report [--since 7d] [--config FILE]
                                                  the weekly review: estimation error, stranded quota,

@@ -179,17 +179,21 @@ class AdminCommandTest {
                 .contains("\ncaller:     o > acme > acme/x > key k\n").contains("\nroute:      p on d, class interactive")
                 .contains("\ndecided by: (no limiter)\n").contains("\nattempt 1:  d: never_sent")
                 .doesNotContain("sk-cli-k");
+        // --at goes to the route as ?at=, which checks it.
+        Run badTime = explain("sla-cli-read", trace, "--at", "yesterday");
+        assertThat(badTime.status()).isEqualTo(1);
+        assertThat(badTime.err()).startsWith("sluice admin: 400 invalid_value: ").contains("[field at]");
         Run unknown = explain("sla-cli-read", "0af7651916cd43dd8448eb211c80319c");
         assertThat(unknown.status()).isEqualTo(1);
         assertThat(unknown.err()).startsWith("sluice admin: 404 unknown_trace: ").contains("[field trace_id]");
     }
 
-    static Run explain(String token, String trace) {
+    static Run explain(String token, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         Map<String, String> env = Map.of("SLUICE_ADMIN_URL", gateway.admin().orElseThrow().baseUrl(), "SLUICE_ADMIN_TOKEN",
                 token);
-        int status = AdminCommand.explain(new String[] {trace}, new PrintStream(out, true, StandardCharsets.UTF_8),
+        int status = AdminCommand.explain(args, new PrintStream(out, true, StandardCharsets.UTF_8),
                 new PrintStream(err, true, StandardCharsets.UTF_8), env::get);
         return new Run(status, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }

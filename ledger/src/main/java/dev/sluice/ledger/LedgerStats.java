@@ -5,7 +5,7 @@ package dev.sluice.ledger;
  *
  * @param recorded requests written (each once, whatever the retries): in the rollups, and with a row
  *     when {@code ledger.rows} keeps one
- * @param recordedAttempts attempt rows written
+ * @param recordedAttempts attempts written (in rows of their own, or in their request's row when it made one)
  * @param duplicates requests already in the ledger when written (a batch written again after a
  *     failure, or the same event from two replicas): not counted twice
  * @param unrecorded requests that could not be recorded: the buffer was full, the ledger was

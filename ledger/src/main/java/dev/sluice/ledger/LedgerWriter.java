@@ -128,7 +128,7 @@ final class LedgerWriter implements Runnable {
                 LedgerStore.WriteResult r = out.write(batch);
                 counters.recorded.addAndGet(r.inserted());
                 counters.duplicates.addAndGet(r.duplicates());
-                counters.recordedAttempts.addAndGet(r.attemptRows());
+                counters.recordedAttempts.addAndGet(r.attempts());
                 counters.lastWriteLagMillis = lag(batch);
                 return;
             } catch (RuntimeException e) {

@@ -202,7 +202,8 @@ abstract class LedgerContract {
         assertThat(u.total().requests()).isEqualTo(9);
         assertThat(u.total().inputTokens()).isEqualTo(1430);
         assertThat(count("requests")).isEqualTo(9);
-        assertThat(count("attempts")).isEqualTo(8);
+        // E5's two; the six requests of one attempt keep it in their own row.
+        assertThat(count("attempts")).isEqualTo(2);
     }
 
     @Test
@@ -212,12 +213,14 @@ abstract class LedgerContract {
         ledger.close();
         assertThat(ledger.stats()).extracting(LedgerStats::recorded, LedgerStats::recordedAttempts,
                 LedgerStats::duplicates).containsExactly(9L, 2L, 0L);
-        // E4 (429 here), E6 (499), E7 (401), E9 (429 from Anthropic); E6 and E9 made one attempt each.
+        // E4 (429 here), E6 (499), E7 (401), E9 (429 from Anthropic); E6 and E9 made one attempt each,
+        // kept in their own rows.
         assertThat(column("SELECT trace_id FROM requests ORDER BY trace_id")).containsExactly(
                 "00000000000000000000000000000004", "00000000000000000000000000000006",
                 "00000000000000000000000000000007", "00000000000000000000000000000009");
-        assertThat(column("SELECT trace_id FROM attempts ORDER BY trace_id")).containsExactly(
-                "00000000000000000000000000000006", "00000000000000000000000000000009");
+        assertThat(column("SELECT trace_id FROM requests WHERE attempt_started_at IS NOT NULL ORDER BY trace_id"))
+                .containsExactly("00000000000000000000000000000006", "00000000000000000000000000000009");
+        assertThat(count("attempts")).isZero();
         // The rollups hold all nine, the answered ones too.
         Usage u = ledger.queries().orElseThrow().usage(WEEK, Grouping.TENANT);
         assertThat(u.total().requests()).isEqualTo(9);
@@ -268,7 +271,8 @@ abstract class LedgerContract {
                 + "FROM requests");
         assertThat(req).containsExactly(Map.entry("status", 499L), Map.entry("output_tokens", 37L),
                 Map.entry("input_tokens", 100L), Map.entry("usage_reported", 0L), Map.entry("streaming", 1L));
-        Map<String, Object> att = single("SELECT result, output_tokens, settlement FROM attempts");
+        Map<String, Object> att = single("SELECT attempt_result AS result, attempt_output_tokens AS output_tokens, "
+                + "attempt_settlement AS settlement FROM requests");
         assertThat(att).containsExactly(Map.entry("result", "client_gone"), Map.entry("output_tokens", 37L),
                 Map.entry("settlement", "settled"));
         UsageRow acme = record(List.of()).usage(DAY, Grouping.TENANT).rows().get(0);
@@ -328,6 +332,15 @@ abstract class LedgerContract {
         expected.put("service_ns", null);
         expected.put("budget_ns", null);
         expected.put("bound_by", null);
+        // Two attempts: rows of `attempts`, none in the request's own columns for one.
+        for (String column : List.of("attempt_started_at", "attempt_result", "attempt_status", "attempt_reason",
+                "attempt_limit_hit", "attempt_provider_retry_after_ms", "attempt_estimated_input",
+                "attempt_estimated_output", "attempt_estimated_cache_read", "attempt_input_tokens",
+                "attempt_output_tokens", "attempt_cache_read_tokens", "attempt_usage_reported",
+                "attempt_cache_reads_counted", "attempt_settlement", "attempt_latency_ns", "attempt_ttft_ns",
+                "attempt_retry_delay_ms")) {
+            expected.put(column, null);
+        }
         assertThat(e5).containsExactlyEntriesOf(expected);
 
         Map<String, Object> e4 = single("SELECT gateway_decision, decider_limiter, decider_scope, code, "
@@ -351,9 +364,118 @@ abstract class LedgerContract {
                 .attempt(dev.sluice.runtime.event.AttemptResult.ANSWERED).usage(90, 60, 0).done().build();
         RequestEvent refused = Traffic.e4();
         LedgerQueries q = record(List.of(waited, refused, Traffic.e5()));
-        assertThat(q.request(waited.traceId())).hasValue(waited);
-        assertThat(q.request(refused.traceId())).hasValue(refused);
-        assertThat(q.request("0000000000000000000000000000ffff")).isEmpty();
+        // Two hours before now, with trace ids that carry no time: found around the time given.
+        assertThat(q.request(waited.traceId(), Traffic.T0.plus(Duration.ofMinutes(9)))).hasValue(waited);
+        assertThat(q.request(refused.traceId(), Traffic.T0)).hasValue(refused);
+        assertThat(q.request("0000000000000000000000000000ffff", Traffic.T0)).isEmpty();
+    }
+
+    @Test
+    void aRequestIsLookedForWithinTenMinutesOfTheTimeGiven() {
+        LedgerQueries q = record(List.of(Traffic.e4())); // arrived at T0 + 3 min
+        assertThat(q.request(Traffic.e4().traceId(), Traffic.T0.plus(Duration.ofMinutes(13)))).isPresent();
+        assertThat(q.request(Traffic.e4().traceId(), Traffic.T0.plus(Duration.ofMinutes(13)).plusMillis(1))).isEmpty();
+        assertThat(q.request(Traffic.e4().traceId(), Traffic.T0.minus(Duration.ofMinutes(7)))).isPresent();
+        assertThat(q.request(Traffic.e4().traceId(), Traffic.T0.minus(Duration.ofMinutes(7)).minusMillis(1))).isEmpty();
+    }
+
+    @Test
+    void aTraceIdSluiceMadeIsFoundByItselfAtTheTimeItCarries() {
+        Instant made = Traffic.NOW.minus(Duration.ofDays(20));
+        String trace = dev.sluice.runtime.event.TimedTraceIds.make(made.toEpochMilli());
+        // The request arrived a moment after its id was made.
+        RequestEvent e = Events.request(trace, made.plusMillis(3)).caller("acme-corp", "acme", "acme/search", "a1")
+                .attempt(dev.sluice.runtime.event.AttemptResult.ANSWERED).done().build();
+        LedgerQueries q = record(List.of(e, Traffic.e1()));
+        assertThat(q.request(trace)).hasValue(e);
+    }
+
+    @Test
+    void aCallersTraceIdIsFoundByItselfInTheLastHourAndAroundAGivenTimeBefore() {
+        // A caller's trace id: its first 12 digits read as a time far from either request.
+        RequestEvent recent = Events.request("4bf92f3577b34da6a3ce929d0e0e4736", Traffic.NOW.minus(Duration.ofMinutes(59)))
+                .caller("acme-corp", "acme", "acme/search", "a1").build();
+        RequestEvent older = Events.request("ffffffffffff4da6a3ce929d0e0e4736", Traffic.NOW.minus(Duration.ofMinutes(61)))
+                .caller("acme-corp", "acme", "acme/search", "a1").build();
+        LedgerQueries q = record(List.of(recent, older));
+        assertThat(q.request(recent.traceId())).hasValue(recent);
+        assertThat(q.request(older.traceId())).isEmpty();
+        assertThat(q.request(older.traceId(), Traffic.NOW.minus(Duration.ofHours(1)))).hasValue(older);
+    }
+
+    @Test
+    void ofATraceWithSeveralRequestsTheNewestIsRead() {
+        String trace = "4bf92f3577b34da6a3ce929d0e0e4736";
+        RequestEvent first = Events.request(trace, Traffic.T0).span(Events.span(1)).build();
+        RequestEvent second = Events.request(trace, Traffic.T0.plusSeconds(30)).span(Events.span(2)).build();
+        // The same instant as the second, another span: the larger span id.
+        RequestEvent third = Events.request(trace, Traffic.T0.plusSeconds(30)).span(Events.span(3)).build();
+        LedgerQueries q = record(List.of(second, third, first));
+        assertThat(q.request(trace, Traffic.T0)).hasValue(third);
+        assertThat(q.request(trace, Traffic.T0.minus(Duration.ofMinutes(10)))).hasValue(first);
+    }
+
+    @Test
+    void aBatchWrittenAgainAfterACommitWhoseAnswerWasLostAddsNothing() throws SQLException {
+        List<RequestEvent> batch = Traffic.all();
+        try (dev.sluice.ledger.db.LedgerStore store = new dev.sluice.ledger.db.LedgerStore(Database.of(settings()),
+                "w1")) {
+            store.migrate();
+            assertThat(store.write(batch)).isEqualTo(new dev.sluice.ledger.db.LedgerStore.WriteResult(9, 0, 8));
+            // What the writer does when a commit's answer is lost: the whole batch again, on a new connection.
+            store.reset();
+            assertThat(store.write(batch)).isEqualTo(new dev.sluice.ledger.db.LedgerStore.WriteResult(0, 9, 0));
+            // The same ids at another instant are another request (a replayed event has its own arrival).
+            RequestEvent later = Events.request(Traffic.e1().traceId(), Traffic.T0.plusMillis(1))
+                    .span(Traffic.e1().spanId()).caller("acme-corp", "acme", "acme/search", "a1").build();
+            assertThat(store.write(List.of(later, Traffic.e2())))
+                    .isEqualTo(new dev.sluice.ledger.db.LedgerStore.WriteResult(1, 1, 0));
+        }
+        assertThat(count("requests")).isEqualTo(10);
+        assertThat(count("attempts")).isEqualTo(2);
+        Usage u = LedgerQueries.of(Database.of(settings()), CLOCK).usage(WEEK, Grouping.TENANT);
+        assertThat(u.total().requests()).isEqualTo(10);
+        assertThat(u.total().inputTokens()).isEqualTo(1430);
+    }
+
+    @Test
+    void aRequestsOneAttemptOnItsOwnDeploymentIsKeptInItsRowEveryFactOfIt() throws SQLException {
+        RequestEvent e9 = Traffic.e9(); // one attempt, on the deployment it names: 429 from Anthropic
+        // One attempt on another deployment than the request names: a row of its own.
+        RequestEvent elsewhere = Events.request("0000000000000000000000000000000b", Traffic.T0)
+                .attempt(dev.sluice.runtime.event.AttemptResult.ANSWERED).on("azure-west", "azure-openai", "gpt-4o")
+                .done().build();
+        LedgerQueries q = record(List.of(e9, elsewhere));
+        assertThat(count("attempts")).isEqualTo(1);
+        assertThat(single("SELECT deployment FROM attempts")).containsExactly(Map.entry("deployment", "azure-west"));
+        Map<String, Object> row = single("SELECT attempt_started_at, attempt_result, attempt_status, attempt_reason, "
+                + "attempt_limit_hit, attempt_provider_retry_after_ms, attempt_estimated_input, attempt_estimated_output, "
+                + "attempt_estimated_cache_read, attempt_input_tokens, attempt_output_tokens, attempt_cache_read_tokens, "
+                + "attempt_usage_reported, attempt_cache_reads_counted, attempt_settlement, attempt_latency_ns, "
+                + "attempt_ttft_ns, attempt_retry_delay_ms FROM requests WHERE trace_id = '" + e9.traceId() + "'");
+        Map<String, Object> expected = new LinkedHashMap<>();
+        expected.put("attempt_started_at", Traffic.T0.plus(Duration.ofMinutes(8)).toEpochMilli() + 1);
+        expected.put("attempt_result", "throttled");
+        expected.put("attempt_status", 429L);
+        expected.put("attempt_reason", "rate_limited");
+        expected.put("attempt_limit_hit", "output_tpm");
+        expected.put("attempt_provider_retry_after_ms", 30_000L);
+        expected.put("attempt_estimated_input", 400L);
+        expected.put("attempt_estimated_output", 200L);
+        expected.put("attempt_estimated_cache_read", 0L);
+        expected.put("attempt_input_tokens", 0L);
+        expected.put("attempt_output_tokens", 0L);
+        expected.put("attempt_cache_read_tokens", 0L);
+        expected.put("attempt_usage_reported", 1L);
+        expected.put("attempt_cache_reads_counted", 0L);
+        expected.put("attempt_settlement", "settled");
+        expected.put("attempt_latency_ns", 390_000_000L);
+        expected.put("attempt_ttft_ns", null);
+        expected.put("attempt_retry_delay_ms", null);
+        assertThat(row).containsExactlyEntriesOf(expected);
+        // Both read back as the events that were written.
+        assertThat(q.request(e9.traceId(), Traffic.T0)).hasValue(e9);
+        assertThat(q.request(elsewhere.traceId(), Traffic.T0)).hasValue(elsewhere);
     }
 
     @Test
@@ -394,8 +516,12 @@ abstract class LedgerContract {
     void retentionDeletesOldRowsInBoundedStepsAndKeepsRollupsLonger() throws SQLException {
         List<RequestEvent> events = new java.util.ArrayList<>();
         for (int i = 0; i < 5; i++) {
+            // Each retried once after a failure, so that the attempts are rows of their own (one attempt
+            // would be kept in its request's row).
             events.add(Events.request(String.format("%032x", 100 + i), Traffic.NOW.minus(Duration.ofDays(40)))
                     .caller("acme-corp", "acme", "acme/search", "a1").estimate(100, 50, 0).usage(100, 50, 0)
+                    .attempt(dev.sluice.runtime.event.AttemptResult.FAILED).status(502, "upstream_error")
+                    .estimate(100, 50, 0).done()
                     .attempt(dev.sluice.runtime.event.AttemptResult.ANSWERED).estimate(100, 50, 0).usage(100, 50, 0)
                     .done().build());
         }
@@ -406,13 +532,16 @@ abstract class LedgerContract {
             store.migrate();
             store.write(events);
             // At most 2 rows per table and step: 2 requests, 2 attempts, and the old hour's rollup rows
-            // (1 usage, 1 attempt, 2 of the estimate ratios: input and output).
+            // (1 usage, 1 attempt, 2 of the estimate ratios: input and output); then the rest of the 5
+            // requests and 10 attempts.
             assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isEqualTo(8);
             assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isEqualTo(4);
+            assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isEqualTo(3);
+            assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isEqualTo(2);
             assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isEqualTo(2);
             assertThat(store.deleteExpired(now, Duration.ofDays(30), Duration.ofDays(400), 2)).isZero();
             assertThat(count("requests")).isEqualTo(1);
-            assertThat(count("attempts")).isEqualTo(1);
+            assertThat(count("attempts")).isZero(); // E1's one attempt is in its row
             // The daily rollups still hold the old requests: 60 days read whole days, 5 + 1 requests.
             LedgerQueries q = LedgerQueries.of(Database.of(settings()), CLOCK);
             Window sixtyDays = Window.last(Duration.ofDays(60), Traffic.NOW);

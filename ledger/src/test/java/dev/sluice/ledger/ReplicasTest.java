@@ -75,10 +75,13 @@ class ReplicasTest {
         assertThat(a.stats().failedWrites() + b.stats().failedWrites()).isZero();
 
         try (Connection c = pg.connect(); Statement s = c.createStatement();
-                ResultSet r = s.executeQuery("SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM attempts)")) {
+                ResultSet r = s.executeQuery("SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM attempts), "
+                        + "(SELECT COUNT(*) FROM requests WHERE attempt_started_at IS NOT NULL)")) {
             r.next();
             assertThat(r.getLong(1)).isEqualTo(REQUESTS);
-            assertThat(r.getLong(2)).isEqualTo(REQUESTS);
+            // Each made one attempt: kept in its request's row.
+            assertThat(r.getLong(2)).isZero();
+            assertThat(r.getLong(3)).isEqualTo(REQUESTS);
         }
         Usage u = a.queries().orElseThrow().usage(LedgerContract.WEEK, Grouping.TENANT);
         long in = 0;

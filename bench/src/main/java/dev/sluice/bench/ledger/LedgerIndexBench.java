@@ -23,16 +23,21 @@ import org.sqlite.SQLiteConfig;
  * layouts of the key. Timed in this thread's CPU (SQLite runs on it, through JNI).
  *
  * <ul>
- *   <li>{@code trace-key}: the ledger's schema today, primary key (trace_id, span_id) and an index
- *       on the time; a random key, so each batch dirties pages all over the key's index.</li>
- *   <li>{@code time-key}: a unique index on (received_at, trace_id, span_id) instead: the same
- *       exactly-once guarantee for a replayed batch (its rows have the same times), and inserts
- *       land at the index's right edge. No index finds a row by its trace id alone.</li>
+ *   <li>{@code trace-key}: the request rows until migration 9, primary key (trace_id, span_id) and
+ *       an index on the time; a random key, so each batch dirties pages all over the key's index.</li>
+ *   <li>{@code time-key}: a unique index on (received_at, trace_id, span_id) instead (the request
+ *       rows since migration 9): the same exactly-once guarantee for a replayed batch (its rows have
+ *       the same times), and inserts land at the index's right edge. No index finds a row by its
+ *       trace id alone.</li>
+ *   <li>{@code time-key+hash}: the unique index led by time, and an index on a 64-bit hash of the
+ *       trace id (a column of its own) to find a row by its trace id alone: random again, but an
+ *       entry of about 16 bytes instead of about 60, so the index has a quarter of the pages.</li>
  *   <li>{@code no-key}: neither, for the cost of the row itself.</li>
  * </ul>
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar dev.sluice.bench.ledger.LedgerIndexBench [--rows 100000] [--rounds 3]
+ *     [--layouts trace-key,time-key,time-key+hash,no-key]
  * </pre>
  */
 public final class LedgerIndexBench {
@@ -46,7 +51,9 @@ public final class LedgerIndexBench {
     public static void main(String[] args) throws Exception {
         int rows = Integer.parseInt(LedgerWriteBench.option(args, "--rows", "100000"));
         int rounds = Integer.parseInt(LedgerWriteBench.option(args, "--rounds", "3"));
-        for (String layout : List.of("trace-key", "time-key", "no-key")) {
+        List<String> layouts = List.of(LedgerWriteBench.option(args, "--layouts", "trace-key,time-key,time-key+hash,no-key")
+                .split(","));
+        for (String layout : layouts) {
             run(layout, rows, rounds);
         }
     }
@@ -65,15 +72,21 @@ public final class LedgerIndexBench {
                 cols.append(", c").append(i).append(i < TEXTS ? " TEXT" : " BIGINT");
             }
             String key = layout.equals("trace-key") ? ", PRIMARY KEY (trace_id, span_id)" : "";
+            boolean hashed = layout.equals("time-key+hash");
             st.execute("CREATE TABLE r (trace_id TEXT NOT NULL, span_id TEXT NOT NULL, received_at BIGINT NOT NULL"
-                    + cols + key + ")");
+                    + cols + (hashed ? ", trace_hash BIGINT NOT NULL" : "") + key + ")");
             switch (layout) {
                 case "trace-key" -> st.execute("CREATE INDEX r_at ON r (received_at)");
                 case "time-key" -> st.execute("CREATE UNIQUE INDEX r_key ON r (received_at, trace_id, span_id)");
-                default -> st.execute("CREATE INDEX r_at ON r (received_at)");
+                case "time-key+hash" -> {
+                    st.execute("CREATE UNIQUE INDEX r_key ON r (received_at, trace_id, span_id)");
+                    st.execute("CREATE INDEX r_trace ON r (trace_hash)");
+                }
+                case "no-key" -> st.execute("CREATE INDEX r_at ON r (received_at)");
+                default -> throw new IllegalArgumentException("layout: " + layout);
             }
-            String insert = "INSERT INTO r VALUES (" + String.join(", ", Collections.nCopies(3 + TEXTS + NUMBERS, "?"))
-                    + ") ON CONFLICT DO NOTHING";
+            String insert = "INSERT INTO r VALUES (" + String.join(", ",
+                    Collections.nCopies(3 + TEXTS + NUMBERS + (hashed ? 1 : 0), "?")) + ") ON CONFLICT DO NOTHING";
             SplittableRandom rnd = new SplittableRandom(1);
             HexFormat hex = HexFormat.of();
             String[] texts = new String[TEXTS];
@@ -89,7 +102,9 @@ public final class LedgerIndexBench {
                         ids.add(new String[] {hex.toHexDigits(rnd.nextLong()) + hex.toHexDigits(rnd.nextLong()),
                                 hex.toHexDigits(rnd.nextLong())});
                     }
-                    ids.sort(Comparator.comparing((String[] id) -> id[0])); // as the writer sorts its batch
+                    if (layout.equals("trace-key")) {
+                        ids.sort(Comparator.comparing((String[] id) -> id[0])); // as the writer sorts its batch
+                    } // the others are in time order already, the order of their key
                     long t0 = mx.getCurrentThreadCpuTime();
                     c.setAutoCommit(false);
                     try (PreparedStatement s = c.prepareStatement(insert)) {
@@ -102,6 +117,9 @@ public final class LedgerIndexBench {
                             }
                             for (int j = 0; j < NUMBERS; j++) {
                                 s.setLong(4 + TEXTS + j, rnd.nextInt(100_000));
+                            }
+                            if (hashed) {
+                                s.setLong(4 + TEXTS + NUMBERS, Long.parseUnsignedLong(id[0], 0, 16, 16));
                             }
                             s.addBatch();
                         }

@@ -38,8 +38,12 @@ import java.util.SplittableRandom;
  * <pre>
  * java -cp bench/target/benchmarks.jar dev.sluice.bench.ledger.LedgerWriteBench \
  *     [--kind sqlite|postgres] [--requests 200000] [--rounds 3] [--batch 1000] [--url jdbc:postgresql://...]
- *     [--rows all|not_answered|none]
+ *     [--rows all|not_answered|none] [--grow]
  * </pre>
+ *
+ * <p>{@code --grow}: every round writes the next hour's traffic (other ids) into the same database
+ * instead of a new one, so round {@code r} writes into a table that already holds {@code r - 1}
+ * rounds of rows, as a long-running gateway's does (what an index on random keys costs grows with it).
  *
  * <p>{@code --rows} is {@code ledger.rows}: every request of this traffic is answered, so
  * {@code not_answered} writes as few rows as {@code none} (the rollups and one batch mark each).
@@ -55,30 +59,48 @@ public final class LedgerWriteBench {
         String url = option(args, "--url", "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
         int batch = Integer.parseInt(option(args, "--batch", String.valueOf(LedgerSettings.DEFAULT_BATCH_SIZE)));
         LedgerSettings.Rows rows = LedgerSettings.Rows.valueOf(option(args, "--rows", "all").toUpperCase(Locale.ROOT));
+        boolean grow = Arrays.asList(args).contains("--grow");
         List<RequestEvent> events = traffic(requests, 42);
         long attempts = events.stream().mapToLong(e -> e.attemptEvents().size()).sum();
-        System.out.printf(Locale.ROOT, "ledger write, %s, rows %s: %d requests, %d attempts per round, "
-                + "%d rounds%n", kind, rows.wireName(), requests, attempts, rounds);
+        System.out.printf(Locale.ROOT, "ledger write, %s, rows %s%s: %d requests, %d attempts per round, "
+                + "%d rounds%n", kind, rows.wireName(), grow ? ", one growing database" : "", requests, attempts, rounds);
         double[] rps = new double[rounds];
-        for (int r = 0; r < rounds; r++) {
-            rps[r] = round(kind, url, batch, rows, events, r);
+        String id = ProcessHandle.current().pid() + "_" + System.nanoTime() % 1_000_000;
+        Path dir = kind.equals("postgres") ? null : Files.createTempDirectory("sluice-ledger-bench");
+        try {
+            for (int r = 0; r < rounds; r++) {
+                String at = grow ? "grow" : String.valueOf(r);
+                List<RequestEvent> round = grow && r > 0 ? traffic(requests, 42 + r, r * 3_600_000L) : events;
+                rps[r] = round(kind, url, batch, rows, round, r, dir, "bench_ledger_" + id + "_" + at,
+                        !grow || r == rounds - 1);
+            }
+        } finally {
+            if (dir != null) {
+                try (var files = Files.list(dir)) {
+                    for (Path p : files.toList()) {
+                        Files.delete(p);
+                    }
+                }
+                Files.delete(dir);
+            }
         }
         Arrays.sort(rps);
         System.out.printf(Locale.ROOT, "median: %,.0f rows/s%n", rps[rounds / 2]);
     }
 
+    /** One round into {@code dir}'s file {@code name} or the schema {@code name}; dropped after when {@code last}. */
     private static double round(String kind, String url, int batch, LedgerSettings.Rows rows,
-            List<RequestEvent> events, int round)
+            List<RequestEvent> events, int round, Path dir, String name, boolean last)
             throws IOException, SQLException, InterruptedException {
-        Path dir = null;
         String schema = null;
+        Path file = null;
         LedgerSettings settings;
         if (kind.equals("postgres")) {
-            schema = "bench_ledger_" + ProcessHandle.current().pid() + "_" + round;
+            schema = name;
             settings = LedgerSettings.postgres(url, schema);
         } else {
-            dir = Files.createTempDirectory("sluice-ledger-bench");
-            settings = LedgerSettings.sqlite(dir.resolve("ledger.db"));
+            file = dir.resolve(name + ".db");
+            settings = LedgerSettings.sqlite(file);
         }
         settings = settings.withBuffering(settings.flushInterval(), events.size(), batch).withRows(rows);
         try {
@@ -108,29 +130,33 @@ public final class LedgerWriteBench {
                     java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
             return rps;
         } finally {
-            if (schema != null) {
+            if (last && schema != null) {
                 try (Connection c = DriverManager.getConnection(url); Statement st = c.createStatement()) {
                     st.execute("DROP SCHEMA IF EXISTS " + schema + " CASCADE");
                 }
             }
-            if (dir != null) {
+            if (last && file != null) {
                 try (var files = Files.list(dir)) {
                     for (Path p : files.toList()) {
                         Files.delete(p);
                     }
                 }
-                Files.delete(dir);
             }
         }
     }
 
     /** {@code n} requests over one hour, seeded. */
     static List<RequestEvent> traffic(int n, long seed) {
+        return traffic(n, seed, 0);
+    }
+
+    /** {@code n} requests over one hour, seeded, starting {@code laterMillis} after the first hour. */
+    static List<RequestEvent> traffic(int n, long seed, long laterMillis) {
         SplittableRandom rnd = new SplittableRandom(seed);
         String[][] routes = {{"fast", "openai-east", "openai", "gpt-4o-mini"},
                 {"big", "azure-west", "azure-openai", "gpt-4o"}, {"claude", "anthropic-main", "anthropic", "claude"}};
         String[] classes = {"interactive", "interactive", "interactive", "batch", "background"};
-        long t0 = 1_772_446_500_000L;
+        long t0 = 1_772_446_500_000L + laterMillis;
         List<RequestEvent> out = new ArrayList<>(n);
         HexFormat hex = HexFormat.of();
         // As a gateway has them: one caller per configured key and one scope map per deployment, the

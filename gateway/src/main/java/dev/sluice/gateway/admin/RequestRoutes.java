@@ -17,6 +17,7 @@ import dev.sluice.runtime.explain.RequestExplanation;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpMethod;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -85,6 +86,15 @@ final class RequestRoutes {
 
     private void explain(AdminExchange x) {
         String traceId = x.param("trace_id");
+        Optional<String> atText = x.query("at");
+        Optional<Instant> at;
+        try {
+            at = atText.map(Instant::parse);
+        } catch (DateTimeParseException e) {
+            x.error(400, "invalid_value", "at: \"" + atText.get() + "\" (expected: an instant such as "
+                    + "2026-03-02T10:15:00Z, when the request arrived, to within 10 minutes)", Optional.of("at"));
+            return;
+        }
         Actor a = actor(x);
         Optional<RequestEvent> held = recent.byTrace(traceId);
         if (held.isPresent()) {
@@ -95,7 +105,10 @@ final class RequestRoutes {
             answer(x, a, traceId, Optional.empty(), "memory");
             return;
         }
-        vertx.<Optional<RequestEvent>>executeBlocking(() -> ledger.get().request(traceId), false).onComplete(r -> {
+        // The ledger finds a request by the time around it: the one given, else the one a trace id
+        // Sluice made carries, else the last hour (LedgerQueries.request).
+        vertx.<Optional<RequestEvent>>executeBlocking(() -> at.isPresent() ? ledger.get().request(traceId, at.get())
+                : ledger.get().request(traceId), false).onComplete(r -> {
             if (r.succeeded()) {
                 answer(x, a, traceId, r.result(), "ledger");
             } else {
@@ -110,7 +123,10 @@ final class RequestRoutes {
         if (found.isEmpty() || !mayRead(a, found.get())) {
             x.error(404, "unknown_trace", "No request with trace id " + traceId + " is held in memory"
                     + (ledger.isPresent() ? " or recorded in the ledger" : " (the ledger is off)")
-                    + " that this token may read.", Optional.of("trace_id"));
+                    + " that this token may read" + (ledger.isPresent() && x.query("at").isEmpty()
+                            ? " (the ledger was read in the last hour and at the time a trace id Sluice made "
+                                    + "carries; for a caller's older trace give ?at= its time)" : "")
+                    + ".", Optional.of("trace_id"));
             return;
         }
         x.json(200, explanation(found.get()).put("source", source));

@@ -1,5 +1,6 @@
 package dev.sluice.gateway.http;
 
+import dev.sluice.runtime.event.TimedTraceIds;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** W3C trace context: take the caller's trace id from {@code traceparent}, or make one. */
@@ -9,9 +10,12 @@ public final class TraceIds {
 
     private TraceIds() {}
 
-    /** The trace id of a valid {@code traceparent} header, else a fresh random one (32 hex digits). */
+    /**
+     * The trace id of a valid {@code traceparent} header, else a fresh one (32 hex digits) leading
+     * with the time, so the ledger finds the request by it alone ({@link TimedTraceIds}).
+     */
     public static String fromTraceparent(String traceparent) {
-        return valid(traceparent) ? traceparent.strip().substring(3, 35) : random(16);
+        return valid(traceparent) ? traceparent.strip().substring(3, 35) : TimedTraceIds.make(System.currentTimeMillis());
     }
 
     /** The caller's span id (the parent of Sluice's span) of a valid {@code traceparent} header; null otherwise. */

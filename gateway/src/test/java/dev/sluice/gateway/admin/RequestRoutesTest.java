@@ -196,6 +196,18 @@ class RequestRoutesTest {
             assertThat(e.path("queue").path("bound_by").asText()).isEqualTo("class");
             assertThat(e.path("key_id").asText()).isEqualTo("k");
             assertThat(e.path("sentence").asText()).contains("was refused at once because tenant:acme had too little rpm");
+            // With a time given, the ledger looks within 10 minutes of it only.
+            String now = java.time.Instant.now().toString();
+            assertThat(AdminCalls.admin(after, "GET", "/admin/explain/" + refused + "?at=" + now, "sla-explain-read", null)
+                    .statusCode()).isEqualTo(200);
+            HttpResponse<String> elsewhen = AdminCalls.admin(after, "GET", "/admin/explain/" + refused
+                    + "?at=2026-01-01T00:00:00Z", "sla-explain-read", null);
+            assertThat(elsewhen.statusCode()).isEqualTo(404);
+            assertThat(AdminCalls.json(elsewhen).path("error").path("code").asText()).isEqualTo("unknown_trace");
+            HttpResponse<String> bad = AdminCalls.admin(after, "GET", "/admin/explain/" + refused + "?at=yesterday",
+                    "sla-explain-read", null);
+            assertThat(bad.statusCode()).isEqualTo(400);
+            assertThat(AdminCalls.json(bad).path("error").path("field").asText()).isEqualTo("at");
         } finally {
             AdminCalls.stop(after);
         }

@@ -22,6 +22,14 @@ class TraceIdsTest {
     }
 
     @Test
+    void aFreshIdLeadsWithTheTimeItWasMade() {
+        long before = System.currentTimeMillis();
+        String id = TraceIds.fromTraceparent(null);
+        long after = System.currentTimeMillis();
+        assertThat(dev.sluice.runtime.event.TimedTraceIds.timeOf(id).getAsLong()).isBetween(before, after);
+    }
+
+    @Test
     void upstreamTraceparentKeepsTheTrace() {
         assertThat(TraceIds.upstreamTraceparent("4bf92f3577b34da6a3ce929d0e0e4736"))
                 .matches("00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01");

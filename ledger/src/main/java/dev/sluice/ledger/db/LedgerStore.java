@@ -16,8 +16,10 @@ import java.util.Objects;
 /**
  * The writing side of the ledger: one connection, used by one thread. A batch is one transaction:
  * its request rows, their attempt rows and what they add to the rollups. Writing is idempotent on
- * (trace id, span id) and (trace id, span id, attempt): a batch written again after a failure whose
- * commit may or may not have happened, or by two replicas, adds every request exactly once.
+ * the rows' unique keys, (arrival, trace id, span id) and (start, trace id, span id, attempt): a
+ * batch written again after a failure whose commit may or may not have happened, or by two replicas,
+ * adds every request exactly once (the same event has the same arrival and starts, however often it
+ * is written).
  *
  * <p>Requests {@link Rows} does not keep have no row to collide on; the batch's part of them is
  * marked instead, by a row of {@code batches_written} whose key is the sum of their ids' hashes
@@ -31,12 +33,21 @@ public final class LedgerStore implements AutoCloseable {
      *
      * @param inserted requests newly written (in the rollups, and in a row where {@link Rows} keeps one)
      * @param duplicates requests of the batch written before, by an earlier try or another writer
-     * @param attemptRows attempt rows inserted
+     * @param attempts attempts newly recorded: in rows of their own, or in their request's row when
+     *     it made one (migration 10)
      */
-    public record WriteResult(int inserted, int duplicates, int attemptRows) {}
+    public record WriteResult(int inserted, int duplicates, int attempts) {}
 
+    /**
+     * The order of the request rows' unique key (arrival, trace id, span id): inserts in it land at
+     * the index's right edge, and writers that meet on a key wait for each other, never in a cycle.
+     */
     private static final Comparator<RequestEvent> KEY = (a, b) -> {
-        int c = a.traceId().compareTo(b.traceId());
+        int c = Long.compare(a.receivedAtEpochMillis(), b.receivedAtEpochMillis());
+        if (c != 0) {
+            return c;
+        }
+        c = a.traceId().compareTo(b.traceId());
         return c != 0 ? c : a.spanId().compareTo(b.spanId());
     };
 
@@ -114,12 +125,14 @@ public final class LedgerStore implements AutoCloseable {
     }
 
     /**
-     * Inserts the rows of {@code sorted} (in key order) and their attempts' rows, and sums in
-     * {@code rollups} the requests whose rows were new; returns how many requests and attempt rows.
+     * Inserts the rows of {@code sorted} (in key order) and their attempts' rows (a request's one
+     * attempt on its own deployment is in the request's row instead), and sums in {@code rollups}
+     * the requests whose rows were new; returns how many requests and attempts were recorded.
      */
     private RowsWritten writeRows(Connection c, List<RequestEvent> sorted, Rollups.Batch rollups) throws SQLException {
         int inserted = 0;
         int attempts = 0;
+        int attemptRows = 0;
         int[] counts;
         try (PreparedStatement s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
             for (RequestEvent e : sorted) {
@@ -140,13 +153,18 @@ public final class LedgerStore implements AutoCloseable {
                 RequestEvent e = sorted.get(i);
                 inserted++;
                 rollups.add(e);
+                if (EventRows.folds(e)) {
+                    attempts++; // in the request's own row
+                    continue;
+                }
                 for (AttemptEvent a : e.attemptEvents()) {
                     EventRows.bindAttempt(s, e, a, scopeJson);
                     s.addBatch();
                     attempts++;
+                    attemptRows++;
                 }
             }
-            if (attempts > 0) {
+            if (attemptRows > 0) {
                 s.executeBatch();
             }
         }

@@ -284,7 +284,100 @@ public final class Migrations {
                             + "settlement, latency_ns, ttft_ns, retry_delay_ms FROM attempts",
                     "DROP TABLE attempts",
                     "ALTER TABLE attempts_by_time RENAME TO attempts",
-                    "CREATE UNIQUE INDEX attempts_key ON attempts (started_at, trace_id, span_id, attempt)")));
+                    "CREATE UNIQUE INDEX attempts_key ON attempts (started_at, trace_id, span_id, attempt)")),
+            // A request row's unique key led by its arrival time, as step 8 did for the attempts: the
+            // primary key (trace_id, span_id) put every insert of a batch on a page of its own all over
+            // its index, which was most of what a request row cost and grew with the table
+            // (docs/LEDGER.md#cost). The same rows are unique (a retried batch or a second replica
+            // writes the same event, with the same arrival); retention walks the key by its time, so the
+            // index requests_received_at goes; and no index is kept on the trace id alone (any index
+            // on a random value costs the same per row once the table is large): a request is found
+            // by its trace id in the time the id carries or the caller gives (query.RequestLookup).
+            // The table is made anew (SQLite cannot change a primary key in place), columns in the same
+            // order: those of step 1, then 4, then 5.
+            new Migration(9, "request rows keyed by their arrival time", List.of("""
+                    CREATE TABLE requests_by_time (
+                      trace_id TEXT NOT NULL,
+                      span_id TEXT NOT NULL,
+                      received_at BIGINT NOT NULL,
+                      operation TEXT NOT NULL,
+                      org TEXT,
+                      tenant TEXT,
+                      team TEXT,
+                      api_key TEXT,
+                      profile TEXT,
+                      traffic_class TEXT,
+                      deployment TEXT,
+                      provider TEXT,
+                      provider_model TEXT,
+                      provider_scope TEXT NOT NULL,
+                      streaming INTEGER NOT NULL,
+                      estimated_input BIGINT NOT NULL,
+                      estimated_output BIGINT NOT NULL,
+                      estimated_cache_read BIGINT NOT NULL,
+                      input_tokens BIGINT NOT NULL,
+                      output_tokens BIGINT NOT NULL,
+                      cache_read_tokens BIGINT NOT NULL,
+                      usage_reported INTEGER NOT NULL,
+                      decision TEXT NOT NULL,
+                      gateway_decision TEXT,
+                      decider_limiter TEXT,
+                      decider_scope TEXT,
+                      decider_window TEXT,
+                      code TEXT,
+                      queue_wait_ns BIGINT NOT NULL,
+                      mode TEXT,
+                      brownout INTEGER NOT NULL,
+                      borrowed INTEGER NOT NULL,
+                      attempts INTEGER NOT NULL,
+                      fallback TEXT,
+                      status INTEGER NOT NULL,
+                      retry_after_ms BIGINT,
+                      latency_ns BIGINT NOT NULL,
+                      ttft_ns BIGINT,
+                      writer TEXT NOT NULL,
+                      estimated_cost_micros BIGINT NOT NULL DEFAULT 0,
+                      cost_micros BIGINT NOT NULL DEFAULT 0,
+                      decider_paused INTEGER,
+                      decider_reserve INTEGER,
+                      predicted_wait_ns BIGINT,
+                      service_ns BIGINT,
+                      budget_ns BIGINT,
+                      bound_by TEXT)""",
+                    "INSERT INTO requests_by_time SELECT trace_id, span_id, received_at, operation, org, tenant, team, "
+                            + "api_key, profile, traffic_class, deployment, provider, provider_model, provider_scope, "
+                            + "streaming, estimated_input, estimated_output, estimated_cache_read, input_tokens, "
+                            + "output_tokens, cache_read_tokens, usage_reported, decision, gateway_decision, "
+                            + "decider_limiter, decider_scope, decider_window, code, queue_wait_ns, mode, brownout, "
+                            + "borrowed, attempts, fallback, status, retry_after_ms, latency_ns, ttft_ns, writer, "
+                            + "estimated_cost_micros, cost_micros, decider_paused, decider_reserve, predicted_wait_ns, "
+                            + "service_ns, budget_ns, bound_by FROM requests",
+                    "DROP TABLE requests",
+                    "ALTER TABLE requests_by_time RENAME TO requests",
+                    "CREATE UNIQUE INDEX requests_key ON requests (received_at, trace_id, span_id)")),
+            // A request that made one attempt, on the deployment it names (about nine in ten), keeps that
+            // attempt's facts in its own row instead of a row of `attempts`: one row written instead of
+            // two, which was half of what the writer spent on rows (docs/LEDGER.md#cost). NULL
+            // attempt_started_at: the request's attempts, if any, are rows of `attempts` (older rows too).
+            new Migration(10, "a request's one attempt in its row", List.of(
+                    "ALTER TABLE requests ADD COLUMN attempt_started_at BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_result TEXT",
+                    "ALTER TABLE requests ADD COLUMN attempt_status INTEGER",
+                    "ALTER TABLE requests ADD COLUMN attempt_reason TEXT",
+                    "ALTER TABLE requests ADD COLUMN attempt_limit_hit TEXT",
+                    "ALTER TABLE requests ADD COLUMN attempt_provider_retry_after_ms BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_estimated_input BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_estimated_output BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_estimated_cache_read BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_input_tokens BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_output_tokens BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_cache_read_tokens BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_usage_reported INTEGER",
+                    "ALTER TABLE requests ADD COLUMN attempt_cache_reads_counted INTEGER",
+                    "ALTER TABLE requests ADD COLUMN attempt_settlement TEXT",
+                    "ALTER TABLE requests ADD COLUMN attempt_latency_ns BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_ttft_ns BIGINT",
+                    "ALTER TABLE requests ADD COLUMN attempt_retry_delay_ms BIGINT")));
 
     private Migrations() {}
 

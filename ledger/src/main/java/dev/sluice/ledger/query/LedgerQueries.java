@@ -10,6 +10,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -100,12 +102,41 @@ public final class LedgerQueries {
 
     /**
      * The request recorded with {@code traceId}, as its event was written (the newest, should a
-     * caller's trace hold several); empty when none is recorded, or retention has deleted it. Unlike
-     * the other queries this reads a per-request row, found by its index.
+     * caller's trace hold several), looked for where a time tells: within
+     * {@link #AROUND} of the time a trace id Sluice made carries ({@link
+     * dev.sluice.runtime.event.TimedTraceIds}), then in the last {@link #RECENT} (a caller's trace id
+     * carries no time). Empty when it is in neither: not recorded, deleted by retention, or a
+     * caller's trace older than that, which {@link #request(String, Instant)} finds. Unlike the other
+     * queries this reads per-request rows, by their key (arrival first): the rows have no index on
+     * the trace id (docs/LEDGER.md#finding-a-request).
      */
     public Optional<dev.sluice.runtime.event.RequestEvent> request(String traceId) {
-        return RequestLookup.find(db, traceId);
+        List<RequestLookup.Range> ranges = new ArrayList<>(2);
+        dev.sluice.runtime.event.TimedTraceIds.timeOf(traceId).ifPresent(t -> ranges.add(RequestLookup.around(t)));
+        long now = clock.millis();
+        ranges.add(new RequestLookup.Range(now - RECENT.toMillis(), now + AROUND.toMillis()));
+        return RequestLookup.find(db, traceId, ranges);
     }
+
+    /**
+     * The request recorded with {@code traceId} that arrived within {@link #AROUND} of
+     * {@code around} (the newest, should a caller's trace hold several there); empty when none did.
+     */
+    public Optional<dev.sluice.runtime.event.RequestEvent> request(String traceId, Instant around) {
+        return RequestLookup.find(db, traceId, List.of(RequestLookup.around(around.toEpochMilli())));
+    }
+
+    /**
+     * How far either side of the time given (or carried by a trace id Sluice made) a request's
+     * arrival is looked for: for a time an operator read off a log, and a wall clock stepped meanwhile.
+     */
+    public static final Duration AROUND = Duration.ofMillis(RequestLookup.AROUND_MILLIS);
+
+    /**
+     * How far back a trace id that carries no time is looked for without one given: the scan reads
+     * every request key of this span (at 1,000 requests a second, 3.6 million), so it is kept short.
+     */
+    public static final Duration RECENT = Duration.ofHours(1);
 
     /** The review over {@code window}, {@link #TOP} consumers per dimension. */
     public Review review(Window window) {

@@ -26,7 +26,8 @@ import java.util.OptionalLong;
 /**
  * One request read back from its rows, as the {@link RequestEvent} that was written: what
  * {@code /admin/explain} reads once the request has left the gateway's memory. The one read of
- * per-request rows, by trace id (indexed).
+ * per-request rows: by the rows' key, arrival first, over ranges of arrival times in turn, each
+ * range's keys read for the trace id (there is no index on the trace id alone, see Migrations step 9).
  */
 final class RequestLookup {
 
@@ -36,8 +37,12 @@ final class RequestLookup {
             + "estimated_output, estimated_cache_read, input_tokens, output_tokens, cache_read_tokens, usage_reported, "
             + "decision, gateway_decision, decider_limiter, decider_scope, decider_window, code, queue_wait_ns, mode, "
             + "brownout, borrowed, attempts, fallback, status, retry_after_ms, latency_ns, ttft_ns, decider_paused, "
-            + "decider_reserve, predicted_wait_ns, service_ns, budget_ns, bound_by FROM requests WHERE trace_id = ? "
-            + "ORDER BY received_at DESC, span_id DESC";
+            + "decider_reserve, predicted_wait_ns, service_ns, budget_ns, bound_by, attempt_started_at, attempt_result, "
+            + "attempt_status, attempt_reason, attempt_limit_hit, attempt_provider_retry_after_ms, "
+            + "attempt_estimated_input, attempt_estimated_output, attempt_estimated_cache_read, attempt_input_tokens, "
+            + "attempt_output_tokens, attempt_cache_read_tokens, attempt_usage_reported, attempt_cache_reads_counted, "
+            + "attempt_settlement, attempt_latency_ns, attempt_ttft_ns, attempt_retry_delay_ms FROM requests "
+            + "WHERE received_at BETWEEN ? AND ? AND trace_id = ? ORDER BY received_at DESC, span_id DESC";
     private static final String ATTEMPTS = "SELECT attempt, deployment, provider, provider_model, provider_scope, "
             + "started_at, result, status, reason, limit_hit, provider_retry_after_ms, estimated_input, estimated_output, "
             + "estimated_cache_read, input_tokens, output_tokens, cache_read_tokens, usage_reported, "
@@ -50,30 +55,61 @@ final class RequestLookup {
      */
     static final long ATTEMPT_WINDOW_MILLIS = 10 * 60_000L;
 
+    /** How far either side of a time a request's arrival is looked for (LedgerQueries.AROUND). */
+    static final long AROUND_MILLIS = 10 * 60_000L;
+
+    /** Arrival times from {@code from} to {@code to}, epoch milliseconds, both included. */
+    record Range(long from, long to) {}
+
+    /** {@link #AROUND_MILLIS} either side of {@code epochMillis}. */
+    static Range around(long epochMillis) {
+        return new Range(epochMillis - AROUND_MILLIS, epochMillis + AROUND_MILLIS);
+    }
+
     private RequestLookup() {}
 
-    static Optional<RequestEvent> find(Database db, String traceId) {
-        try (Connection c = db.connect()) {
-            RequestEvent found;
-            String spanId;
-            try (PreparedStatement s = c.prepareStatement(REQUEST)) {
-                s.setString(1, traceId);
-                s.setMaxRows(1);
+    /** The newest request of {@code traceId} in the first of {@code ranges} that holds one. */
+    static Optional<RequestEvent> find(Database db, String traceId, List<Range> ranges) {
+        try (Connection c = db.connect(); PreparedStatement s = c.prepareStatement(REQUEST)) {
+            s.setMaxRows(1);
+            for (Range range : ranges) {
+                s.setLong(1, range.from());
+                s.setLong(2, range.to());
+                s.setString(3, traceId);
                 try (ResultSet r = s.executeQuery()) {
-                    if (!r.next()) {
-                        return Optional.empty();
+                    if (r.next()) {
+                        Optional<AttemptEvent> folded = folded(r, traceId);
+                        if (folded.isPresent()) {
+                            return Optional.of(request(r, List.of(folded.get())));
+                        }
+                        String spanId = r.getString(2);
+                        long from = r.getLong(3) - ATTEMPT_WINDOW_MILLIS;
+                        long to = r.getLong(3) + r.getLong(37) / 1_000_000 + ATTEMPT_WINDOW_MILLIS;
+                        return Optional.of(request(r, attempts(c, traceId, spanId, from, to)));
                     }
-                    spanId = r.getString(2);
-                    long from = r.getLong(3) - ATTEMPT_WINDOW_MILLIS;
-                    long to = r.getLong(3) + r.getLong(37) / 1_000_000 + ATTEMPT_WINDOW_MILLIS;
-                    found = request(r, attempts(c, traceId, spanId, from, to));
                 }
             }
-            return Optional.of(found);
+            return Optional.empty();
         } catch (SQLException e) {
             throw new LedgerException("ledger: reading trace " + traceId + " from " + db.describe() + " failed: "
                     + e.getMessage(), e);
         }
+    }
+
+    /**
+     * The request's one attempt kept in its own row (migration 10), on the deployment, provider,
+     * model and scope the request names; empty when its attempts are rows of {@code attempts}.
+     */
+    private static Optional<AttemptEvent> folded(ResultSet r, String traceId) throws SQLException {
+        long startedAt = r.getLong(45);
+        if (r.wasNull()) {
+            return Optional.empty();
+        }
+        return Optional.of(new AttemptEvent(traceId, 1, r.getString(11), r.getString(12), r.getString(13),
+                scope(r.getString(14)), startedAt, AttemptResult.valueOf(upper(r.getString(46))), r.getInt(47),
+                r.getString(48), text(r, 49), number(r, 50), new TokenCounts(r.getLong(51), r.getLong(52), r.getLong(53)),
+                new TokenCounts(r.getLong(54), r.getLong(55), r.getLong(56)), r.getInt(57) == 1, r.getInt(58) == 1,
+                Settlement.valueOf(upper(r.getString(59))), r.getLong(60), number(r, 61), number(r, 62)));
     }
 
     /** The request's attempts, by their key: their start (in {@code from..to}), then their ids. */

@@ -44,14 +44,15 @@ abstract class MigrationsContract {
     static final List<String> ALL = List.of("1 per-request and per-attempt rows", "2 hourly and daily rollups",
             "3 admin changes: audit and state", "4 request cost",
             "5 the whole decision of a request", "6 marks of batches written without rows",
-            "7 no second index on trace ids", "8 attempt rows keyed by their start time");
+            "7 no second index on trace ids", "8 attempt rows keyed by their start time",
+            "9 request rows keyed by their arrival time", "10 a request's one attempt in its row");
 
     @Test
     void fromNothingEveryStepIsApplied() throws SQLException {
         Database db = db();
         try (Connection c = db.connect()) {
             assertThat(Migrations.version(c, db.dialect())).isZero();
-            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(8);
+            assertThat(Migrations.migrate(c, db.dialect(), db.schema())).isEqualTo(10);
             assertThat(versions(c)).isEqualTo(ALL);
             assertThat(Migrations.version(c, db.dialect())).isEqualTo(Migrations.latest());
         }
@@ -100,7 +101,7 @@ abstract class MigrationsContract {
             assertThat(r.getString(2)).isEqualTo("old");
         }
         // A row of the first schema still reads back, the later columns empty.
-        var old = LedgerQueries.open(settings()).request(Traffic.e4().traceId()).orElseThrow();
+        var old = LedgerQueries.open(settings()).request(Traffic.e4().traceId(), arrival(Traffic.e4())).orElseThrow();
         assertThat(old.decider().orElseThrow().scope()).isEqualTo("tenant:globex");
         assertThat(old.decider().orElseThrow().budgetNanos()).isEmpty();
         // Rows written before the rollups existed are not in them; everything after is.
@@ -114,8 +115,8 @@ abstract class MigrationsContract {
         var e5 = Traffic.e5(); // a 429, then an answer: two attempt rows
         try (Connection c = db.connect()) {
             assertThat(Migrations.migrate(c, db.dialect(), db.schema(), 7)).isEqualTo(7);
-            try (var s = c.prepareStatement(EventRows.INSERT_REQUEST)) {
-                EventRows.bindRequest(s, e5, "old");
+            try (var s = c.prepareStatement(EventRows.INSERT_REQUEST_V8)) {
+                EventRows.bindRequestV8(s, e5, "old");
                 s.executeUpdate();
             }
             // Step 7's attempts table has its key on the ids alone.
@@ -137,8 +138,55 @@ abstract class MigrationsContract {
             assertThat(r.getInt(1)).isEqualTo(1);
             assertThat(r.getInt(2)).isEqualTo(2);
         }
-        var back = LedgerQueries.open(settings()).request(e5.traceId()).orElseThrow();
+        var back = LedgerQueries.open(settings()).request(e5.traceId(), arrival(e5)).orElseThrow();
         assertThat(back.attemptEvents()).isEqualTo(e5.attemptEvents());
+    }
+
+    @Test
+    void requestRowsOfSchemaEightAreKeptByStepNineReadBackAndNotWrittenTwice() throws SQLException {
+        Database db = db();
+        var e5 = Traffic.e5(); // answered after a 429: two attempts
+        var e4 = Traffic.e4(); // refused locally: a decider, no attempt
+        try (Connection c = db.connect()) {
+            assertThat(Migrations.migrate(c, db.dialect(), db.schema(), 8)).isEqualTo(8);
+            // Schema 8's request rows are keyed (trace_id, span_id).
+            try (var s = c.prepareStatement(EventRows.INSERT_REQUEST_V8)) {
+                EventRows.bindRequestV8(s, e5, "old");
+                s.executeUpdate();
+                EventRows.bindRequestV8(s, e4, "old");
+                s.executeUpdate();
+            }
+            try (var s = c.prepareStatement(EventRows.INSERT_ATTEMPT)) {
+                for (var a : e5.attemptEvents()) {
+                    EventRows.bindAttempt(s, e5, a, new java.util.HashMap<>());
+                    s.executeUpdate();
+                }
+            }
+        }
+        Ledger ledger = Ledger.open(settings());
+        ledger.onRequest(e5); // written before the step: the copied row's new key finds it, no second row
+        ledger.onRequest(Traffic.e1()); // one attempt: in its request's row (step 10)
+        ledger.close();
+        assertThat(ledger.stats().recorded()).isEqualTo(1);
+        assertThat(ledger.stats().duplicates()).isEqualTo(1);
+        try (Connection c = db.connect(); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("SELECT (SELECT COUNT(*) FROM requests), (SELECT COUNT(*) FROM attempts), "
+                        + "(SELECT COUNT(*) FROM requests WHERE writer = 'old')")) {
+            assertThat(versions(c)).isEqualTo(ALL);
+            r.next();
+            assertThat(r.getInt(1)).isEqualTo(3);
+            assertThat(r.getInt(2)).isEqualTo(2);
+            assertThat(r.getInt(3)).isEqualTo(2);
+        }
+        // The copied rows read back whole, every column where it was.
+        LedgerQueries q = LedgerQueries.open(settings());
+        assertThat(q.request(e5.traceId(), arrival(e5))).hasValue(e5);
+        assertThat(q.request(e4.traceId(), arrival(e4))).hasValue(e4);
+        assertThat(q.request(Traffic.e1().traceId(), arrival(Traffic.e1()))).hasValue(Traffic.e1());
+    }
+
+    static java.time.Instant arrival(dev.sluice.runtime.event.RequestEvent e) {
+        return java.time.Instant.ofEpochMilli(e.receivedAtEpochMillis());
     }
 
     @Test
