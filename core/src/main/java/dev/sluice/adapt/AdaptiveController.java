@@ -110,6 +110,10 @@ public final class AdaptiveController implements DeploymentGuard {
     private long lastCutNanos = Long.MIN_VALUE;
     /** Up to when the multiplier has been given its climb by clean time ({@link #recoverByTime}). */
     private long timeRecoveredNanos = Long.MIN_VALUE / 2;
+    /** How many times the climb by clean time is halved ({@link MultiplierPolicy#slowdownsAfterCut}). */
+    private int climbSlowdowns;
+    /** Whether the climb by clean time raised the multiplier since the last cut. */
+    private boolean climbedByTime;
     /** Successful answers this replica has seen, ever: what it publishes so the fleet recovers by all of them. */
     private long successes;
     /** When the last few fresh refusals arrived: the sustained-pressure test. */
@@ -557,6 +561,8 @@ public final class AdaptiveController implements DeploymentGuard {
 
     private void cut(List<Dimension> named) {
         MultiplierConfig c = config.multiplier();
+        climbSlowdowns = MultiplierPolicy.slowdownsAfterCut(climbSlowdowns, climbedByTime);
+        climbedByTime = false;
         Dimension[] which = c.perDimension() ? named.toArray(Dimension[]::new) : RATES;
         if (!c.perDimension()) {
             double shared = MultiplierPolicy.decrease(minMultiplier(), c);
@@ -590,15 +596,20 @@ public final class AdaptiveController implements DeploymentGuard {
     /**
      * The multiplier's climb by clean time: once {@code clean_recovery_after} has passed since the
      * last fresh refusal, it rises by {@code increase_per_clean_second} for every second that stays
-     * clean, up to the ceiling, beside the climb per success. Why: recovery by successes alone stalls
-     * exactly where it is needed most. A multiplier cut while the provider's limit was low (a warm-up,
-     * a cut) leaves the rate in force so low, and the buckets so deep in the debt of streams
-     * admitted before the cut, that hardly any answer comes back to raise it: in long-streaming
-     * member 3 nothing was sent for 345 s at a multiplier of 0.59 while the provider had long since
-     * warmed up. Not while latency says the provider is straining.
+     * clean, up to the ceiling, beside the climb per success; halved after each cut that ended such a
+     * climb, back to full speed after a long clean spell ({@link MultiplierPolicy#slowdownsAfterCut},
+     * {@link MultiplierPolicy#slowdownsAfterClean}). Why: recovery by successes alone stalls exactly
+     * where it is needed most. A multiplier cut while the provider's limit was low (a warm-up, a cut)
+     * leaves the rate in force so low, and the buckets so deep in the debt of streams admitted
+     * before the cut, that hardly any answer comes back to raise it: in long-streaming member 3
+     * nothing was sent for 345 s at a multiplier of 0.59 while the provider had long since warmed
+     * up. Not while latency says the provider is straining.
      */
     private void recoverByTime(long now) {
         MultiplierConfig c = config.multiplier();
+        if (lastCutNanos != Long.MIN_VALUE) {
+            climbSlowdowns = MultiplierPolicy.slowdownsAfterClean(climbSlowdowns, now - lastCutNanos, c);
+        }
         long cleanFrom = lastCutNanos == Long.MIN_VALUE ? Long.MIN_VALUE / 2
                 : lastCutNanos + c.cleanRecoveryAfter().toNanos();
         long from = Math.max(timeRecoveredNanos, cleanFrom);
@@ -610,7 +621,11 @@ public final class AdaptiveController implements DeploymentGuard {
             return;
         }
         for (Dimension d : RATES) {
-            multiplier[d.ordinal()] = MultiplierPolicy.recoverByTime(multiplier[d.ordinal()], ceiling, now - from, c);
+            double before = multiplier[d.ordinal()];
+            multiplier[d.ordinal()] = MultiplierPolicy.recoverByTime(before, ceiling, now - from, climbSlowdowns, c);
+            if (multiplier[d.ordinal()] > before) {
+                climbedByTime = true;
+            }
         }
     }
 

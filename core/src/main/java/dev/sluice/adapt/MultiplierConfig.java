@@ -16,7 +16,8 @@ import java.util.Objects;
  *     cuts only the one the provider named; false shares one across all rates
  * @param cleanRecoveryAfter how long after the last fresh refusal the climb by clean time begins
  * @param increasePerCleanSecond what each second of clean time after that adds back, in [0, 1]
- *     (0: recovery by successes only)
+ *     (0: recovery by successes only); halved after each cut that ends a climb by clean time, at
+ *     most four times, until {@code 16 x cleanRecoveryAfter} pass without a fresh refusal
  */
 public record MultiplierConfig(double decrease, double increasePerSuccess, double floor, boolean perDimension,
         Duration cleanRecoveryAfter, double increasePerCleanSecond) {

@@ -1,8 +1,9 @@
 package dev.sluice.adapt;
 
 /**
- * The multiplier's arithmetic: multiplicative decrease, additive increase under a learned ceiling,
- * and the headerless estimate of that ceiling. Pure functions.
+ * The multiplier's arithmetic: multiplicative decrease, additive increase under a learned ceiling
+ * (per success, and per clean second at a speed halved after each refusal that ends a climb by
+ * clean time), and the headerless estimate of that ceiling. Pure functions.
  */
 final class MultiplierPolicy {
 
@@ -21,13 +22,49 @@ final class MultiplierPolicy {
     }
 
     /**
-     * After {@code cleanNanos} more of clean time (past {@code cleanRecoveryAfter} since the last
-     * fresh refusal): {@code m + increasePerCleanSecond} per second, not above {@code ceiling}, and
-     * never lower than {@code m} (a multiplier already above a ceiling is not pulled down here).
+     * The most times the climb by clean time is halved: at worst it runs at a sixteenth of
+     * {@code increasePerCleanSecond} (+0.000625 a second by default, a cut from full rate undone in
+     * about nine minutes instead of 35 s).
      */
-    static double recoverByTime(double m, double ceiling, long cleanNanos, MultiplierConfig c) {
-        double step = c.increasePerCleanSecond() * Math.max(0, cleanNanos) / 1e9;
+    static final int MAX_CLIMB_SLOWDOWNS = 4;
+
+    /**
+     * After {@code cleanNanos} more of clean time (past {@code cleanRecoveryAfter} since the last
+     * fresh refusal), with the climb slowed {@code slowdowns} times:
+     * {@code min(ceiling, m + increasePerCleanSecond * cleanSeconds / 2^slowdowns)}, and never lower
+     * than {@code m} (a multiplier already above a ceiling is not pulled down here).
+     */
+    static double recoverByTime(double m, double ceiling, long cleanNanos, int slowdowns, MultiplierConfig c) {
+        int k = Math.max(0, Math.min(MAX_CLIMB_SLOWDOWNS, slowdowns));
+        double step = c.increasePerCleanSecond() * Math.max(0, cleanNanos) / 1e9 / (1 << k);
         return Math.max(m, Math.min(ceiling, m + step));
+    }
+
+    /**
+     * The climb's slowdowns after a fresh refusal that cuts the multiplier:
+     * {@code min(MAX_CLIMB_SLOWDOWNS, slowdowns + 1)} when the climb by clean time raised the
+     * multiplier since the previous cut ({@code climbedByTime}), else {@code slowdowns}. Why: a
+     * refusal that ends a climb by time says the climb led back into the rate the provider refuses;
+     * climbing back as fast again re-enters it every 45 s or so, and with long streams in flight each
+     * re-entry costs a cascade of refusals (long-streaming member 11: six climbs to 1.0 in a run, each
+     * followed by five or six 429s and cuts down to the floor). A refusal after a climb by successes
+     * alone is not counted: successes are the provider's own pace, and counting them slowed the climb
+     * that a cold provider's warm-up needs (long-streaming member 3).
+     */
+    static int slowdownsAfterCut(int slowdowns, boolean climbedByTime) {
+        return climbedByTime ? Math.min(MAX_CLIMB_SLOWDOWNS, slowdowns + 1) : slowdowns;
+    }
+
+    /**
+     * The climb's slowdowns once {@code cleanNanos} have passed since the last fresh refusal:
+     * {@code 0} when {@code cleanNanos >= cleanRecoveryAfter * 2^MAX_CLIMB_SLOWDOWNS} (160 s by
+     * default), else {@code slowdowns}. Why: refusals that old no longer say where the provider's
+     * limit is (warm-ups double it about every minute, unannounced cuts last a minute or two), and a
+     * deployment clean that long has earned the full-speed climb back.
+     */
+    static int slowdownsAfterClean(int slowdowns, long cleanNanos, MultiplierConfig c) {
+        long forget = c.cleanRecoveryAfter().toNanos() << MAX_CLIMB_SLOWDOWNS;
+        return cleanNanos >= forget ? 0 : slowdowns;
     }
 
     /**

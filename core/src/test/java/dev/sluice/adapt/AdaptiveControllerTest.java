@@ -97,7 +97,8 @@ class AdaptiveControllerTest {
         c.tick();
         assertThat(c.snapshot().multipliers().get(Dimension.TOTAL_TOKENS)).isCloseTo(0.75, within(1e-12));
         assertThat(state(g, Dimension.REQUESTS).rateFactor()).isCloseTo(0.75, within(1e-12));
-        // A fresh refusal cuts and starts the ten clean seconds again.
+        // A fresh refusal cuts and starts the ten clean seconds again; it ended a climb by clean
+        // time, so the next climb runs at half speed.
         c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
         assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.4875, within(1e-12));
         clock.setNanos(30 * S);
@@ -105,10 +106,53 @@ class AdaptiveControllerTest {
         assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.4875, within(1e-12));
         clock.setNanos(35 * S);
         c.tick();
-        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.5375, within(1e-12));
-        clock.setNanos(120 * S);
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.5125, within(1e-12));
+        clock.setNanos(150 * S);
         c.tick();
         assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isEqualTo(1.0);
+    }
+
+    @Test
+    void eachRefusalThatEndsAClimbByCleanTimeHalvesTheNextClimbUntilOneHundredSixtyCleanSeconds() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        clock.setNanos(20 * S);
+        c.tick();
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.75, within(1e-12));
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        clock.setNanos(40 * S);
+        c.tick();
+        // 0.4875 + 0.01 / 2 x 10 s
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.5375, within(1e-12));
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        clock.setNanos(60 * S);
+        c.tick();
+        // 0.349375 + 0.01 / 4 x 10 s
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.374375, within(1e-12));
+        clock.setNanos(199 * S);
+        c.tick();
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.721875, within(1e-12));
+        // 160 s after the last refusal: full speed again.
+        clock.setNanos(200 * S);
+        c.tick();
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.731875, within(1e-12));
+    }
+
+    @Test
+    void aRefusalAfterAClimbBySuccessesAloneLeavesTheClimbByCleanTimeAtFullSpeed() {
+        QuotaGovernor g = governor(LIMITS);
+        AdaptiveController c = attach(g, NO_RAMP, 0.5);
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        clock.setNanos(5 * S);
+        c.onSignal(Signals.success(), 0);
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.68, within(1e-12));
+        c.onSignal(Signals.limited(Optional.of(LimitKind.TOKENS), OptionalLong.of(1_000)), 0);
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.442, within(1e-12));
+        clock.setNanos(25 * S);
+        c.tick();
+        // 0.442 + 0.01 x 10 s
+        assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.542, within(1e-12));
     }
 
     @Test

@@ -33,12 +33,43 @@ class MultiplierPolicyTest {
     @Test
     void eachCleanSecondAddsPointZeroOneUpToTheCeilingAndNeverLowersTheMultiplier() {
         long second = 1_000_000_000L;
-        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, 10 * second, c)).isCloseTo(0.75, within(1e-12));
-        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, second / 2, c)).isCloseTo(0.655, within(1e-12));
-        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, 60 * second, c)).isEqualTo(1.0);
-        assertThat(MultiplierPolicy.recoverByTime(0.65, 0.70, 10 * second, c)).isEqualTo(0.70);
-        assertThat(MultiplierPolicy.recoverByTime(0.80, 0.70, 10 * second, c)).isEqualTo(0.80);
-        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, 0, c)).isEqualTo(0.65);
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, 10 * second, 0, c)).isCloseTo(0.75, within(1e-12));
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, second / 2, 0, c)).isCloseTo(0.655, within(1e-12));
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, 60 * second, 0, c)).isEqualTo(1.0);
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 0.70, 10 * second, 0, c)).isEqualTo(0.70);
+        assertThat(MultiplierPolicy.recoverByTime(0.80, 0.70, 10 * second, 0, c)).isEqualTo(0.80);
+        assertThat(MultiplierPolicy.recoverByTime(0.65, 1.0, 0, 0, c)).isEqualTo(0.65);
+    }
+
+    @Test
+    void eachSlowdownHalvesTheClimbByCleanTimeDownToASixteenth() {
+        long second = 1_000_000_000L;
+        // m + 0.01 x 10 s / 2^k
+        assertThat(MultiplierPolicy.recoverByTime(0.5, 1.0, 10 * second, 1, c)).isCloseTo(0.55, within(1e-12));
+        assertThat(MultiplierPolicy.recoverByTime(0.5, 1.0, 10 * second, 2, c)).isCloseTo(0.525, within(1e-12));
+        assertThat(MultiplierPolicy.recoverByTime(0.5, 1.0, 10 * second, 4, c)).isCloseTo(0.50625, within(1e-12));
+        assertThat(MultiplierPolicy.recoverByTime(0.5, 1.0, 10 * second, 7, c)).isCloseTo(0.50625, within(1e-12));
+        assertThat(MultiplierPolicy.recoverByTime(0.5, 0.52, 10 * second, 1, c)).isEqualTo(0.52);
+    }
+
+    @Test
+    void aCutThatEndsAClimbByCleanTimeSlowsTheNextClimbAndOtherCutsDoNot() {
+        assertThat(MultiplierPolicy.slowdownsAfterCut(0, true)).isEqualTo(1);
+        assertThat(MultiplierPolicy.slowdownsAfterCut(3, true)).isEqualTo(4);
+        assertThat(MultiplierPolicy.slowdownsAfterCut(4, true)).isEqualTo(4);
+        assertThat(MultiplierPolicy.slowdownsAfterCut(2, false)).isEqualTo(2);
+        assertThat(MultiplierPolicy.slowdownsAfterCut(0, false)).isEqualTo(0);
+    }
+
+    @Test
+    void sixteenRecoveryWaitsOfCleanTimeForgetTheSlowdowns() {
+        long second = 1_000_000_000L;
+        // 16 x clean_recovery_after (10 s) = 160 s
+        assertThat(MultiplierPolicy.slowdownsAfterClean(3, 159 * second, c)).isEqualTo(3);
+        assertThat(MultiplierPolicy.slowdownsAfterClean(3, 160 * second, c)).isEqualTo(0);
+        MultiplierConfig quick = new MultiplierConfig(0.65, 0.03, 0.2, false, java.time.Duration.ofSeconds(2), 0.01);
+        assertThat(MultiplierPolicy.slowdownsAfterClean(2, 31 * second, quick)).isEqualTo(2);
+        assertThat(MultiplierPolicy.slowdownsAfterClean(2, 32 * second, quick)).isEqualTo(0);
     }
 
     @Test

@@ -163,6 +163,25 @@ class AdaptiveSimulationTest {
 
     @ParameterizedTest(name = "seed {0}")
     @ValueSource(longs = {1, 2, 3})
+    void aClimbByCleanTimeThatKeepsMeetingTheLimitSlowsDownInsteadOfReenteringItEveryMinute(long seed) {
+        // The provider allows 70% of the configured rates and says so in no header; successes add
+        // back only a ten-thousandth, so the climb by clean time alone brings the multiplier back
+        // after each cut, and each climb ends in refusals at the provider's limit.
+        SimProvider provider = new SimProvider(RPM * 7 / 10, TPM * 7 / 10, false, false, seed);
+        AdaptiveConfig config = AdaptiveConfig.defaults().withRamp(RampConfig.disabled())
+                .withMultiplier(new MultiplierConfig(0.65, 0.0001, 0.2, false, Duration.ofSeconds(10),
+                        MultiplierConfig.DEFAULT_INCREASE_PER_CLEAN_SECOND));
+        Simulation sim = new Simulation(seed, RPM, TPM, provider, config, 900).arrivals(t -> 1.2 * CAPACITY).run(900);
+        String timeline = sim.timeline(900, 30);
+        assertThat(sim.violations()).as(timeline).isEmpty();
+        // Climbing back at full speed after every cut met the limit 11 times from 120 s to 900 s;
+        // halving the climb after each cut that ended one, 5 or 6 times, with the same throughput.
+        assertThat(sim.refused(120, 900)).as(timeline).isLessThanOrEqualTo(7);
+        assertThat(sim.throughput(120, 900)).as(timeline).isGreaterThan(0.95 * 0.7 * CAPACITY);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @ValueSource(longs = {1, 2, 3})
     void withNoHeadersAtAllTheControllerStillConverges(long seed) {
         // The provider really allows half of what is configured, never says so, and gives no retry delay.
         SimProvider provider = new SimProvider(RPM / 2, TPM / 2, false, false, seed);

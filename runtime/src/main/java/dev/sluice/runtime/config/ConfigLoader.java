@@ -77,7 +77,8 @@ public final class ConfigLoader {
             "parallel_tools", "json_schema", "vision", "region", "retention", "relative_cost");
     private static final Set<String> FALLBACK = Set.of("classes", "max_cost_ratio", "same_region");
     private static final Set<String> ADAPTIVE = Set.of("enabled", "decrease_factor", "increase_step", "floor",
-            "shed_after_refusals", "shed_within", "rate_window", "fault_max");
+            "shed_after_refusals", "shed_within", "rate_window", "fault_max", "clean_recovery_after",
+            "increase_per_clean_second");
     private static final Set<String> RAMP = Set.of("enabled", "stages", "stage_duration", "min_samples",
             "max_growth_per_minute");
     /** The fields of a profile in a configuration file (and of {@code POST /admin/profiles}). */
@@ -555,8 +556,10 @@ public final class ConfigLoader {
         Duration shedWithin = n.get("shed_within").duration(d.shedWithin());
         Duration rateWindow = n.get("rate_window").duration(d.rateWindow());
         Duration faultMax = n.get("fault_max").duration(d.faultMax());
+        Duration cleanAfter = n.get("clean_recovery_after").duration(d.cleanRecoveryAfter());
+        double perCleanSecond = n.get("increase_per_clean_second").doubleValue(d.increasePerCleanSecond());
         return build(n.path(), () -> new AdaptiveSettings(enabled, decrease, increase, floor, shedAfter, shedWithin,
-                rateWindow, faultMax));
+                rateWindow, faultMax, cleanAfter, perCleanSecond));
     }
 
     private static RampSettings ramp(YamlNode n) {

@@ -74,7 +74,7 @@ public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Opti
     }
 
     /**
-     * The adaptive controller's tuning: multiplier decrease, increase and floor, the sustained
+     * The adaptive controller's tuning: multiplier decrease, increase, floor and climb by clean time, the sustained
      * pressure shedding needs, the rate window and the fault cap from {@code adaptive}; the ramp
      * from {@code ramp}; the rest at its defaults.
      */
@@ -86,7 +86,8 @@ public record DeploymentConfig(String id, DeploymentKind kind, URI baseUrl, Opti
         CooldownConfig cooldown = new CooldownConfig(c.floor(), c.jitterRatio(), c.max(), c.exhaustedPause(),
                 c.rampAfter(), adaptive.rateWindow(), adaptive.faultMax());
         return base.withMultiplier(new MultiplierConfig(adaptive.decreaseFactor(), adaptive.increaseStep(),
-                        adaptive.floor(), base.multiplier().perDimension()))
+                        adaptive.floor(), base.multiplier().perDimension(), adaptive.cleanRecoveryAfter(),
+                        adaptive.increasePerCleanSecond()))
                 .withCooldown(cooldown)
                 .withModes(base.modes().withShedding(shedding))
                 .withRamp(ramp.rampConfig());

@@ -279,6 +279,35 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void theAdaptiveSectionSetsTheClimbByCleanTime() {
+        dev.sluice.adapt.MultiplierConfig m = tuned("adaptive: { clean_recovery_after: 30s, "
+                + "increase_per_clean_second: 0.002 }").multiplier();
+        assertThat(m.cleanRecoveryAfter()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(m.increasePerCleanSecond()).isEqualTo(0.002);
+        dev.sluice.adapt.MultiplierConfig off = tuned("adaptive: { increase_per_clean_second: 0 }").multiplier();
+        assertThat(off.increasePerCleanSecond()).isEqualTo(0.0);
+    }
+
+    @Test
+    void withoutTheClimbKeysTheDocumentedDefaultsApply() {
+        dev.sluice.adapt.MultiplierConfig m = tuned("adaptive: { floor: 0.3 }").multiplier();
+        assertThat(m.cleanRecoveryAfter()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(m.increasePerCleanSecond()).isEqualTo(0.01);
+        assertThat(m.floor()).isEqualTo(0.3);
+    }
+
+    @Test
+    void aClimbOutOfRangeIsRefusedWithItsPath() {
+        assertThat(error(withDeploymentKeys("adaptive: { increase_per_clean_second: 1.5 }")).getMessage())
+                .isEqualTo("deployments.d.adaptive.increase_per_clean_second: 1.5 (expected: in [0, 1])");
+        assertThat(error(withDeploymentKeys("adaptive: { increase_per_clean_second: -0.01 }")).getMessage())
+                .isEqualTo("deployments.d.adaptive.increase_per_clean_second: -0.01 (expected: in [0, 1])");
+        assertThat(error(withDeploymentKeys("adaptive: { clean_recovery_after: -1s }")).getMessage())
+                .isEqualTo("deployments.d.adaptive.clean_recovery_after: \"-1s\" "
+                        + "(expected: a duration such as 300ms, 2s, 20m, 1h, 1d)");
+    }
+
+    @Test
     void aRampSectionSetsItsStageTiming() {
         dev.sluice.ramp.RampConfig r = tuned("ramp: { stages: [0.2, 1.0], stage_duration: 3s, min_samples: 4, "
                 + "max_growth_per_minute: 0.6 }").ramp();
