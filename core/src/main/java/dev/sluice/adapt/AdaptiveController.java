@@ -554,7 +554,7 @@ public final class AdaptiveController implements DeploymentGuard {
         double throttleP = config.clientThrottle().enabled() ? throttle.probability(now) : 0;
         return new AdaptiveSnapshot(deployment, m.mode(), m.sinceNanos(), mult, ceiling, observed, ramp.stage(),
                 rampFraction, factors, paused, s.answers(), readings.limitedRatio(), readings.queuePressure(),
-                readings.latencyRatio(), headerless(now), throttleP);
+                readings.latencyRatio(), headerless(now), throttleP, climbSlowdowns);
     }
 
     // ---- state changes, all with the state lock held ----

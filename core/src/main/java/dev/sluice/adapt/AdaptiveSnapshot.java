@@ -23,11 +23,14 @@ import java.util.Objects;
  * @param latencyRatio window p95 over the baseline (0 when unknown)
  * @param headerless whether the deployment currently gives no limit figures
  * @param throttleProbability the client-side throttling probability now (0 when off)
+ * @param climbSlowdowns how many times the multiplier's climb by clean time is halved now, 0 to 4
+ *     ({@link MultiplierPolicy#slowdownsAfterCut}): why a deployment recovers slowly after refusals
  */
 public record AdaptiveSnapshot(String deployment, Mode mode, long modeSinceNanos, Map<Dimension, Double> multipliers,
         double ceiling, Map<Dimension, Double> observedLimitFactors, int rampStage, double rampFraction,
         Map<Dimension, Double> rateFactors, Map<Dimension, Long> pausedForNanos, long answers, double limitedRatio,
-        double queuePressure, double latencyRatio, boolean headerless, double throttleProbability) {
+        double queuePressure, double latencyRatio, boolean headerless, double throttleProbability,
+        int climbSlowdowns) {
 
     public AdaptiveSnapshot {
         Objects.requireNonNull(deployment, "deployment");

@@ -130,6 +130,7 @@ class AdaptiveControllerTest {
         c.tick();
         // 0.349375 + 0.01 / 4 x 10 s
         assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.374375, within(1e-12));
+        assertThat(c.snapshot().climbSlowdowns()).isEqualTo(2);
         clock.setNanos(199 * S);
         c.tick();
         assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.721875, within(1e-12));
@@ -137,6 +138,7 @@ class AdaptiveControllerTest {
         clock.setNanos(200 * S);
         c.tick();
         assertThat(c.snapshot().multipliers().get(Dimension.REQUESTS)).isCloseTo(0.731875, within(1e-12));
+        assertThat(c.snapshot().climbSlowdowns()).isZero();
     }
 
     @Test

@@ -661,7 +661,7 @@ final class ManagementRoutes {
                 var a = c.snapshot();
                 ObjectNode n = out.putObject("adaptive").put("mode", a.mode().wireName()).put("ramp_stage", a.rampStage())
                         .put("ramp_fraction", a.rampFraction()).put("limited_ratio", a.limitedRatio())
-                        .put("headerless", a.headerless());
+                        .put("headerless", a.headerless()).put("climb_slowdowns", a.climbSlowdowns());
                 n.set("multipliers", perDimension(a.multipliers()));
                 n.set("rate_factors", perDimension(a.rateFactors()));
                 ObjectNode paused = n.putObject("paused_ms");
