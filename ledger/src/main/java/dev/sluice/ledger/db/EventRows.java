@@ -117,8 +117,13 @@ final class EventRows {
     }
 
     private static void bindFolded(PreparedStatement s, int from, AttemptEvent a) throws SQLException {
+        s.setLong(from, a.startedAtEpochMillis());
+        bindOutcome(s, from + 1, a);
+    }
+
+    /** An attempt's columns from {@code result} to {@code retry_delay_ms}, the same in its own row and folded. */
+    private static void bindOutcome(PreparedStatement s, int from, AttemptEvent a) throws SQLException {
         int i = from;
-        s.setLong(i++, a.startedAtEpochMillis());
         s.setString(i++, a.result().wireName());
         s.setInt(i++, a.status());
         s.setString(i++, a.reason());
@@ -221,23 +226,7 @@ final class EventRows {
         s.setString(i++, a.provider());
         s.setString(i++, a.providerModel());
         s.setString(i++, json(a.providerScope(), json));
-        s.setString(i++, a.result().wireName());
-        s.setInt(i++, a.status());
-        s.setString(i++, a.reason());
-        text(s, i++, a.limitHit());
-        number(s, i++, a.providerRetryAfterMillis());
-        s.setLong(i++, a.estimate().input());
-        s.setLong(i++, a.estimate().output());
-        s.setLong(i++, a.estimate().cacheRead());
-        s.setLong(i++, a.usage().input());
-        s.setLong(i++, a.usage().output());
-        s.setLong(i++, a.usage().cacheRead());
-        s.setInt(i++, a.usageReported() ? 1 : 0);
-        s.setInt(i++, a.cacheReadsCounted() ? 1 : 0);
-        s.setString(i++, a.settlement().wireName());
-        s.setLong(i++, a.latencyNanos());
-        number(s, i++, a.timeToFirstTokenNanos());
-        number(s, i, a.retryDelayMillis());
+        bindOutcome(s, i, a);
     }
 
     /**
