@@ -18,12 +18,11 @@ import dev.sluice.runtime.routing.Headroom;
 import dev.sluice.runtime.routing.RouteChoice;
 import dev.sluice.time.FakeClock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Three replicas (ids {@code a}, {@code b}, {@code c}) behind a round-robin proxy, sharing one
@@ -47,28 +46,18 @@ class FleetGrowthCeilingTest {
                       start: immediately }
             """, "ceiling.yaml", v -> null);
 
-    private final String ns = RedisTestSupport.namespace();
-    private final FakeClock clock = new FakeClock();
-    private final List<AutoCloseable> open = new ArrayList<>();
+    @RegisterExtension
+    final ClockedReplicas redis = new ClockedReplicas();
+    private final FakeClock clock = redis.clock();
 
     private record Replica(RolloutRouting routing, RedisRolloutFigures figures) {}
 
-    @AfterEach
-    void cleanUp() throws Exception {
-        for (AutoCloseable c : open.reversed()) {
-            c.close();
-        }
-        RedisTestSupport.deleteNamespace(ns);
-    }
-
     private Replica replica(String id) {
-        RedisQuotaStore store = RedisQuotaStore.connect(RedisTestSupport.URI,
-                RedisTestSupport.config(ns).replicaId(id).testClock(clock).build());
-        open.add(store);
+        RedisQuotaStore store = redis.store(id);
         Rollouts rollouts = new Rollouts(CONFIG, clock, d -> new RolloutAnalysis.TargetState(Mode.NORMAL, 1, Map.of()));
         rollouts.startConfigured();
         RedisRolloutFigures f = RedisRolloutFigures.manual(store, rollouts, EVERY);
-        open.add(f);
+        redis.own(f);
         RolloutRouting routing = new RolloutRouting(
                 (plan, tried, headroom) -> new RouteChoice.To(CONFIG.deployments().get("old"), Optional.empty()),
                 rollouts);

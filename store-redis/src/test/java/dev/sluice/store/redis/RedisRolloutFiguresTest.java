@@ -20,8 +20,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Two replicas (a store connection and rollouts each, replica ids {@code a} and {@code b}) on one
@@ -41,30 +41,20 @@ class RedisRolloutFiguresTest {
                       thresholds: { provider_429_rate: 0.05 }, start: immediately }
             """, "fleet.yaml", v -> null);
 
-    private final String ns = RedisTestSupport.namespace();
-    private final FakeClock clock = new FakeClock();
-    private final List<AutoCloseable> open = new ArrayList<>();
+    @RegisterExtension
+    final ClockedReplicas redis = new ClockedReplicas();
+    private final FakeClock clock = redis.clock();
 
     private record Replica(Rollouts rollouts, RedisRolloutFigures figures, List<RolloutDecision> made) {}
 
-    @AfterEach
-    void cleanUp() throws Exception {
-        for (AutoCloseable c : open.reversed()) {
-            c.close();
-        }
-        RedisTestSupport.deleteNamespace(ns);
-    }
-
     private Replica replica(String id) {
-        RedisQuotaStore store = RedisQuotaStore.connect(RedisTestSupport.URI,
-                RedisTestSupport.config(ns).replicaId(id).testClock(clock).build());
-        open.add(store);
+        RedisQuotaStore store = redis.store(id);
         Rollouts rollouts = new Rollouts(CONFIG, clock, d -> new RolloutAnalysis.TargetState(Mode.NORMAL, 1, Map.of()));
         rollouts.startConfigured();
         List<RolloutDecision> made = new ArrayList<>();
         rollouts.onDecision(made::add);
         RedisRolloutFigures f = RedisRolloutFigures.manual(store, rollouts, EVERY);
-        open.add(f);
+        redis.own(f);
         return new Replica(rollouts, f, made);
     }
 

@@ -26,8 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A tenant's warm-up on three replicas (runtimes with a store connection each, ids {@code a},
@@ -50,20 +50,15 @@ class WarmupOnRedisTest {
             """, "warmups.yaml", v -> null);
     private static final RequestPath PATH = new RequestPath("o", "jobs", "t", "k", "p", "d");
 
-    private final String ns = RedisTestSupport.namespace();
-    private final FakeClock clock = new FakeClock(Instant.parse("2026-12-03T01:59:00Z"));
+    @RegisterExtension
+    final ClockedReplicas redis = new ClockedReplicas(Instant.parse("2026-12-03T01:59:00Z"));
+    private final FakeClock clock = redis.clock();
+    /** Each replica's store connection, in the order of {@link #replica}. */
     private final List<RedisQuotaStore> stores = new ArrayList<>();
     private int next;
 
-    @AfterEach
-    void cleanUp() {
-        stores.forEach(RedisQuotaStore::close);
-        RedisTestSupport.deleteNamespace(ns);
-    }
-
     private SluiceRuntime replica(String id) {
-        RedisQuotaStore s = RedisQuotaStore.connect(RedisTestSupport.URI,
-                RedisTestSupport.config(ns).replicaId(id).testClock(clock).build());
+        RedisQuotaStore s = redis.store(id);
         stores.add(s);
         return SluiceRuntime.builder(CONFIG, s).clock(clock).adaptive(false).build();
     }
